@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, defaultConfig, parseConfig, renderConfig } from './config.ts';
+import { HomeExistsError, initHome, resolveHome } from './home.ts';
+
+describe('config.toml', () => {
+  it('round-trips every setting through TOML', () => {
+    const cfg = defaultConfig('n1');
+    cfg.server.port = 3000;
+    cfg.auth.allowedCallbackOrigins = ['https://app.example'];
+    expect(parseConfig(renderConfig(cfg), 'x')).toEqual(cfg);
+  });
+
+  it('ignores unknown keys and keeps defaults for absent ones', () => {
+    const cfg = parseConfig('[server]\nport = 4000\nfuture_key = 1\n[unknown]\na = 1\n', 'n');
+    expect(cfg.server.port).toBe(4000);
+    expect(cfg.swarm.port).toBe(2428);
+  });
+
+  it('refuses a key of the wrong type and names it', () => {
+    expect(() => parseConfig('[server]\nport = "80"\n', 'n')).toThrow(ConfigError);
+    expect(() => parseConfig('[server]\nport = "80"\n', 'n')).toThrow(/server\.port/);
+  });
+});
+
+describe('node home', () => {
+  it('creates config, key, secret and data dir with private permissions, and refuses to re-init without force', async () => {
+    const paths = resolveHome({ home: await mkdtemp(join(tmpdir(), 'hearth-home-')), node: 'n1' });
+    await initHome(paths, { name: 'n1', serverPort: 3001, development: true });
+    const cfg = parseConfig(await readFile(paths.config, 'utf8'), 'x');
+    expect(cfg.server.port).toBe(3001);
+    expect(cfg.node.development).toBe(true);
+    expect((await stat(paths.tokenSecret)).mode & 0o077).toBe(0);
+    expect((await stat(paths.nodeKey)).mode & 0o077).toBe(0);
+    expect((await stat(paths.data)).isDirectory()).toBe(true);
+    await expect(initHome(paths, { name: 'n1' })).rejects.toBeInstanceOf(HomeExistsError);
+    const secret = await readFile(paths.tokenSecret, 'utf8');
+    await initHome(paths, { name: 'n1', force: true });
+    expect(await readFile(paths.tokenSecret, 'utf8')).not.toBe(secret);
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The node configuration: the typed shape of `config.toml`, its loading (unknown keys ignored,
+ * wrong types refused with the key's name) and its atomic saving.
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { parse, stringify } from 'smol-toml';
+import { AUTH_DEFAULTS, DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT, DEFAULT_SWARM_PORT } from './defaults.ts';
+
+export interface AuthConfig {
+  accessTokenTtlSecs: number;
+  refreshTokenTtlSecs: number;
+  clientAccessTokenTtlSecs: number;
+  clientRefreshTokenTtlSecs: number;
+  clientKeyDefaultTtlSecs: number;
+  leewaySecs: number;
+  loginFailureLimit: number;
+  loginFailureWindowSecs: number;
+  issuer: string;
+  /** origins (scheme://host[:port]) the login page may hand tokens to, besides loopback and itself */
+  allowedCallbackOrigins: string[];
+}
+
+export interface NodeConfig {
+  node: { name: string; development: boolean };
+  server: { host: string; port: number; corsAllowedOrigins: string[] };
+  swarm: { port: number };
+  datastore: { path: string };
+  auth: AuthConfig;
+}
+
+export function defaultConfig(name: string): NodeConfig {
+  return {
+    node: { name, development: false },
+    server: { host: DEFAULT_SERVER_HOST, port: DEFAULT_SERVER_PORT, corsAllowedOrigins: [] },
+    swarm: { port: DEFAULT_SWARM_PORT },
+    datastore: { path: 'data' },
+    auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [] },
+  };
+}
+
+const TOML_NAMES: Record<string, Record<string, string>> = {
+  node: { name: 'name', development: 'development' },
+  server: { host: 'host', port: 'port', corsAllowedOrigins: 'cors_allowed_origins' },
+  swarm: { port: 'port' },
+  datastore: { path: 'path' },
+  auth: {
+    accessTokenTtlSecs: 'access_token_ttl_secs',
+    refreshTokenTtlSecs: 'refresh_token_ttl_secs',
+    clientAccessTokenTtlSecs: 'client_access_token_ttl_secs',
+    clientRefreshTokenTtlSecs: 'client_refresh_token_ttl_secs',
+    clientKeyDefaultTtlSecs: 'client_key_default_ttl_secs',
+    leewaySecs: 'leeway_secs',
+    loginFailureLimit: 'login_failure_limit',
+    loginFailureWindowSecs: 'login_failure_window_secs',
+    issuer: 'issuer',
+    allowedCallbackOrigins: 'allowed_callback_origins',
+  },
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Overlays TOML text on the defaults; a key of the wrong type is an error that names it. */
+export function parseConfig(text: string, fallbackName: string): NodeConfig {
+  const raw = parse(text) as Record<string, Record<string, unknown>>;
+  const cfg = defaultConfig(fallbackName) as unknown as Record<string, Record<string, unknown>>;
+  for (const [section, fields] of Object.entries(TOML_NAMES)) {
+    const given = raw[section];
+    if (given === undefined) continue;
+    if (typeof given !== 'object' || Array.isArray(given)) throw new ConfigError(`config: [${section}] must be a table`);
+    for (const [prop, tomlKey] of Object.entries(fields)) {
+      if (!(tomlKey in given)) continue;
+      const want = cfg[section][prop];
+      const value = given[tomlKey];
+      const ok = Array.isArray(want)
+        ? Array.isArray(value) && value.every((v) => typeof v === 'string')
+        : typeof value === typeof want || (typeof want === 'number' && typeof value === 'bigint');
+      if (!ok) throw new ConfigError(`config: ${section}.${tomlKey} must be ${Array.isArray(want) ? 'a list of strings' : `a ${typeof want}`}`);
+      cfg[section][prop] = typeof value === 'bigint' ? Number(value) : value;
+    }
+  }
+  return cfg as unknown as NodeConfig;
+}
+
+export function renderConfig(cfg: NodeConfig): string {
+  const out: Record<string, Record<string, unknown>> = {};
+  const src = cfg as unknown as Record<string, Record<string, unknown>>;
+  for (const [section, fields] of Object.entries(TOML_NAMES)) {
+    out[section] = {};
+    for (const [prop, tomlKey] of Object.entries(fields)) out[section][tomlKey] = src[section][prop];
+  }
+  return `# hearth node configuration (docs/operator-guide.md)\n${stringify(out)}\n`;
+}
+
+export async function loadConfig(path: string, fallbackName: string): Promise<NodeConfig> {
+  return parseConfig(await readFile(path, 'utf8'), fallbackName);
+}
+
+/** Writes through a temporary file and a rename, so a crash never leaves half a config. */
+export async function saveConfig(path: string, cfg: NodeConfig): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  await writeFile(tmp, renderConfig(cfg), { mode: 0o600 });
+  await rename(tmp, path);
+}

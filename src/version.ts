@@ -1,0 +1,4 @@
+/** The node's release string, from package.json (reported by `GET /admin/identity`). */
+import { readFileSync } from 'node:fs';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
