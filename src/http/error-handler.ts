@@ -1,0 +1,67 @@
+/**
+ * The one place where errors become HTTP answers (style rule 4). Bodies are `{"error": "..."}`;
+ * routes of the auth surface answer `{"data": null, "error": "..."}` as the reference's auth
+ * handlers do (auth-wire §1.2). Guard rejections carry their reason in `X-Auth-Error`.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { HearthError } from '../errors.ts';
+import { STATUS_OF } from './status.ts';
+
+export type ErrorStyle = 'admin' | 'auth';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: ErrorStyle;
+  }
+}
+
+export function errorBody(style: ErrorStyle | undefined, message: string, extra?: Record<string, unknown>) {
+  return style === 'auth' ? { data: null, error: message, ...extra } : { error: message, ...extra };
+}
+
+/** Fastify's own client errors (bad JSON, media type, body size) keep their 4xx status. */
+function clientStatusOf(err: FastifyError): number | undefined {
+  const s = err.statusCode;
+  return s !== undefined && s >= 400 && s < 500 ? s : undefined;
+}
+
+export function handleError(err: FastifyError | HearthError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const style = request.routeOptions?.config?.errorStyle;
+  if (err instanceof HearthError) {
+    const { authReason, retryAfterSecs, body } = err.extra;
+    if (authReason) reply.header('x-auth-error', authReason);
+    if (retryAfterSecs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterSecs))));
+    return reply.code(STATUS_OF[err.kind]).send(errorBody(style, err.message, body));
+  }
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    return reply.code(400).send(errorBody(style, fe.message));
+  }
+  const status = clientStatusOf(fe);
+  if (status !== undefined) {
+    const message = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? `Invalid JSON: ${fe.message}` : fe.message;
+    return reply.code(status).send(errorBody(style, message));
+  }
+  request.log.error({ err }, 'unhandled error');
+  return reply.code(500).send(errorBody(style, `Internal server error (request ${request.id})`));
+}
+
+interface AjvLikeError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns the validator's first complaint into a sentence that names the field. */
+export function formatValidation(errors: AjvLikeError[], dataVar: string): Error {
+  const e = errors[0];
+  if (!e) return new Error(`Invalid ${dataVar}`);
+  const path = e.instancePath.split('/').filter(Boolean).join('.');
+  const at = (name?: string) => [dataVar, path, name].filter(Boolean).join('.');
+  let text: string;
+  if (e.keyword === 'required') text = `${at(String(e.params.missingProperty))} is required`;
+  else if (e.keyword === 'additionalProperties') text = `${at()} has an unknown field "${String(e.params.additionalProperty)}"`;
+  else text = `${at()} ${e.message ?? 'is invalid'}`;
+  return new Error(`Invalid request: ${text}`);
+}

@@ -1,0 +1,27 @@
+/** Small readers of request facts shared by the guards. */
+import type { FastifyRequest } from 'fastify';
+
+/** The bearer token of the Authorization header; undefined when absent or not a bearer. */
+export function bearerOf(request: FastifyRequest): string | undefined {
+  const h = request.headers.authorization;
+  if (!h || !h.startsWith('Bearer ')) return undefined;
+  return h.slice(7).trim() || undefined;
+}
+
+/** The `token` query parameter (auth spec: accepted on /ws, /sse and /sse/*). */
+export function queryTokenOf(request: FastifyRequest): string | undefined {
+  const q = request.url.indexOf('?');
+  if (q === -1) return undefined;
+  return new URLSearchParams(request.url.slice(q + 1)).get('token') || undefined;
+}
+
+/** The host a token's `node_url` is compared with (auth-wire §4.5). */
+export function hostOf(request: FastifyRequest): string | undefined {
+  const fwd = request.headers['x-forwarded-host'];
+  return (Array.isArray(fwd) ? fwd[0] : fwd) ?? request.headers.host;
+}
+
+export function pathOf(request: FastifyRequest): string {
+  const q = request.url.indexOf('?');
+  return q === -1 ? request.url : request.url.slice(0, q);
+}

@@ -1,0 +1,21 @@
+/**
+ * The route table: every domain's routes are mounted here, in one place (style rule 2), behind
+ * the node guard.
+ */
+import type { FastifyInstance } from 'fastify';
+import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
+import type { Store } from '../store/store.ts';
+import { registerGuard } from './guard.ts';
+import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
+
+export interface RouteDeps {
+  auth: AuthRoutesDeps;
+  store: Store;
+  lifecycle: () => Lifecycle;
+}
+
+export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  registerGuard(app, deps.auth.auth);
+  registerHealthRoutes(app, deps);
+  registerAuthRoutes(app, deps.auth);
+}
