@@ -1,0 +1,105 @@
+/**
+ * Client-key binding (auth spec, "Authentication": a client key acts only on the contexts and
+ * groups it is bound to; elsewhere it is answered 403, event-stream subscription and JSON-RPC
+ * included; auth-wire §11). A key's binding is read from its permissions (`context[<id>,...]`,
+ * which the mint adds, and `group[<id>]`) and its `application_id`. This module only decides;
+ * the guard and the stream/JSON-RPC handlers answer the 403.
+ */
+import { parsePermission } from './permissions.ts';
+
+export interface Binding {
+  contexts: string[];
+  groups: string[];
+  applications: string[];
+}
+
+/** A key with an empty binding is unbound: it may act wherever its permissions allow. */
+export function isBound(b: Binding): boolean {
+  return b.contexts.length > 0 || b.groups.length > 0 || b.applications.length > 0;
+}
+
+/**
+ * The binding of a client key. Only the umbrella forms bind: `context[<id>,...]` (the mint writes
+ * `context[<context_id>,<context_identity>]`) and `group[<id>]`. Scoped verbs such as
+ * `context:list[<id>]` grant access but do not narrow the key; global `context` / `group` bind
+ * nothing.
+ */
+export function bindingOf(permissions: readonly string[], applicationId?: string | null): Binding {
+  const contexts: string[] = [];
+  const groups: string[] = [];
+  for (const s of permissions) {
+    const p = parsePermission(s);
+    if (p === null || p.action !== '' || p.scope === null) continue;
+    if (p.category === 'context') addOnce(contexts, p.scope);
+    else if (p.category === 'group') addOnce(groups, p.scope);
+  }
+  const applications = applicationId ? [applicationId] : [];
+  return { contexts, groups, applications };
+}
+
+function addOnce(list: string[], id: string): void {
+  if (!list.some((x) => idsEqual(x, id))) list.push(id);
+}
+
+export interface MayActOptions {
+  /** the application of the target context, when known: lets an application-bound key act on it */
+  contextApplication?: string | null;
+  /** the route names no target because its handler checks the ids itself (JSON-RPC, streams) */
+  handlerChecks?: boolean;
+}
+
+/**
+ * Whether a key with this binding may act on `target`. Unbound keys may act anywhere. A bound key
+ * may act on its contexts, its groups (a namespace is its root group, so a namespace id counts as
+ * a group id), its application and that application's contexts. Blobs belong to no context or
+ * group on the path, so a bound key is refused there; so is a route naming no target at all,
+ * unless the handler checks the ids (`handlerChecks`).
+ */
+export function mayActOn(binding: Binding, target: { kind: string; id: string } | undefined, opts: MayActOptions = {}): boolean {
+  if (!isBound(binding)) return true;
+  if (target === undefined) return opts.handlerChecks === true;
+  const within = (list: readonly string[], id: string): boolean => list.some((x) => idsEqual(x, id));
+  switch (target.kind) {
+    case 'context':
+      if (within(binding.contexts, target.id)) return true;
+      return opts.contextApplication != null && within(binding.applications, opts.contextApplication);
+    case 'group':
+    case 'namespace':
+      return within(binding.groups, target.id);
+    case 'application':
+      return within(binding.applications, target.id);
+    default:
+      return false;
+  }
+}
+
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const BASE58_32_BYTES = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/**
+ * The comparable form of an id: 64 lowercase hex. Ids are hex on the wire (README "Id encodings")
+ * but may arrive in upper case, or as base58 from older clients; a string that is neither is
+ * returned unchanged and compares exactly.
+ */
+export function canonicalId(id: string): string {
+  if (HEX64.test(id)) return id.toLowerCase();
+  if (BASE58_32_BYTES.test(id)) return base58ToHex32(id) ?? id;
+  return id;
+}
+
+/** Whether two ids name the same thing (hex in any case, or base58 of the same 32 bytes). */
+export function idsEqual(a: string, b: string): boolean {
+  return a === b || canonicalId(a) === canonicalId(b);
+}
+
+/** Base58 (bitcoin alphabet) to hex, only when it decodes to exactly 32 bytes. */
+function base58ToHex32(s: string): string | null {
+  let n = 0n;
+  for (const c of s) n = n * 58n + BigInt(BASE58.indexOf(c));
+  let hex = n === 0n ? '' : n.toString(16);
+  if (hex.length % 2 === 1) hex = `0${hex}`;
+  const leadingZeros = s.length - s.replace(/^1+/, '').length;
+  hex = '00'.repeat(leadingZeros) + hex;
+  return hex.length === 64 ? hex : null;
+}

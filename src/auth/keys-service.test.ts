@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { HearthError } from '../errors.ts';
+import { authKit } from './testkit.ts';
+
+async function kindOf(p: Promise<unknown>): Promise<string> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(HearthError);
+  return (err as HearthError).kind;
+}
+
+describe('client keys', () => {
+  it('have 15 min / 7 d tokens and a 30 day default lifetime', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair, clientId } = await k.keys.createClientKey(admin, { permissions: ['context:list'] });
+    const access = await k.tokens.verify(pair.access_token, 'access');
+    const refresh = await k.tokens.verify(pair.refresh_token, 'refresh');
+    expect(access.exp - access.iat).toBe(900);
+    expect(refresh.exp - refresh.iat).toBe(7 * 24 * 3600);
+    const key = await k.keyStore.get(clientId);
+    expect(key!.expiresAt! - key!.createdAt).toBe(30 * 24 * 3600);
+  });
+
+  it('expire after ttl_secs and then read as invalid', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair } = await k.keys.createClientKey(admin, { permissions: ['context:list'], ttl_secs: 60 });
+    k.clock.advance(61);
+    const err = await k.principalOf(pair.access_token).catch((e: HearthError) => e);
+    expect((err as HearthError).extra.authReason).toBe('invalid_token');
+    expect((await k.keys.listClientKeys())[0].isValid).toBe(false);
+  });
+
+  it('refuse keys:*, admin on a context-bound key, unknown grants, non-positive ttl', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['keys:*'] }))).toBe('bad_request');
+    expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['keys:list'] }))).toBe('bad_request');
+    expect(await kindOf(k.keys.createClientKey(admin, { context_id: 'c1', context_identity: 'i1', permissions: ['admin'] }))).toBe('bad_request');
+    expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['nonsense:verb'] }))).toBe('bad_request');
+    expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['context:list'], ttl_secs: 0 }))).toBe('bad_request');
+    await expect(k.keys.createClientKey(admin, { permissions: ['admin'] })).resolves.toHaveProperty('clientId');
+  });
+
+  it('bind to a context: the first permission names it', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair } = await k.keys.createClientKey(admin, { context_id: 'ctx1', context_identity: 'id1', permissions: ['context:execute'] });
+    const p = await k.principalOf(pair.access_token);
+    expect(p.permissions).toEqual(['context[ctx1,id1]', 'context:execute']);
+    expect(p.binding.contexts).toEqual(['ctx1']);
+  });
+
+  it('need an admin caller', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair } = await k.keys.createClientKey(admin, { permissions: ['context:list'] });
+    const client = await k.principalOf(pair.access_token);
+    expect(await kindOf(k.keys.createClientKey(client, { permissions: ['context:list'] }))).toBe('forbidden');
+  });
+
+  it('are deleted only under their own root key', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { clientId } = await k.keys.createClientKey(admin, { permissions: ['context:list'] });
+    expect(await kindOf(k.keys.deleteClientKey('someone-else', clientId))).toBe('bad_request');
+    const out = await k.keys.deleteClientKey(admin.keyId, clientId);
+    expect(out.message).toBe('Client key revoked successfully');
+    expect(await kindOf(k.keys.deleteClientKey(admin.keyId, clientId))).toBe('not_found');
+  });
+});
+
+describe('root keys', () => {
+  it('keep the last active admin key', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    expect(await k.keys.deleteRootKey(admin.keyId)).toEqual({ status: false, message: 'Cannot delete the last active admin key' });
+    expect(await kindOf(k.keys.revoke(admin, admin.keyId))).toBe('conflict');
+    expect(await kindOf(k.keys.updatePermissions(admin, admin.keyId, ['application:list'], ['admin']))).toBe('conflict');
+    await k.keys.createRootKey({ public_key: 'ops', auth_method: 'user_password', provider_data: { username: 'ops', password: 'ops-password' } });
+    const out = await k.keys.deleteRootKey(admin.keyId);
+    expect(out).toMatchObject({ key_id: admin.keyId });
+    expect(await kindOf(k.keys.deleteRootKey(admin.keyId))).toBe('not_found');
+  });
+
+  it('apply permission deltas in order, without duplicates, never to empty', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    await k.keys.createRootKey({ public_key: 'ops', auth_method: 'user_password', provider_data: { username: 'ops', password: 'ops-password' } });
+    const ops = (await k.keys.listRootKeys()).find((r) => r.username === 'ops')!;
+    expect(await k.keys.updatePermissions(admin, ops.id, ['application:list', 'blob:list', 'admin'], [])).toEqual(['admin', 'application:list', 'blob:list']);
+    expect(await k.keys.updatePermissions(admin, ops.id, [], ['admin', 'blob:list'])).toEqual(['application:list']);
+    expect(await kindOf(k.keys.updatePermissions(admin, ops.id, [], ['application:list']))).toBe('bad_request');
+    expect(await kindOf(k.keys.updatePermissions(admin, ops.id, ['not a permission'], []))).toBe('bad_request');
+  });
+
+  it('refuse to grant what the caller does not hold', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair, clientId } = await k.keys.createClientKey(admin, { permissions: ['context:list'] });
+    const client = await k.principalOf(pair.access_token);
+    expect(await kindOf(k.keys.updatePermissions(client, clientId, ['blob:list'], []))).toBe('forbidden');
+  });
+
+  it('validate provider data and password length', async () => {
+    const k = await authKit();
+    const make = (provider_data: unknown, auth_method = 'user_password') => k.keys.createRootKey({ public_key: 'x', auth_method, provider_data });
+    expect(await kindOf(make({ username: 'a', password: 'short' }))).toBe('bad_request');
+    expect(await kindOf(make({ password: 'long-enough' }))).toBe('bad_request');
+    expect(await kindOf(make({ username: 'a', password: 'long-enough' }, 'username_password'))).toBe('bad_request');
+    expect(await make({ username: 'a', password: 'long-enough' })).toEqual({ status: true, message: 'Key was created' });
+    expect(await make({ username: 'a', password: 'other-password' })).toEqual({ status: true, message: 'Key was updated' });
+  });
+});

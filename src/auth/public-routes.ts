@@ -1,0 +1,92 @@
+/**
+ * The public half of the auth surface, under `/auth` (auth spec "Endpoints"; auth-wire §2.1–§2.5,
+ * §11): health, providers, token issuance, refresh, logout, validation and development mock tokens.
+ * Parse, call, shape the envelope — the logic lives in the services.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { notFound } from '../errors.ts';
+import { bearerOf, hostOf } from '../http/request.ts';
+import type { AuthRoutesDeps } from './routes.ts';
+import { LogoutRequest, MockTokenRequest, RefreshRequest, TokenRequest } from './schemas.ts';
+import { setSecurityHeaders } from './security-headers.ts';
+import { ok, tokenBody } from './views.ts';
+
+export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutesDeps): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const config = { errorStyle: 'auth' as const };
+  const { auth, keys, store, startedAt, clock, development } = deps;
+
+  app.get('/auth/health', { config }, async (_req, reply) => {
+    setSecurityHeaders(reply);
+    const storage = await store.ping();
+    return ok({
+      status: storage ? 'alive' : 'not_alive',
+      storage,
+      uptime_seconds: Math.floor((clock.now() - startedAt) / 1000),
+    });
+  });
+
+  app.get('/auth/providers', { config }, async (_req, reply) => {
+    setSecurityHeaders(reply);
+    const configured = await keys.hasUserPasswordAdmin();
+    return ok({
+      providers: [
+        {
+          name: 'user_password',
+          type: 'credentials',
+          description: 'Authenticates users with username and password credentials',
+          configured,
+          config: { enabled: true, description: 'Username and password authentication' },
+        },
+      ],
+      count: 1,
+    });
+  });
+
+  app.post('/auth/token', { config, schema: { body: TokenRequest } }, async (req, reply) => {
+    setSecurityHeaders(reply);
+    return tokenBody(await auth.login(req.body));
+  });
+
+  app.post('/auth/refresh', { config, schema: { body: RefreshRequest } }, async (req, reply) => {
+    setSecurityHeaders(reply);
+    return tokenBody(await auth.refresh(req.body.access_token, req.body.refresh_token, hostOf(req)));
+  });
+
+  app.post('/auth/logout', { config, schema: { body: LogoutRequest } }, async (req, reply) => {
+    setSecurityHeaders(reply);
+    await auth.logout(req.body.refresh_token);
+    return ok({ success: true });
+  });
+
+  const validate = async (req: FastifyRequest, reply: FastifyReply) => {
+    setSecurityHeaders(reply);
+    const claims = await auth.validate(bearerOf(req) ?? forwardedUriToken(req), hostOf(req));
+    reply.header('x-auth-user', claims.sub);
+    if (claims.permissions.length > 0) reply.header('x-auth-permissions', claims.permissions.join(','));
+    return ok('');
+  };
+  // HEAD is answered by the GET route without a body (fastify's exposeHeadRoute).
+  app.get('/auth/validate', { config }, validate);
+  app.post('/auth/validate', { config }, validate);
+
+  app.post('/auth/mock-token', { config, schema: { body: MockTokenRequest } }, async (req, reply) => {
+    setSecurityHeaders(reply);
+    if (!development) {
+      throw notFound('Mock tokens are issued only by development nodes (hearth init --dev)');
+    }
+    const { pair, keyId } = await auth.mock(req.body);
+    reply.header('x-mock-token', 'true').header('x-key-id', keyId).header('x-warning', 'Mock token - for testing only');
+    return tokenBody(pair);
+  });
+}
+
+/** Reverse proxies doing forward-auth pass the original URI (auth-wire §2.3). */
+function forwardedUriToken(req: FastifyRequest): string | undefined {
+  const uri = req.headers['x-forwarded-uri'];
+  const value = Array.isArray(uri) ? uri[0] : uri;
+  if (!value) return undefined;
+  const q = value.indexOf('?');
+  return q === -1 ? undefined : new URLSearchParams(value.slice(q + 1)).get('token') ?? undefined;
+}

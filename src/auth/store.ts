@@ -1,0 +1,88 @@
+/**
+ * Persistence of root keys, client keys and consumed refresh-token ids (auth-wire §7), over the
+ * node store. A key record and its username index change in one batch.
+ */
+import { collect, type Store } from '../store/store.ts';
+
+export type KeyType = 'root' | 'client';
+
+export interface KeyRecord {
+  id: string;
+  type: KeyType;
+  /** root keys: the public key string given at creation (the username for provisioned admins) */
+  publicKey: string | null;
+  authMethod: string | null;
+  /** user_password root keys: login name and scrypt hash */
+  username?: string;
+  passwordHash?: string;
+  /** client keys: the root key they were issued under, their display name and binding */
+  rootKeyId: string | null;
+  name: string | null;
+  applicationId?: string;
+  permissions: string[];
+  nodeUrl?: string;
+  /** Unix seconds */
+  createdAt: number;
+  revokedAt: number | null;
+  expiresAt: number | null;
+  /** tokens carrying an older generation are revoked (refresh-token reuse) */
+  generation: number;
+}
+
+export interface ConsumedJti {
+  exp: number;
+  reason: 'refresh' | 'logout';
+}
+
+export function isValidKey(k: KeyRecord, nowSecs: number): boolean {
+  return k.revokedAt === null && (k.expiresAt === null || k.expiresAt > nowSecs);
+}
+
+export class KeyStore {
+  private readonly keys;
+  private readonly users;
+  private readonly jtis;
+
+  constructor(private readonly store: Store) {
+    this.keys = store.space<KeyRecord>('auth.keys');
+    this.users = store.space<string>('auth.users');
+    this.jtis = store.space<ConsumedJti>('auth.jti');
+  }
+
+  get(id: string): Promise<KeyRecord | undefined> {
+    return this.keys.get(id);
+  }
+
+  async byUsername(username: string): Promise<KeyRecord | undefined> {
+    const id = await this.users.get(username);
+    return id === undefined ? undefined : this.keys.get(id);
+  }
+
+  async put(key: KeyRecord): Promise<void> {
+    const ops = [this.keys.putOp(key.id, key)];
+    if (key.username !== undefined) ops.push(this.users.putOp(key.username, key.id) as never);
+    await this.store.batch(ops);
+  }
+
+  async list(type: KeyType): Promise<KeyRecord[]> {
+    return (await collect(this.keys.entries())).map(([, k]) => k).filter((k) => k.type === type);
+  }
+
+  consumed(jti: string): Promise<ConsumedJti | undefined> {
+    return this.jtis.get(jti);
+  }
+
+  /** Marks a refresh token used; with `key`, the key change lands in the same batch. */
+  async consume(jti: string, entry: ConsumedJti, key?: KeyRecord): Promise<void> {
+    const ops = [this.jtis.putOp(jti, entry)] as Parameters<Store['batch']>[0];
+    if (key) ops.push(this.keys.putOp(key.id, key));
+    await this.store.batch(ops);
+  }
+
+  /** Drops consumed ids whose token has expired anyway: a replay of those fails on expiry. */
+  async sweep(nowSecs: number): Promise<number> {
+    const stale = (await collect(this.jtis.entries())).filter(([, v]) => v.exp < nowSecs - 3600);
+    await this.store.batch(stale.map(([k]) => this.jtis.delOp(k)));
+    return stale.length;
+  }
+}

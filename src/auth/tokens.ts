@@ -1,0 +1,136 @@
+/**
+ * JWT access/refresh tokens as the reference mints them (auth-wire §4.1): HS256 over the ASCII text
+ * of the node's secret, `iss` = `aud` = issuer, `token_type`, `permissions`, optional `node_url`,
+ * Unix-second `iat`/`exp`, UUID `jti`. hearth adds `gen`, the key's token generation, so that all
+ * tokens of a key can be revoked at once without revoking the key (refresh-token reuse).
+ */
+import { randomUUID } from 'node:crypto';
+import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { unixSecs, type Clock } from '../clock.ts';
+import { unauthenticated } from '../errors.ts';
+
+export type TokenType = 'access' | 'refresh';
+
+export interface Claims {
+  sub: string;
+  iss: string;
+  aud: string;
+  exp: number;
+  iat: number;
+  jti: string;
+  token_type: TokenType;
+  permissions: string[];
+  node_url?: string;
+  gen?: number;
+}
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+}
+
+export interface Lifetimes {
+  accessSecs: number;
+  refreshSecs: number;
+}
+
+export interface MintInput {
+  sub: string;
+  permissions: string[];
+  nodeUrl?: string;
+  generation: number;
+  lifetimes: Lifetimes;
+}
+
+export class TokenIssuer {
+  private readonly key: Uint8Array;
+
+  constructor(
+    secret: string,
+    private readonly issuer: string,
+    private readonly leewaySecs: number,
+    private readonly clock: Clock,
+  ) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  async mint(input: MintInput): Promise<TokenPair> {
+    const [access_token, refresh_token] = await Promise.all([
+      this.sign(input, 'access', input.lifetimes.accessSecs),
+      this.sign(input, 'refresh', input.lifetimes.refreshSecs),
+    ]);
+    return { access_token, refresh_token };
+  }
+
+  /**
+   * Verifies signature, issuer, audience and type. With `ignoreExpiry` an expired token still
+   * decodes (refresh must read the expired access token, auth-wire §2.2).
+   */
+  async verify(token: string, type: TokenType, opts: { ignoreExpiry?: boolean } = {}): Promise<Claims> {
+    let payload: Record<string, unknown>;
+    try {
+      const now = opts.ignoreExpiry ? new Date(0) : new Date(this.clock.now());
+      ({ payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        issuer: this.issuer,
+        audience: this.issuer,
+        clockTolerance: this.leewaySecs,
+        currentDate: now,
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      }));
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw unauthenticated('Invalid token: Token has expired', 'token_expired');
+      throw unauthenticated('Invalid token: malformed or bad signature', 'invalid_token');
+    }
+    if (payload.token_type !== type) throw unauthenticated(`Invalid token: not an ${type} token`, 'invalid_token');
+    const perms = payload.permissions;
+    if (!Array.isArray(perms) || !perms.every((p) => typeof p === 'string')) {
+      throw unauthenticated('Invalid token: permissions claim missing', 'invalid_token');
+    }
+    return payload as unknown as Claims;
+  }
+
+  /** Seconds since the token's expiry, negative while it is still valid. */
+  secondsPastExpiry(claims: Claims): number {
+    return unixSecs(this.clock) - claims.exp;
+  }
+
+  private sign(input: MintInput, type: TokenType, ttl: number): Promise<string> {
+    const iat = unixSecs(this.clock);
+    const claims: Record<string, unknown> = { token_type: type, permissions: input.permissions, gen: input.generation };
+    if (input.nodeUrl !== undefined) claims.node_url = input.nodeUrl;
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(input.sub)
+      .setIssuer(this.issuer)
+      .setAudience(this.issuer)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + ttl)
+      .setJti(randomUUID())
+      .sign(this.key);
+  }
+}
+
+/** Host binding of a token's `node_url` (auth-wire §4.5); true when the token binds no host. */
+export function hostMatches(nodeUrl: string | undefined, requestHost: string | undefined): boolean {
+  if (!nodeUrl) return true;
+  let bound: URL;
+  try {
+    bound = new URL(nodeUrl);
+  } catch {
+    return true; // a plain client name such as "mero-js-sdk" binds nothing
+  }
+  if (!bound.host) return true;
+  if (!requestHost) return false;
+  let req: URL;
+  try {
+    req = new URL(`http://${requestHost.toLowerCase()}`);
+  } catch {
+    return false;
+  }
+  // the reference always accepts its internal forward-auth host name
+  if (req.hostname === 'auth') return true;
+  if (req.hostname !== bound.hostname.toLowerCase()) return false;
+  const reqPort = req.port;
+  return !reqPort || !bound.port || reqPort === bound.port;
+}
