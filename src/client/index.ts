@@ -1,0 +1,87 @@
+/**
+ * @module hearth/client
+ *
+ * Typed client SDK for a hearth (or merod) node over HTTP: the auth surface
+ * (`/auth`, `/admin`) and the admin API (`/admin-api`). Runs unchanged in
+ * Node ≥ 20 and in browsers: it uses only `fetch`, `AbortController`, `URL`,
+ * `TextEncoder`/`TextDecoder` and `atob`/`btoa`.
+ *
+ * Session behaviour matches the official SDK (auth-wire §9): the stored access
+ * token is sent as a bearer header; a 401 with `x-auth-error: token_expired`
+ * triggers one shared refresh and a single retry; `token_reuse`/`token_revoked`
+ * clear the tokens and throw {@link AuthRevokedError}.
+ */
+
+import { AdminApi } from './admin.ts';
+import { AuthApi } from './auth.ts';
+import { HttpClient, type HttpClientOptions } from './http.ts';
+import type { TokenStore } from './token-store.ts';
+
+export type ClientOptions = HttpClientOptions;
+
+export interface Client {
+  /** `/auth/*` and `/admin/*`: tokens, root keys, client keys. */
+  auth: AuthApi;
+  /** `/admin-api/*`. */
+  admin: AdminApi;
+  /** The shared HTTP core, for routes without a typed method. */
+  http: HttpClient;
+  /** The token store in use (the one passed in, or a memory store). */
+  tokenStore: TokenStore;
+}
+
+/**
+ * Creates a client for one node.
+ *
+ * @param options `baseUrl` (required); `tokenStore` (default: in memory);
+ *   `timeoutMs` per call (default 10 000); `fetch` (default: global);
+ *   `onAuthRevoked`, called once when a terminal auth error cleared the tokens.
+ *
+ * @example
+ * ```ts
+ * import { createClient, HttpError } from 'hearth/client';
+ *
+ * const node = createClient({ baseUrl: 'http://localhost:2428' });
+ * await node.auth.login({ username: 'dev', password: 'dev-password' });
+ * const { status } = await node.admin.health();
+ * const keys = await node.auth.listRootKeys();
+ * try {
+ *   await node.auth.deleteRootKey('unknown');
+ * } catch (err) {
+ *   if (err instanceof HttpError) console.log(err.status, err.errorText); // 404 Root key not found
+ * }
+ * await node.auth.logout();
+ * ```
+ */
+export function createClient(options: ClientOptions): Client {
+  const http = new HttpClient(options);
+  return { auth: new AuthApi(http), admin: new AdminApi(http), http, tokenStore: http.tokenStore };
+}
+
+export { AdminApi, statusOf, type StatusResponse } from './admin.ts';
+export { AuthApi, DEFAULT_CLIENT_NAME, type LogoutOptions, type MockTokenOptions } from './auth.ts';
+export type * from './auth-types.ts';
+export {
+  AuthRevokedError,
+  DecodeError,
+  errorText,
+  HttpError,
+  NetworkError,
+  RpcError,
+  TERMINAL_AUTH_ERRORS,
+  TimeoutError,
+  type AuthErrorCode,
+  type HttpErrorInit,
+} from './errors.ts';
+export {
+  DEFAULT_TIMEOUT_MS,
+  HttpClient,
+  type CallOptions,
+  type HttpClientOptions,
+  type HttpResponse,
+  type Query,
+  type RequestOptions,
+} from './http.ts';
+export { parseJson, stringifyJson, type JsonParseOptions, type U64 } from './json.ts';
+export { clientIdOf, decodeJwtClaims, tokenExpiresAt, tokensFromPair, type JwtClaims } from './jwt.ts';
+export { MemoryTokenStore, type Tokens, type TokenStore } from './token-store.ts';
