@@ -1,0 +1,142 @@
+/**
+ * Test nodes: a real hearth node in a temporary home, listening on 127.0.0.1 with a free port,
+ * driven over HTTP. `startTestNode` runs it in-process (fast); `spawnNode` runs the CLI in a child
+ * process (for signals, kill -9 and the command line itself).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Clock } from '../../src/clock.ts';
+import { loadConfig, saveConfig, type NodeConfig } from '../../src/config/config.ts';
+import { initHome, resolveHome, type HomePaths } from '../../src/config/home.ts';
+import { createLogger } from '../../src/http/logging.ts';
+import { HearthNode } from '../../src/node/node.ts';
+
+export const ADMIN_USER = 'dev';
+export const ADMIN_PASSWORD = 'dev-password';
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface TestNodeOptions {
+  dev?: boolean;
+  clock?: Clock;
+  configure?: (cfg: NodeConfig) => void;
+  /** reuse an existing home (restart tests) */
+  paths?: HomePaths;
+  port?: number;
+}
+
+export interface TestNode {
+  url: string;
+  paths: HomePaths;
+  node: HearthNode;
+  adminUser: string;
+  adminPassword: string;
+  stop(): Promise<void>;
+  /** stops and starts a new node on the same home and port */
+  restart(): Promise<TestNode>;
+  /** stops the node and deletes its home */
+  destroy(): Promise<void>;
+}
+
+export async function makeHome(opts: { dev?: boolean; configure?: (cfg: NodeConfig) => void } = {}): Promise<HomePaths> {
+  const paths = resolveHome({ home: await mkdtemp(join(tmpdir(), 'hearth-test-')), node: 'test' });
+  await initHome(paths, { name: 'test', development: opts.dev ?? false, serverPort: 0 });
+  if (opts.configure) {
+    const cfg = await loadConfig(paths.config, 'test');
+    opts.configure(cfg);
+    await saveConfig(paths.config, cfg);
+  }
+  return paths;
+}
+
+export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNode> {
+  const paths = opts.paths ?? (await makeHome(opts));
+  const config = await loadConfig(paths.config, 'test');
+  const node = new HearthNode({
+    paths,
+    config,
+    logger: createLogger((process.env.HEARTH_TEST_LOG as never) || 'silent'),
+    clock: opts.clock,
+    admin: { username: ADMIN_USER, password: ADMIN_PASSWORD },
+    host: '127.0.0.1',
+    port: opts.port ?? 0,
+  });
+  await node.start();
+  const url = node.url;
+  const self: TestNode = {
+    url,
+    paths,
+    node,
+    adminUser: ADMIN_USER,
+    adminPassword: ADMIN_PASSWORD,
+    stop: () => node.stop(),
+    restart: async () => {
+      await node.stop();
+      return startTestNode({ ...opts, paths, port: Number(new URL(url).port) });
+    },
+    destroy: async () => {
+      await node.stop();
+      await rm(join(paths.dir, '..'), { recursive: true, force: true });
+    },
+  };
+  return self;
+}
+
+export interface SpawnedNode {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  /** resolves with the exit code */
+  exited: Promise<number | null>;
+}
+
+/** Runs `hearth <args>` from source; resolves once the node prints its JSON "listening" line. */
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<SpawnedNode> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, '--output', 'json'], {
+    cwd: ROOT,
+    env: { ...process.env, HEARTH_LOG: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`node did not start in time:\n${out}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      for (const line of out.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const msg = JSON.parse(line);
+          if (msg.event === 'listening') {
+            clearTimeout(timer);
+            resolve({ child, url: msg.url, output: () => out, exited });
+          }
+        } catch {
+          /* a partial line: wait for more */
+        }
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`node exited with ${code} before listening:\n${out}`));
+    });
+  });
+}
+
+/** Runs `hearth <args>` to completion. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
