@@ -1,0 +1,6 @@
+/** `npm run bench`: runs every benchmark and prints its numbers and goals. */
+import { benchAuthHealth } from './auth-health.ts';
+
+const durationMs = Number(process.env.BENCH_MS ?? 3000);
+console.log('# auth / HTTP foundation');
+await benchAuthHealth(durationMs);
