@@ -16,6 +16,8 @@
  */
 
 /** Values of the `x-auth-error` response header (auth-wire §4.6). */
+import type { HttpResponse } from './http-types.ts';
+
 export type AuthErrorCode =
   | 'token_expired'
   | 'token_revoked'
@@ -29,13 +31,7 @@ export type AuthErrorCode =
 /** The `x-auth-error` values after which the session is over (auth-wire §9.4). */
 export const TERMINAL_AUTH_ERRORS: ReadonlySet<string> = new Set(['token_reuse', 'token_revoked']);
 
-export interface HttpErrorInit {
-  method: string;
-  url: string;
-  status: number;
-  statusText: string;
-  headers: Headers;
-  bodyText: string;
+export interface HttpErrorInit extends HttpResponse {
   /** The body decoded as JSON, or `undefined` when it is empty or not JSON. */
   body: unknown;
   cause?: unknown;
