@@ -7,7 +7,7 @@ import { unixSecs, type Clock } from '../clock.ts';
 import type { AuthConfig } from '../config/config.ts';
 import { badRequest, forbidden, rateLimited, unauthenticated, HearthError } from '../errors.ts';
 import { bindingOf, type Binding } from './binding.ts';
-import { verifyPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
 import { isValidPermission } from './permissions.ts';
 import { LoginLimiter } from './rate-limit.ts';
 import { identifierOnly, printableAscii } from './sanitize.ts';
@@ -94,6 +94,12 @@ export class AuthService {
     }
   }
 
+  private dummy?: Promise<string>;
+  private dummyHash(): Promise<string> {
+    this.dummy ??= hashPassword('hearth-timing-equaliser');
+    return this.dummy;
+  }
+
   private async checkCredentials(method: string, data: unknown): Promise<KeyRecord> {
     if (method !== 'user_password') {
       throw new Error(`Invalid request: Unsupported authentication method: ${method}. Supported methods: user_password`);
@@ -106,7 +112,8 @@ export class AuthService {
     const password = pd.password as string;
     if ([...password].length > 128) throw new Error('Invalid username/password data: password too long');
     const key = await this.d.keys.byUsername(username);
-    const ok = key?.passwordHash !== undefined && (await verifyPassword(password, key.passwordHash));
+    // an unknown user costs one scrypt too, so timing does not tell which usernames exist
+    const ok = (await verifyPassword(password, key?.passwordHash ?? (await this.dummyHash()))) && key?.passwordHash !== undefined;
     if (!ok || !key || key.type !== 'root' || !isValidKey(key, unixSecs(this.d.clock))) {
       throw new Error('Authentication failed: Invalid username or password');
     }

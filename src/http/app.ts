@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { BODY_LIMIT_BYTES } from '../config/defaults.ts';
 import { registerCors } from './cors.ts';
 import { formatValidation, handleError } from './error-handler.ts';
+import { stringifyExact } from './json.ts';
 import { loggablePath } from './logging.ts';
 
 export type App = FastifyInstance;
@@ -40,12 +41,14 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? loggablePath(request.url);
-    const entry = { reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    const entry = { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
     if (QUIET.has(route) && reply.statusCode < 400) request.log.debug(entry, 'request');
     else request.log.info(entry, 'request');
   });
 
   registerCors(app, opts.corsAllowedOrigins ?? []);
+  // routes without a response schema serialise here: u64 values (BigInt) stay exact
+  app.setReplySerializer((payload) => stringifyExact(payload));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: `No route ${request.method} ${loggablePath(request.url)}` });
