@@ -13,7 +13,9 @@
  */
 
 import { AdminApi } from './admin.ts';
+import { AliasesApi } from './aliases.ts';
 import { AuthApi } from './auth.ts';
+import { BlobsApi } from './blobs.ts';
 import { HttpClient, type HttpClientOptions } from './http.ts';
 import type { TokenStore } from './token-store.ts';
 
@@ -24,6 +26,10 @@ export interface Client {
   auth: AuthApi;
   /** `/admin-api/*`. */
   admin: AdminApi;
+  /** `/admin-api/blobs`: upload, download, head, list, delete. */
+  blobs: BlobsApi;
+  /** `/admin-api/alias/*`: context, application and device aliases. */
+  aliases: AliasesApi;
   /** The shared HTTP core, for routes without a typed method. */
   http: HttpClient;
   /** The token store in use (the one passed in, or a memory store). */
@@ -55,10 +61,22 @@ export interface Client {
  */
 export function createClient(options: ClientOptions): Client {
   const http = new HttpClient(options);
-  return { auth: new AuthApi(http), admin: new AdminApi(http), http, tokenStore: http.tokenStore };
+  return { auth: new AuthApi(http), admin: new AdminApi(http), blobs: new BlobsApi(http), aliases: new AliasesApi(http), http, tokenStore: http.tokenStore };
 }
 
 export { AdminApi, statusOf, type StatusResponse } from './admin.ts';
+export { AliasesApi, type AliasScope } from './aliases.ts';
+export {
+  BlobsApi,
+  PEER_LOOKUP_TIMEOUT_MS,
+  type BlobEntry,
+  type BlobInfo,
+  type DeletedBlob,
+  type DownloadOptions,
+  type LookupOptions,
+  type ProgressFn,
+  type UploadOptions,
+} from './blobs.ts';
 export { AuthApi, DEFAULT_CLIENT_NAME, type LogoutOptions, type MockTokenOptions } from './auth.ts';
 export type * from './auth-types.ts';
 export {

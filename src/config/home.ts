@@ -15,6 +15,7 @@ export interface HomePaths {
   nodeKey: string;
   tokenSecret: string;
   data: string;
+  blobs: string;
 }
 
 /** `--home` wins; then `HEARTH_HOME`; then `~/.hearth`. The node's own folder is `<root>/<node>`. */
@@ -27,6 +28,7 @@ export function resolveHome(opts: { home?: string; node?: string }): HomePaths {
     nodeKey: join(dir, 'node-key.pem'),
     tokenSecret: join(dir, 'token-secret'),
     data: join(dir, 'data'),
+    blobs: join(dir, 'blobs'),
   };
 }
 

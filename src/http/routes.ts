@@ -3,7 +3,9 @@
  * the node guard.
  */
 import type { FastifyInstance } from 'fastify';
+import { registerAliasRoutes } from '../aliases/routes.ts';
 import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
+import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
 import type { Store } from '../store/store.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
@@ -12,10 +14,13 @@ export interface RouteDeps {
   auth: AuthRoutesDeps;
   store: Store;
   lifecycle: () => Lifecycle;
+  blobs: BlobRoutesDeps;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerGuard(app, deps.auth.auth);
   registerHealthRoutes(app, deps);
   registerAuthRoutes(app, deps.auth);
+  registerBlobRoutes(app, deps.blobs);
+  registerAliasRoutes(app, { store: deps.store });
 }

@@ -7,6 +7,8 @@ import { KeysService } from '../auth/keys-service.ts';
 import { AuthService } from '../auth/service.ts';
 import { KeyStore } from '../auth/store.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
+import { BlobService } from '../blobs/service.ts';
+import { BlobStore } from '../blobs/store.ts';
 import { systemClock, unixSecs, type Clock } from '../clock.ts';
 import type { NodeConfig } from '../config/config.ts';
 import { readSecret, type HomePaths } from '../config/home.ts';
@@ -46,6 +48,7 @@ export class HearthNode {
   readonly keyStore: KeyStore;
   auth!: AuthService;
   keys!: KeysService;
+  blobs!: BlobService;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -70,6 +73,9 @@ export class HearthNode {
     this.auth = new AuthService({ keys: this.keyStore, tokens, clock, config: config.auth });
     this.keys = new KeysService({ keys: this.keyStore, clock, config: config.auth, auth: this.auth });
     await this.keyStore.sweep(unixSecs(clock));
+    const blobStore = new BlobStore(this.store, paths.blobs, { now: () => clock.now() });
+    await blobStore.open();
+    this.blobs = new BlobService({ store: blobStore });
   }
 
   async start(): Promise<void> {
@@ -85,6 +91,7 @@ export class HearthNode {
           registerRoutes(app, {
             store: this.store,
             lifecycle: () => this.state,
+            blobs: { blobs: this.blobs },
             auth: {
               auth: this.auth,
               keys: this.keys,

@@ -1,0 +1,95 @@
+/**
+ * The Blobs table of the admin surface (admin spec "Blobs"; admin-wire-a §5): raw streamed upload,
+ * listing, download and HEAD with the reference's headers plus `X-Blob-Source`, and a reference-
+ * counted delete. Bodies are snake_case (`blob_id`); ids are 64 lowercase hex. The node guard
+ * (auth/route-permissions.ts) has already checked the `blob:*` permission when a handler runs.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { EXPOSED_HEADERS } from '../http/cors.ts';
+import type { BlobInfo, BlobService } from './service.ts';
+
+export interface BlobRoutesDeps {
+  blobs: BlobService;
+}
+
+/** admin-wire-a §1.6/§5.2: the reference's blob list, plus the headers the TS node adds. */
+export const BLOB_EXPOSED_HEADERS = [
+  'X-Blob-ID',
+  'X-Blob-Hash',
+  'X-Blob-MIME-Type',
+  'ETag',
+  'X-Blob-Source',
+  'Content-Length',
+  EXPOSED_HEADERS,
+].join(', ');
+
+const IdParams = Type.Object({ id: Type.String() });
+const LookupQuery = Type.Object({ context_id: Type.Optional(Type.String()) });
+const UploadQuery = Type.Object({ hash: Type.Optional(Type.String()), context_id: Type.Optional(Type.String()) });
+
+function setBlobHeaders(reply: FastifyReply, info: BlobInfo): void {
+  reply.header('x-blob-id', info.blobId);
+  reply.header('x-blob-source', info.source);
+  reply.header('cache-control', 'private, no-cache');
+  reply.header('access-control-expose-headers', BLOB_EXPOSED_HEADERS);
+  if (info.size !== undefined) reply.header('content-length', String(info.size));
+  if (info.hash) {
+    reply.header('x-blob-hash', info.hash);
+    reply.header('etag', `"${info.hash}"`);
+  }
+  if (info.mimeType) reply.header('x-blob-mime-type', info.mimeType);
+  reply.header('content-type', info.mimeType ?? 'application/octet-stream');
+}
+
+export function registerBlobRoutes(root: FastifyInstance, deps: BlobRoutesDeps): void {
+  const { blobs } = deps;
+  // An encapsulated scope, so the pass-through body parsers apply to these routes only.
+  root.register(async (scope) => {
+    const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+    const passThrough = (_req: unknown, payload: NodeJS.ReadableStream, done: (err: null, body: unknown) => void) =>
+      done(null, payload);
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/octet-stream', passThrough);
+    app.addContentTypeParser('*', passThrough);
+
+    app.put(
+      '/admin-api/blobs',
+      { schema: { querystring: UploadQuery }, bodyLimit: Number.MAX_SAFE_INTEGER },
+      async (req) => {
+        const { hash } = blobs.prepareUpload({ hash: req.query.hash, contextId: req.query.context_id });
+        // no body at all (no content-length, no transfer-encoding) is an empty blob
+        const body = (req.body ?? Readable.from([])) as AsyncIterable<Uint8Array>;
+        const r = await blobs.upload(body, { hash });
+        return { data: { blob_id: r.blobId, size: r.size } };
+      },
+    );
+
+    app.get('/admin-api/blobs', async () => {
+      const list = await blobs.list();
+      return { data: { blobs: list.map((b) => ({ blob_id: b.blobId, size: b.size })) } };
+    });
+
+    app.head('/admin-api/blobs/:id', { schema: { params: IdParams, querystring: LookupQuery } }, async (req, reply) => {
+      setBlobHeaders(reply, await blobs.info(req.params.id, req.query.context_id));
+      return reply.code(200).send();
+    });
+
+    app.get(
+      '/admin-api/blobs/:id',
+      { schema: { params: IdParams, querystring: LookupQuery }, exposeHeadRoute: false },
+      async (req, reply) => {
+        const { info, body } = await blobs.open(req.params.id, req.query.context_id);
+        setBlobHeaders(reply, info);
+        return reply.code(200).send(Readable.from(body, { objectMode: false }));
+      },
+    );
+
+    app.delete('/admin-api/blobs/:id', { schema: { params: IdParams } }, async (req) => {
+      const r = await blobs.delete(req.params.id);
+      return { blob_id: r.blobId, deleted: r.deleted };
+    });
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * The blob operations of the admin surface (admin spec "Blobs"; admin-wire-a §5), without HTTP.
+ *
+ * Lookups: without a context id only the local store is searched (absent → 404). With one, a local
+ * miss asks the injected {@link PeerBlobSource} under the spec's 30-second discovery deadline; a
+ * GET then stores the peer's bytes locally (verifying that they hash to the requested id) and
+ * serves them from disk, a HEAD only reports the peer's answer (`source: "peer"`).
+ */
+import { HearthError, badRequest, forbidden, notFound } from '../errors.ts';
+import { normalizeId } from './ids.ts';
+import type { BlobMeta, BlobStore } from './store.ts';
+
+/** Spec "Limits": blob discovery deadline on the node. */
+export const BLOB_DISCOVERY_TIMEOUT_MS = 30_000;
+
+/** A peer's answer: the content as a stream, with the size the peer reported if any. */
+export type PeerBlobStream = AsyncIterable<Uint8Array> & { size?: number };
+
+/** Where blobs absent locally come from (the context's peers; replication plugs in here). */
+export interface PeerBlobSource {
+  /** The blob from some peer of the context, or null when none has it. Must honour `signal`. */
+  fetch(blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null>;
+}
+
+/** The default until the network exists: no peer ever has a blob. */
+export const noPeers: PeerBlobSource = {
+  fetch: async () => null,
+};
+
+export interface BlobInfo {
+  blobId: string;
+  /** absent for a peer blob whose peer reported no size */
+  size?: number;
+  hash?: string;
+  mimeType?: string;
+  source: 'local' | 'peer';
+}
+
+export interface BlobServiceDeps {
+  store: BlobStore;
+  peers?: PeerBlobSource;
+  /** true when an installed application references the blob (DELETE then answers 403) */
+  isPinned?: (blobId: string) => Promise<boolean>;
+  discoveryTimeoutMs?: number;
+}
+
+const infoOf = (blobId: string, meta: BlobMeta): BlobInfo => ({
+  blobId,
+  size: Number(meta.size),
+  hash: meta.hash,
+  mimeType: meta.mime,
+  source: 'local',
+});
+
+export function parseBlobId(text: string): string {
+  const id = normalizeId(text);
+  if (!id) throw badRequest(`Invalid blob ID format: expected 64 hex characters, got "${clip(text)}"`);
+  return id;
+}
+
+function parseContextId(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  const id = normalizeId(text);
+  if (!id) throw badRequest(`The provided context_id is not a valid format: expected 64 hex characters, got "${clip(text)}"`);
+  return id;
+}
+
+function parseHash(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  const h = normalizeId(text);
+  if (!h) throw badRequest(`The provided hash is not a valid format: expected 64 hex characters (SHA-256), got "${clip(text)}"`);
+  return h;
+}
+
+const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
+
+export class BlobService {
+  readonly store: BlobStore;
+  private readonly peers: PeerBlobSource;
+  private readonly isPinned: (blobId: string) => Promise<boolean>;
+  private readonly timeoutMs: number;
+
+  constructor(deps: BlobServiceDeps) {
+    this.store = deps.store;
+    this.peers = deps.peers ?? noPeers;
+    this.isPinned = deps.isPinned ?? (async () => false);
+    this.timeoutMs = deps.discoveryTimeoutMs ?? BLOB_DISCOVERY_TIMEOUT_MS;
+  }
+
+  /**
+   * Validates the query before any byte is read, then stores the stream. `contextId` is checked
+   * and kept for the announcement to the context's peers (pending: replication).
+   */
+  prepareUpload(query: { hash?: string; contextId?: string }): { hash?: string; contextId?: string } {
+    return { hash: parseHash(query.hash), contextId: parseContextId(query.contextId) };
+  }
+
+  async upload(source: AsyncIterable<Uint8Array>, opts: { hash?: string; contextId?: string } = {}) {
+    const { hash } = this.prepareUpload(opts);
+    const r = await this.store.put(source, { expectedHash: hash });
+    return { blobId: r.blobId, size: r.size, created: r.created };
+  }
+
+  async list(): Promise<{ blobId: string; size: number }[]> {
+    const out: { blobId: string; size: number }[] = [];
+    for await (const [blobId, meta] of this.store.list()) out.push({ blobId, size: Number(meta.size) });
+    return out;
+  }
+
+  /** HEAD: where the blob is and what is known about it. */
+  async info(idText: string, contextIdText?: string): Promise<BlobInfo> {
+    const blobId = parseBlobId(idText);
+    const contextId = parseContextId(contextIdText);
+    const meta = await this.store.get(blobId);
+    if (meta) return infoOf(blobId, meta);
+    const peer = await this.discover(blobId, contextId);
+    // headers only: stop the transfer the peer may have started
+    await peer[Symbol.asyncIterator]().return?.();
+    return { blobId, size: peer.size, source: 'peer' };
+  }
+
+  /** GET: the blob's info and its bytes (from disk; a peer's copy is fetched and verified first). */
+  async open(idText: string, contextIdText?: string): Promise<{ info: BlobInfo; body: AsyncIterable<Uint8Array> }> {
+    const blobId = parseBlobId(idText);
+    const contextId = parseContextId(contextIdText);
+    let meta = await this.store.get(blobId);
+    if (!meta) {
+      const peer = await this.discover(blobId, contextId);
+      await this.store.put(peer, { expectedId: blobId });
+      meta = await this.store.get(blobId);
+      if (!meta) throw notFound(`Blob ${blobId} not found`);
+      return { info: { ...infoOf(blobId, meta), source: 'peer' }, body: this.store.read(meta) };
+    }
+    return { info: infoOf(blobId, meta), body: this.store.read(meta) };
+  }
+
+  async delete(idText: string): Promise<{ blobId: string; deleted: true; refcount: number }> {
+    const blobId = parseBlobId(idText);
+    if (await this.isPinned(blobId)) throw forbidden('Blob is referenced by an installed application and cannot be deleted');
+    const r = await this.store.release(blobId);
+    return { blobId, deleted: true, refcount: r.refcount };
+  }
+
+  private async discover(blobId: string, contextId: string | undefined) {
+    if (!contextId) {
+      throw notFound(`Blob ${blobId} not found locally; pass context_id to search the peers of a context`);
+    }
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let onAbort: (() => void) | undefined;
+    const deadline = new Promise<'timeout'>((resolve) => {
+      onAbort = () => resolve('timeout');
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const found = await Promise.race([this.peers.fetch(blobId, contextId, signal), deadline]);
+      if (found === 'timeout') {
+        throw notFound(`Blob ${blobId} not found locally, and no peer of context ${contextId} provided it within ${this.timeoutMs / 1000} s`);
+      }
+      if (!found) throw notFound(`Blob ${blobId} not found locally, and no peer of context ${contextId} has it`);
+      return found;
+    } catch (err) {
+      if (err instanceof HearthError) throw err;
+      throw new HearthError('bad_gateway', `Fetching blob ${blobId} from the peers of context ${contextId} failed`);
+    } finally {
+      signal.removeEventListener('abort', onAbort!);
+    }
+  }
+}

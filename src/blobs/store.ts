@@ -1,0 +1,289 @@
+/**
+ * Content-addressed, reference-counted blob storage (admin-wire-a §5.3; domain.md §5.1).
+ *
+ * Content is cut into 1 MiB chunks; each chunk is a file `<home>/blobs/chunks/<sha256 hex>`. The
+ * blob id is SHA-256 of the concatenated 32-byte chunk ids (so an empty blob has no chunks and the
+ * id SHA-256("")); the blob hash is SHA-256 of the whole content. Metadata lives in the store:
+ * space `blobs` (blob id → {@link BlobMeta}) and `blob_chunks` (chunk id → {refcount}).
+ *
+ * An upload is consumed as a stream and written chunk by chunk into temporary files (one chunk at
+ * most in flight, never the whole blob). Only when every chunk file is fsynced, moved into place and
+ * the metadata batch has committed is the blob visible; an interrupted or rejected upload removes
+ * its temporary files, and `open()` clears leftovers of a crash (temp files, chunk files no
+ * metadata references). Commits and deletes run one at a time so refcounts never race.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HearthError, badRequest, notFound } from '../errors.ts';
+import type { BatchOp, Space, Store } from '../store/store.ts';
+import { sniffMime, SNIFF_BYTES } from './mime.ts';
+
+export const CHUNK_SIZE = 1024 * 1024;
+/** The reference's upload cap (admin-wire-a §5.1: max 1 GiB). */
+export const DEFAULT_MAX_BLOB_BYTES = 1024 * 1024 * 1024;
+
+export interface BlobMeta {
+  /** bytes, as a decimal string (u64 values are never JS numbers in the store) */
+  size: string;
+  /** SHA-256 of the whole content, hex */
+  hash: string;
+  /** chunk ids in order, hex */
+  chunks: string[];
+  /** uploads of this content not yet deleted */
+  refcount: number;
+  /** sniffed from the first bytes */
+  mime: string;
+  /** unix millis of the first upload */
+  createdAt: number;
+}
+
+interface ChunkMeta {
+  /** occurrences across all stored blobs */
+  refcount: number;
+}
+
+export interface PutOptions {
+  /** expected SHA-256 of the whole content (hex); a mismatch rejects the upload with 400 */
+  expectedHash?: string;
+  /** expected blob id (hex), e.g. for bytes from a peer; a mismatch rejects with 502 */
+  expectedId?: string;
+}
+
+export interface PutResult {
+  blobId: string;
+  size: number;
+  hash: string;
+  /** false when the content was already stored and only its refcount grew */
+  created: boolean;
+}
+
+export interface ReleaseResult {
+  /** references left after this delete */
+  refcount: number;
+  /** the blob (and its unshared chunks) is gone */
+  removed: boolean;
+}
+
+const sha256 = () => createHash('sha256');
+
+/** The blob id of a list of chunk ids (hex): SHA-256 of their concatenated bytes. */
+export function blobIdOf(chunkIds: string[]): string {
+  const h = sha256();
+  for (const c of chunkIds) h.update(Buffer.from(c, 'hex'));
+  return h.digest('hex');
+}
+
+export class BlobStore {
+  private readonly blobs: Space<BlobMeta>;
+  private readonly chunks: Space<ChunkMeta>;
+  private readonly chunkDir: string;
+  private readonly tmpDir: string;
+  private readonly maxBytes: number;
+  private readonly now: () => number;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: Store,
+    readonly dir: string,
+    opts: { maxBytes?: number; now?: () => number } = {},
+  ) {
+    this.blobs = store.space<BlobMeta>('blobs');
+    this.chunks = store.space<ChunkMeta>('blob_chunks');
+    this.chunkDir = join(dir, 'chunks');
+    this.tmpDir = join(dir, 'tmp');
+    this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BLOB_BYTES;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Creates the directories and clears what a crash left behind. Call before serving. */
+  async open(): Promise<void> {
+    await rm(this.tmpDir, { recursive: true, force: true });
+    await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.chunkDir, { recursive: true, mode: 0o700 });
+    for (const name of await readdir(this.chunkDir)) {
+      if (!(await this.chunks.get(name))) await rm(join(this.chunkDir, name), { force: true });
+    }
+  }
+
+  get(blobId: string): Promise<BlobMeta | undefined> {
+    return this.blobs.get(blobId);
+  }
+
+  /** Root blobs in id order (chunks are never listed). */
+  async *list(): AsyncIterable<[string, BlobMeta]> {
+    yield* this.blobs.entries();
+  }
+
+  /** The content of a stored blob, chunk by chunk from disk. */
+  async *read(meta: BlobMeta): AsyncIterable<Uint8Array> {
+    for (const chunk of meta.chunks) {
+      for await (const piece of createReadStream(join(this.chunkDir, chunk), { highWaterMark: 256 * 1024 })) {
+        yield piece as Buffer;
+      }
+    }
+  }
+
+  /** Stores a stream; see the module doc for the durability and visibility rules. */
+  async put(source: AsyncIterable<Uint8Array>, opts: PutOptions = {}): Promise<PutResult> {
+    const upload = randomUUID();
+    const tmpFiles: string[] = [];
+    const chunkIds: string[] = [];
+    const whole = sha256();
+    let head: Uint8Array = new Uint8Array(0);
+    let total = 0;
+    let fh: FileHandle | undefined;
+    let chunkHash = sha256();
+    let inChunk = 0;
+
+    const closeChunk = async () => {
+      await fh!.sync();
+      await fh!.close();
+      fh = undefined;
+      chunkIds.push(chunkHash.digest('hex'));
+    };
+
+    try {
+      for await (const piece of source) {
+        total += piece.length;
+        if (total > this.maxBytes) {
+          throw new HearthError('payload_too_large', `Blob exceeds the maximum size of ${this.maxBytes} bytes`);
+        }
+        whole.update(piece);
+        if (head.length < SNIFF_BYTES) head = concat(head, piece.subarray(0, SNIFF_BYTES - head.length));
+        let off = 0;
+        while (off < piece.length) {
+          if (!fh) {
+            const path = join(this.tmpDir, `${upload}.${tmpFiles.length}`);
+            tmpFiles.push(path);
+            fh = await open(path, 'wx', 0o600);
+            chunkHash = sha256();
+            inChunk = 0;
+          }
+          const slice = piece.subarray(off, off + Math.min(CHUNK_SIZE - inChunk, piece.length - off));
+          await writeAll(fh, slice);
+          chunkHash.update(slice);
+          inChunk += slice.length;
+          off += slice.length;
+          if (inChunk === CHUNK_SIZE) await closeChunk();
+        }
+      }
+      if (fh) await closeChunk();
+
+      const hash = whole.digest('hex');
+      if (opts.expectedHash !== undefined && opts.expectedHash !== hash) {
+        throw badRequest(`Blob hash mismatch: the content hashes to ${hash}, not ${opts.expectedHash}`);
+      }
+      const blobId = blobIdOf(chunkIds);
+      if (opts.expectedId !== undefined && opts.expectedId !== blobId) {
+        throw new HearthError('bad_gateway', `Received bytes hash to blob ${blobId}, not the requested ${opts.expectedId}`);
+      }
+      const created = await this.serial(() => this.commit(blobId, { hash, size: total, chunkIds, tmpFiles, mime: sniffMime(head) }));
+      return { blobId, size: total, hash, created };
+    } finally {
+      await fh?.close().catch(() => undefined);
+      // whatever was not moved into place (duplicates, failures) goes
+      await Promise.all(tmpFiles.map((p) => rm(p, { force: true })));
+    }
+  }
+
+  /** Drops one reference; at zero the blob and the chunks no other blob uses are removed. */
+  release(blobId: string): Promise<ReleaseResult> {
+    return this.serial(async () => {
+      const meta = await this.blobs.get(blobId);
+      if (!meta) throw notFound(`Blob ${blobId} not found`);
+      if (meta.refcount > 1) {
+        await this.blobs.put(blobId, { ...meta, refcount: meta.refcount - 1 });
+        return { refcount: meta.refcount - 1, removed: false };
+      }
+      const ops: BatchOp[] = [this.blobs.delOp(blobId)];
+      const unused: string[] = [];
+      for (const [chunk, n] of occurrences(meta.chunks)) {
+        const left = ((await this.chunks.get(chunk))?.refcount ?? 0) - n;
+        if (left > 0) ops.push(this.chunks.putOp(chunk, { refcount: left }));
+        else {
+          ops.push(this.chunks.delOp(chunk));
+          unused.push(chunk);
+        }
+      }
+      await this.store.batch(ops);
+      // after the commit: a crash here leaves unreferenced files, which open() sweeps
+      await Promise.all(unused.map((c) => unlink(join(this.chunkDir, c)).catch(() => undefined)));
+      return { refcount: 0, removed: true };
+    });
+  }
+
+  private async commit(
+    blobId: string,
+    up: { hash: string; size: number; chunkIds: string[]; tmpFiles: string[]; mime: string },
+  ): Promise<boolean> {
+    const existing = await this.blobs.get(blobId);
+    if (existing) {
+      await this.blobs.put(blobId, { ...existing, refcount: existing.refcount + 1 });
+      return false;
+    }
+    const ops: BatchOp[] = [];
+    let moved = false;
+    for (const [chunk, n] of occurrences(up.chunkIds)) {
+      const known = await this.chunks.get(chunk);
+      if (!known) {
+        await rename(up.tmpFiles[up.chunkIds.indexOf(chunk)]!, join(this.chunkDir, chunk));
+        moved = true;
+      }
+      ops.push(this.chunks.putOp(chunk, { refcount: (known?.refcount ?? 0) + n }));
+    }
+    if (moved) await syncDir(this.chunkDir);
+    const meta: BlobMeta = {
+      size: String(up.size),
+      hash: up.hash,
+      chunks: up.chunkIds,
+      refcount: 1,
+      mime: up.mime,
+      createdAt: this.now(),
+    };
+    ops.push(this.blobs.putOp(blobId, meta));
+    await this.store.batch(ops);
+    return true;
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function occurrences(ids: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const id of ids) m.set(id, (m.get(id) ?? 0) + 1);
+  return m;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+async function writeAll(fh: FileHandle, bytes: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < bytes.length) {
+    const { bytesWritten } = await fh.write(bytes, off, bytes.length - off);
+    off += bytesWritten;
+  }
+}
+
+/** Makes renames into `dir` durable (best effort where directories cannot be opened). */
+async function syncDir(dir: string): Promise<void> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch {
+    /* not supported on this platform */
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
