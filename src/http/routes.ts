@@ -6,6 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { registerAliasRoutes } from '../aliases/routes.ts';
 import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
+import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
+import { registerIdentityRoutes } from '../accounts/routes.ts';
+import { registerAccountRoutes } from '../accounts/account-routes.ts';
 import type { Store } from '../store/store.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
@@ -15,6 +18,7 @@ export interface RouteDeps {
   store: Store;
   lifecycle: () => Lifecycle;
   blobs: BlobRoutesDeps;
+  governance: GovernanceRouteDeps;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -23,4 +27,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerAuthRoutes(app, deps.auth);
   registerBlobRoutes(app, deps.blobs);
   registerAliasRoutes(app, { store: deps.store });
+  registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
+  registerAccountRoutes(app, { accounts: deps.governance.accounts });
+  registerGovernanceRoutes(app, deps.governance);
 }

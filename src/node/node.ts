@@ -2,6 +2,8 @@
  * The composition root: builds every component from the configuration and starts and stops them
  * in order (store → services → HTTP), so SIGTERM drains requests before the store closes.
  */
+import { createPrivateKey } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { KeysService } from '../auth/keys-service.ts';
 import { AuthService } from '../auth/service.ts';
@@ -9,7 +11,19 @@ import { KeyStore } from '../auth/store.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
 import { BlobService } from '../blobs/service.ts';
 import { BlobStore } from '../blobs/store.ts';
+import { NodeIdentity } from '../accounts/identity.ts';
 import { systemClock, unixSecs, type Clock } from '../clock.ts';
+import { EventBus } from '../events/bus.ts';
+import { GroupService } from '../governance/groups/service.ts';
+import { MembersService } from '../governance/groups/members-service.ts';
+import { Governance } from '../governance/log.ts';
+import { NamespaceService } from '../governance/namespaces/service.ts';
+import { NamespaceManageService } from '../governance/namespaces/manage-service.ts';
+import { AccountService } from '../accounts/service.ts';
+import { createAppliers } from '../governance/ops.ts';
+import { OwnerService } from '../governance/owner/service.ts';
+import { InvitationService } from '../governance/invitations/service.ts';
+import { SettingsService } from '../governance/settings/service.ts';
 import type { NodeConfig } from '../config/config.ts';
 import { readSecret, type HomePaths } from '../config/home.ts';
 import { buildApp, type App } from '../http/app.ts';
@@ -49,10 +63,22 @@ export class HearthNode {
   auth!: AuthService;
   keys!: KeysService;
   blobs!: BlobService;
+  readonly bus: EventBus;
+  identity!: NodeIdentity;
+  governance!: Governance;
+  namespaces!: NamespaceService;
+  groups!: GroupService;
+  namespaceManage!: NamespaceManageService;
+  accounts!: AccountService;
+  owner!: OwnerService;
+  invitations!: InvitationService;
+  settings!: SettingsService;
+  members!: MembersService;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
     this.keyStore = new KeyStore(this.store);
+    this.bus = new EventBus((err) => opts.logger.error({ err }, 'event listener failed'));
   }
 
   get url(): string {
@@ -76,6 +102,18 @@ export class HearthNode {
     const blobStore = new BlobStore(this.store, paths.blobs, { now: () => clock.now() });
     await blobStore.open();
     this.blobs = new BlobService({ store: blobStore });
+    this.identity = await NodeIdentity.load(this.store, createPrivateKey(await readFile(paths.nodeKey)), clock.now());
+    this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
+    await this.governance.load();
+    this.namespaces = new NamespaceService({ governance: this.governance, identity: this.identity, clock });
+    this.groups = new GroupService({ governance: this.governance, identity: this.identity, namespaces: this.namespaces });
+    this.namespaceManage = new NamespaceManageService({ governance: this.governance, namespaces: this.namespaces, groups: this.groups, identity: this.identity, clock });
+    this.accounts = new AccountService({ store: this.store, identity: this.identity, clock, governance: this.governance });
+    await this.accounts.load();
+    this.settings = new SettingsService({ governance: this.governance, identity: this.identity });
+    this.members = new MembersService({ governance: this.governance, identity: this.identity });
+    this.owner = new OwnerService({ governance: this.governance, identity: this.identity });
+    this.invitations = new InvitationService({ governance: this.governance, identity: this.identity, clock, store: this.store });
   }
 
   async start(): Promise<void> {
@@ -92,6 +130,19 @@ export class HearthNode {
             store: this.store,
             lifecycle: () => this.state,
             blobs: { blobs: this.blobs },
+            governance: {
+              governance: this.governance,
+              identity: this.identity,
+              clock,
+              namespaces: this.namespaces,
+              groups: this.groups,
+              namespaceManage: this.namespaceManage,
+              accounts: this.accounts,
+              settings: this.settings,
+              members: this.members,
+              owner: this.owner,
+              invitations: this.invitations,
+            },
             auth: {
               auth: this.auth,
               keys: this.keys,

@@ -1,0 +1,67 @@
+/**
+ * @module client/invitations
+ *
+ * Invitations and joins (admin-wire-b §2.7–§2.8, §4.16–§4.17). The invitation object is the
+ * reference's snake_case `SignedGroupOpenInvitation`; pass it through verbatim (its `invitation`
+ * body is signed, so dropping or adding a key breaks the signature).
+ */
+import type { CallOptions, HttpClient } from './http.ts';
+
+export interface SignedGroupOpenInvitation {
+  invitation: {
+    inviter_identity: number[];
+    group_id: number[];
+    expiration_timestamp: number;
+    secret_salt: number[];
+    invited_role: number;
+    admitters: string[];
+  };
+  inviter_signature: string;
+  inviter_account?: string;
+  admitter_addrs?: string[];
+  application_id?: number[];
+  app_key?: number[];
+}
+
+export interface CreateInvitationRequest {
+  /** a duration in seconds (default and maximum 86 400) */
+  expirationTimestamp?: number;
+  recursive?: boolean;
+  admitters?: string[];
+  admitterAddrs?: string[];
+}
+
+export interface InvitationResult {
+  invitation: SignedGroupOpenInvitation;
+  groupName?: string;
+}
+
+export interface RecursiveInvitationResult {
+  invitations: (InvitationResult & { groupId: string })[];
+}
+
+export class InvitationsApi {
+  constructor(private readonly http: HttpClient) {}
+
+  /** `POST /groups/{g}/invite` → `{invitation, groupName?}` */
+  inviteToGroup(groupId: string, body: Omit<CreateInvitationRequest, 'recursive'> = {}, options?: CallOptions): Promise<InvitationResult> {
+    return this.http.data(`/admin-api/groups/${groupId}/invite`, { ...options, method: 'POST', body });
+  }
+
+  /** `POST /namespaces/{ns}/invite` → one invitation, or with `recursive: true` one per group. */
+  inviteToNamespace(namespaceId: string, body?: CreateInvitationRequest & { recursive?: false }, options?: CallOptions): Promise<InvitationResult>;
+  inviteToNamespace(namespaceId: string, body: CreateInvitationRequest & { recursive: true }, options?: CallOptions): Promise<RecursiveInvitationResult>;
+  inviteToNamespace(namespaceId: string, body: CreateInvitationRequest = {}, options?: CallOptions): Promise<InvitationResult | RecursiveInvitationResult> {
+    return this.http.data(`/admin-api/namespaces/${namespaceId}/invite`, { ...options, method: 'POST', body });
+  }
+
+  /** `POST /groups/join` */
+  joinGroup(invitation: SignedGroupOpenInvitation, groupName?: string, options?: CallOptions): Promise<{ groupId: string; memberIdentity: string; memberAccount: string }> {
+    return this.http.data('/admin-api/groups/join', { ...options, method: 'POST', body: { invitation, ...(groupName !== undefined ? { groupName } : {}) } });
+  }
+
+  /** `POST /namespaces/{ns}/join` */
+  joinNamespace(namespaceId: string, invitation: SignedGroupOpenInvitation, options?: CallOptions): Promise<{ namespaceId: string; memberIdentity: string; memberAccount: string }> {
+    return this.http.data(`/admin-api/namespaces/${namespaceId}/join`, { ...options, method: 'POST', body: { invitation } });
+  }
+}

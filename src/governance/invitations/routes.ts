@@ -1,0 +1,73 @@
+/**
+ * Invitation routes (admin-wire-b §2.7–§2.8, §4.16–§4.17): parse, call, shape. The invite body is
+ * optional (no body, an empty body or `{}`): `expirationTimestamp` is a duration in seconds.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { parseId, requireId } from '../../crypto/ids.ts';
+import { badRequest } from '../../errors.ts';
+import type { GovernanceRouteDeps } from '../routes.ts';
+import type { InviteInput } from './service.ts';
+import { GroupParams, JoinRequest, NamespaceParams } from './schemas.ts';
+
+function inviteBody(body: unknown): InviteInput & { recursive: boolean } {
+  if (body === undefined || body === null) return { recursive: false };
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('Invalid JSON data: expected an object');
+  const b = body as Record<string, unknown>;
+  const exp = b.expirationTimestamp;
+  if (exp !== undefined && exp !== null && !(Number.isSafeInteger(exp) && (exp as number) >= 0)) {
+    throw badRequest('Invalid JSON data: expirationTimestamp must be a non-negative number of seconds');
+  }
+  if (b.recursive !== undefined && typeof b.recursive !== 'boolean') throw badRequest('Invalid JSON data: recursive must be a boolean');
+  const list = (name: string, v: unknown): string[] | undefined => {
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw badRequest(`Invalid JSON data: ${name} must be a list of strings`);
+    return v as string[];
+  };
+  const admitters = list('admitters', b.admitters)?.map((a, i) => {
+    const id = parseId(a);
+    if (!id) throw badRequest(`Invalid admitters[${i}]: expected hex-encoded 32 bytes`);
+    return id;
+  });
+  return { expirationSecs: (exp ?? undefined) as number | undefined, admitters, admitterAddrs: list('admitterAddrs', b.admitterAddrs), recursive: b.recursive === true };
+}
+
+export function registerInvitationRoutes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
+  void root.register(async (scope) => {
+    // an optional body may arrive empty with a JSON content type: read it as no body
+    const json = scope.getDefaultJsonParser('error', 'error');
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+      if ((body as string).trim() === '') return done(null, undefined);
+      return json(req, body as string, done);
+    });
+    routes(scope, deps);
+  });
+}
+
+function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const { invitations, namespaces, governance } = deps;
+
+  app.post('/admin-api/groups/:groupId/invite', { schema: { params: GroupParams } }, async (req) => {
+    const { recursive: _ignored, ...input } = inviteBody(req.body);
+    return { data: invitations.invite(requireId(req.params.groupId, 'group id'), input) };
+  });
+
+  app.post('/admin-api/groups/join', { schema: { body: JoinRequest } }, async (req) => {
+    const r = await invitations.join(req.body.invitation);
+    return { data: { groupId: r.groupId, memberIdentity: r.memberIdentity, memberAccount: r.memberAccount } };
+  });
+
+  app.post('/admin-api/namespaces/:namespaceId/invite', { schema: { params: NamespaceParams } }, async (req) => {
+    const nsId = requireId(req.params.namespaceId, 'namespace id');
+    if (governance.namespace(nsId)) namespaces.get(nsId); // a namespace outside the session's scope → 404; a subgroup → 400 below
+    const { recursive, ...input } = inviteBody(req.body);
+    return { data: invitations.inviteNamespace(nsId, input, recursive) };
+  });
+
+  app.post('/admin-api/namespaces/:namespaceId/join', { schema: { params: NamespaceParams, body: JoinRequest } }, async (req) => {
+    const r = await invitations.join(req.body.invitation, requireId(req.params.namespaceId, 'namespace id'));
+    return { data: { namespaceId: r.groupId, memberIdentity: r.memberIdentity, memberAccount: r.memberAccount } };
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * Invitations and joins (admin-wire-b §2.7–§2.8, §4.16–§4.17). An invitation is a bearer
+ * credential minted and signed by this node's key; nothing is published when it is created. A join
+ * verifies the invitation, then either appends the join op (the group is on this node), answers as
+ * a no-op (this account is already a direct member), or — for a group this node does not have yet —
+ * records a pending join persistently: the namespace's ops arrive with replication (a later issue),
+ * which completes the join. Knows nothing of HTTP.
+ */
+import { randomBytes } from 'node:crypto';
+import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { Clock } from '../../clock.ts';
+import { badRequest, conflict } from '../../errors.ts';
+import type { Store } from '../../store/store.ts';
+import { groupOf, requireCapability } from '../authority.ts';
+import type { Governance } from '../log.ts';
+import type { GroupState } from '../types.ts';
+import { bytes32, hexOf, invitationHash, parseInvitation, signatureValid, type SignedInvitation } from './codec.ts';
+import { INVITATION_OPS } from './ops.ts';
+
+/** MAX_INVITATION_VALIDITY_SECS (rc.29+): the default and the clamp. */
+export const MAX_INVITATION_VALIDITY_SECS = 86_400;
+
+export interface InviteInput {
+  /** a duration in seconds (legacy name `expirationTimestamp`) */
+  expirationSecs?: number;
+  admitters?: string[];
+  admitterAddrs?: string[];
+}
+
+export interface PendingJoin {
+  groupId: string;
+  invitation: SignedInvitation;
+  recordedAt: number;
+}
+
+export interface JoinResult {
+  groupId: string;
+  memberIdentity: string;
+  memberAccount: string;
+  pending: boolean;
+}
+
+const TEE_ROLES = new Set(['ReadOnlyTee', 'RelayTee']);
+
+export class InvitationService {
+  private readonly pending;
+
+  constructor(private readonly d: { governance: Governance; identity: NodeIdentity; clock: Clock; store: Store }) {
+    this.pending = d.store.space<PendingJoin>('gov.pending-joins');
+  }
+
+  /** One invitation to `groupId`; the node's account must be admin or hold CAN_INVITE_MEMBERS. */
+  invite(groupId: string, input: InviteInput): { invitation: SignedInvitation; groupName?: string } {
+    const { ns, group } = this.d.governance.requireGroup(groupId);
+    requireCapability(ns, group, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');
+    return this.mint(group, input);
+  }
+
+  /** The namespace invite: the path must be a root; `recursive` adds every group the inviter may invite to. */
+  inviteNamespace(namespaceId: string, input: InviteInput, recursive: boolean) {
+    const { ns, group } = this.d.governance.requireGroup(namespaceId);
+    if (group.parentId !== null) throw badRequest('namespace_id must reference a root group (namespace)');
+    if (!recursive) return this.invite(namespaceId, input);
+    requireCapability(ns, group, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');
+    const invitations = Object.values(ns.groups).flatMap((g) => {
+      try {
+        requireCapability(ns, g, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');
+      } catch {
+        return []; // no grant in this subgroup: skipped (reference changelog)
+      }
+      return [{ groupId: g.id, ...this.mint(g, input) }];
+    });
+    return { invitations };
+  }
+
+  private mint(group: GroupState, input: InviteInput): { invitation: SignedInvitation; groupName?: string } {
+    const secs = Math.min(input.expirationSecs ?? MAX_INVITATION_VALIDITY_SECS, MAX_INVITATION_VALIDITY_SECS);
+    const admitters = input.admitters?.length
+      ? input.admitters
+      : Object.entries(group.members).filter(([, m]) => m.role === 'Admin' || TEE_ROLES.has(m.role)).map(([a]) => a);
+    const body = {
+      inviter_identity: bytes32(this.d.identity.publicKey),
+      group_id: bytes32(group.id),
+      expiration_timestamp: Math.floor(this.d.clock.now() / 1000) + secs,
+      secret_salt: [...randomBytes(32)],
+      invited_role: 1,
+      admitters: [...new Set(admitters)].sort(),
+    };
+    const invitation: SignedInvitation = {
+      invitation: body,
+      inviter_signature: this.d.identity.sign(invitationHash(body)),
+      inviter_account: this.d.identity.accountId,
+      admitter_addrs: input.admitterAddrs ?? [],
+      application_id: bytes32(group.targetApplicationId),
+      app_key: bytes32(group.appKey),
+    };
+    return { invitation, ...(group.name !== undefined ? { groupName: group.name } : {}) };
+  }
+
+  /**
+   * Verifies and applies a join. `pathGroupId` (namespace join) must equal the invited group, and
+   * a known group must then be a namespace root.
+   */
+  async join(raw: unknown, pathNamespaceId?: string): Promise<JoinResult> {
+    const inv = parseInvitation(raw);
+    const groupId = hexOf(inv.invitation.group_id);
+    if (pathNamespaceId !== undefined && groupId !== pathNamespaceId) throw badRequest('invitation group_id does not match namespace_id in path');
+    if (!signatureValid(inv)) throw badRequest('invalid invitation signature');
+    if (Math.floor(this.d.clock.now() / 1000) > inv.invitation.expiration_timestamp) throw conflict('invitation expired');
+    const me = this.d.identity.accountId;
+    const answer = (pending: boolean): JoinResult => ({ groupId, memberIdentity: this.d.identity.publicKey, memberAccount: me, pending });
+    const found = this.d.governance.locate(groupId);
+    if (!found) {
+      await this.pending.put(groupId, { groupId, invitation: inv, recordedAt: this.d.clock.now() });
+      return answer(true);
+    }
+    if (pathNamespaceId !== undefined && found.group.parentId !== null) throw badRequest('namespace_id must reference a root group (namespace)');
+    const group = groupOf(found.ns, groupId);
+    const consumed = group.consumedInvitations?.[invitationHash(inv.invitation).toString('hex')]?.includes(me);
+    if (group.members[me] && !consumed) return answer(false); // already a direct member: nothing to apply
+    await this.d.governance.submit(found.ns.id, groupId, INVITATION_OPS.joined, { invitation: inv as unknown as Record<string, unknown> });
+    return answer(false);
+  }
+
+  /** Joins recorded for groups this node does not have yet (completed by replication). */
+  async pendingJoin(groupId: string): Promise<PendingJoin | undefined> {
+    return this.pending.get(groupId);
+  }
+}

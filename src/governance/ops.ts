@@ -1,0 +1,23 @@
+/** Every governance op kind the node knows, registered in one place for the composition root. */
+import { ApplierRegistry } from './appliers.ts';
+import { registerGenesisOps } from './genesis.ts';
+import { registerNamespaceManageOps } from './namespaces/manage-ops.ts';
+import { registerAdmitOps } from './namespaces/manage-admit.ts';
+import { registerDeviceOps } from '../accounts/device-ops.ts';
+import { registerSettingsOps } from './settings/ops.ts';
+import { registerMembersOps } from './groups/members-ops.ts';
+import { registerOwnerOps } from './owner/ops.ts';
+import { registerInvitationOps } from './invitations/ops.ts';
+
+export function createAppliers(): ApplierRegistry {
+  const registry = new ApplierRegistry();
+  registerGenesisOps(registry);
+  registerNamespaceManageOps(registry);
+  registerAdmitOps(registry);
+  registerDeviceOps(registry);
+  registerSettingsOps(registry);
+  registerMembersOps(registry);
+  registerOwnerOps(registry);
+  registerInvitationOps(registry);
+  return registry;
+}

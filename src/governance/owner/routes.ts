@@ -1,0 +1,64 @@
+/**
+ * Root-guarded owner routes (admin-wire-b §5.1, §2.13, §4.21): parse, call, answer an empty 200
+ * (spec: none). `owner-delete`'s body is optional: no body, an empty body or `{}` all mean "no proof".
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { parseId, requireId } from '../../crypto/ids.ts';
+import { badRequest } from '../../errors.ts';
+import type { GovernanceRouteDeps } from '../routes.ts';
+import { ChangeAdminRequest, GroupParams, NamespaceParams, TransferOwnershipRequest } from './schemas.ts';
+
+const none = (reply: FastifyReply) => reply.code(200).send();
+
+function accountField(value: string, name: string): string {
+  const id = parseId(value);
+  if (!id) throw badRequest(`${name} must be 64 hex chars (32 bytes)`);
+  return id;
+}
+
+/** The optional `{rootProof?}` body of owner-delete (§5.1); absent or `{}` = no proof. */
+function optionalProofBody(body: unknown): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('Invalid JSON data: expected an object');
+  const proof = (body as { rootProof?: unknown }).rootProof;
+  if (proof !== undefined && typeof proof !== 'string') throw badRequest('Invalid JSON data: rootProof must be a string');
+  return proof;
+}
+
+export function registerOwnerRoutes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
+  void root.register(async (scope) => {
+    // an optional body may arrive empty with a JSON content type: read it as no body
+    const json = scope.getDefaultJsonParser('error', 'error');
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+      if ((body as string).trim() === '') return done(null, undefined);
+      return json(req, body as string, done);
+    });
+    routes(scope, deps);
+  });
+}
+
+function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const { owner, namespaces } = deps;
+
+  app.post('/admin-api/groups/:groupId/transfer-ownership', { schema: { params: GroupParams, body: TransferOwnershipRequest } }, async (req, reply) => {
+    const groupId = requireId(req.params.groupId, 'group id');
+    await owner.transferOwnership(groupId, accountField(req.body.newOwner, 'newOwner'), req.body.rootProof);
+    return none(reply);
+  });
+
+  app.post('/admin-api/groups/:groupId/owner-delete', { schema: { params: GroupParams } }, async (req, reply) => {
+    const groupId = requireId(req.params.groupId, 'group id');
+    await owner.ownerDelete(groupId, optionalProofBody(req.body));
+    return none(reply);
+  });
+
+  app.post('/admin-api/namespaces/:namespaceId/admin', { schema: { params: NamespaceParams, body: ChangeAdminRequest } }, async (req, reply) => {
+    const nsId = requireId(req.params.namespaceId, 'namespace id');
+    namespaces.get(nsId); // outside the session's scope → 404
+    await owner.changeNamespaceAdmin(nsId, accountField(req.body.newAdmin, 'newAdmin'), req.body.rootProof);
+    return none(reply);
+  });
+}

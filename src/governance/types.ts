@@ -1,0 +1,128 @@
+/**
+ * The governance model (admin spec "Namespace", "GroupInfo", "MetadataRecord", "Capabilities and
+ * roles"; domain.md §4): each namespace's state is derived from an ordered log of signed ops. These
+ * are the op envelope and the derived state every route reads.
+ */
+
+export const ROLES = ['Admin', 'Member', 'ReadOnly', 'ReadOnlyTee', 'RelayTee'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Capability bits (admin-wire-b §6.1; domain.md §4.3). */
+export const CAP = {
+  CAN_CREATE_CONTEXT: 1 << 0,
+  CAN_INVITE_MEMBERS: 1 << 1,
+  CAN_JOIN_OPEN_SUBGROUPS: 1 << 2,
+  MANAGE_MEMBERS: 1 << 3,
+  MANAGE_APPLICATION: 1 << 4,
+  CAN_CREATE_SUBGROUP: 1 << 5,
+  CAN_DELETE_SUBGROUP: 1 << 6,
+  CAN_MANAGE_VISIBILITY: 1 << 7,
+  CAN_MANAGE_METADATA: 1 << 8,
+  CAN_AUTHOR_ON_BEHALF: 1 << 9,
+} as const;
+export type CapabilityName = keyof typeof CAP;
+export const ALL_CAPS = Object.values(CAP).reduce((a, b) => a | b, 0);
+
+/** admin spec "MetadataRecord" */
+export interface MetadataRecord {
+  name: string | null;
+  data: Record<string, string>;
+  /** wall-clock milliseconds */
+  updatedAt: number;
+  /** the account that set it */
+  updatedBy: string;
+}
+
+export interface MemberState {
+  role: Role;
+  /** per-member override of the group's default capabilities */
+  capabilities?: number;
+  autoFollow: { contexts: boolean; subgroups: boolean };
+  metadata: MetadataRecord | null;
+  /** Unix milliseconds */
+  joinedAt: number;
+  name?: string;
+}
+
+export interface ContextEntry {
+  name?: string;
+  metadata: MetadataRecord | null;
+  registeredAt: number;
+}
+
+export interface GroupState {
+  id: string;
+  namespaceId: string;
+  parentId: string | null;
+  name?: string;
+  owner: string;
+  /** the namespace admin set by the root-guarded AdminChanged op (root group only; absent = never changed) */
+  admin?: string;
+  /** invitation hash (SHA-256 of its borsh body, hex) → accounts that joined with it (single use per account) */
+  consumedInvitations?: Record<string, string[]>;
+  /** u64 as a decimal string: owner ops advance it by one */
+  ownerOpCounter: string;
+  members: Record<string, MemberState>;
+  defaultCapabilities: number;
+  subgroupVisibility: 'open' | 'restricted';
+  metadata: MetadataRecord | null;
+  contexts: Record<string, ContextEntry>;
+  targetApplicationId: string;
+  appKey: string;
+  teeAdmissionPolicy?: Record<string, unknown>;
+  teeAuthoringPolicy?: Record<string, unknown>;
+  /** Unix seconds */
+  createdAt: number;
+}
+
+export interface NamespaceState {
+  id: string;
+  name?: string;
+  founding: { founderAccountId: string; salt: string };
+  targetApplicationId: string;
+  appKey: string;
+  /** Unix seconds */
+  createdAt: number;
+  groups: Record<string, GroupState>;
+  /** log position: u64 decimal */
+  seq: string;
+  heads: string[];
+  /** highest nonce applied per signer (u64 decimal) */
+  nonces: Record<string, string>;
+  /** the account namespace is hidden from listings */
+  hidden?: boolean;
+  /**
+   * Devices of accounts bound in this namespace beyond each account's own node (account → device →
+   * binding); written by the account device ops (accounts/device-ops.ts). Absent on older state.
+   */
+  deviceBindings?: Record<string, Record<string, DeviceBinding>>;
+}
+
+/** A device's binding in a namespace: it may write for its account here until revoked or descoped. */
+export interface DeviceBinding {
+  signingKey: string;
+  /** Unix milliseconds */
+  linkedAt: number;
+  /** set when the account revoked the device (forward-only: its earlier ops stay valid) */
+  revokedAt?: number;
+}
+
+/** A signed governance op. `id` = SHA-256 over the canonical unsigned envelope; the signature covers it. */
+export interface GovOp {
+  id: string;
+  namespaceId: string;
+  groupId: string;
+  seq: string;
+  parents: string[];
+  /** the signing device's Ed25519 public key, hex */
+  signer: string;
+  /** the account the op is authored as */
+  account: string;
+  nonce: string;
+  kind: string;
+  body: Record<string, unknown>;
+  timestampMs: number;
+  signature: string;
+}
+
+export type UnsignedOp = Omit<GovOp, 'id' | 'signature'>;
