@@ -1,6 +1,10 @@
 /** `npm run bench`: runs every benchmark and prints its numbers and goals. */
 import { benchAuthHealth } from './auth-health.ts';
+import { benchBlobs } from './blobs.ts';
 
 const durationMs = Number(process.env.BENCH_MS ?? 3000);
 console.log('# auth / HTTP foundation');
 await benchAuthHealth(durationMs);
+
+console.log('\n# blobs');
+await benchBlobs();

@@ -6,8 +6,8 @@
  * id SHA-256("")); the blob hash is SHA-256 of the whole content. Metadata lives in the store:
  * space `blobs` (blob id → {@link BlobMeta}) and `blob_chunks` (chunk id → {refcount}).
  *
- * An upload is consumed as a stream and written chunk by chunk into temporary files (one chunk at
- * most in flight, never the whole blob). Only when every chunk file is fsynced, moved into place and
+ * An upload is consumed as a stream and written chunk by chunk into temporary files (a few chunks
+ * at most in flight, never the whole blob). Only when every chunk file is fsynced, moved into place and
  * the metadata batch has committed is the blob visible; an interrupted or rejected upload removes
  * its temporary files, and `open()` clears leftovers of a crash (temp files, chunk files no
  * metadata references). Commits and deletes run one at a time so refcounts never race.
@@ -133,15 +133,21 @@ export class BlobStore {
     const whole = sha256();
     let head: Uint8Array = new Uint8Array(0);
     let total = 0;
-    let fh: FileHandle | undefined;
-    let chunkHash = sha256();
-    let inChunk = 0;
+    // one chunk is assembled in memory, then written and fsynced while the next one arrives; at most
+    // WRITES_IN_FLIGHT chunks wait for the disk, so memory stays bounded whatever the blob's size
+    let buf = Buffer.allocUnsafe(CHUNK_SIZE);
+    let fill = 0;
+    const pending: Promise<void>[] = [];
 
-    const closeChunk = async () => {
-      await fh!.sync();
-      await fh!.close();
-      fh = undefined;
-      chunkIds.push(chunkHash.digest('hex'));
+    const flush = async () => {
+      const path = join(this.tmpDir, `${upload}.${tmpFiles.length}`);
+      tmpFiles.push(path);
+      const bytes = buf.subarray(0, fill);
+      chunkIds.push(sha256().update(bytes).digest('hex'));
+      pending.push(writeDurably(path, bytes));
+      buf = Buffer.allocUnsafe(CHUNK_SIZE);
+      fill = 0;
+      if (pending.length >= WRITES_IN_FLIGHT) await pending.shift();
     };
 
     try {
@@ -154,22 +160,15 @@ export class BlobStore {
         if (head.length < SNIFF_BYTES) head = concat(head, piece.subarray(0, SNIFF_BYTES - head.length));
         let off = 0;
         while (off < piece.length) {
-          if (!fh) {
-            const path = join(this.tmpDir, `${upload}.${tmpFiles.length}`);
-            tmpFiles.push(path);
-            fh = await open(path, 'wx', 0o600);
-            chunkHash = sha256();
-            inChunk = 0;
-          }
-          const slice = piece.subarray(off, off + Math.min(CHUNK_SIZE - inChunk, piece.length - off));
-          await writeAll(fh, slice);
-          chunkHash.update(slice);
-          inChunk += slice.length;
-          off += slice.length;
-          if (inChunk === CHUNK_SIZE) await closeChunk();
+          const n = Math.min(CHUNK_SIZE - fill, piece.length - off);
+          buf.set(piece.subarray(off, off + n), fill);
+          fill += n;
+          off += n;
+          if (fill === CHUNK_SIZE) await flush();
         }
       }
-      if (fh) await closeChunk();
+      if (fill > 0) await flush();
+      await Promise.all(pending.splice(0));
 
       const hash = whole.digest('hex');
       if (opts.expectedHash !== undefined && opts.expectedHash !== hash) {
@@ -182,7 +181,7 @@ export class BlobStore {
       const created = await this.serial(() => this.commit(blobId, { hash, size: total, chunkIds, tmpFiles, mime: sniffMime(head) }));
       return { blobId, size: total, hash, created };
     } finally {
-      await fh?.close().catch(() => undefined);
+      await Promise.allSettled(pending);
       // whatever was not moved into place (duplicates, failures) goes
       await Promise.all(tmpFiles.map((p) => rm(p, { force: true })));
     }
@@ -267,11 +266,21 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-async function writeAll(fh: FileHandle, bytes: Uint8Array): Promise<void> {
-  let off = 0;
-  while (off < bytes.length) {
-    const { bytesWritten } = await fh.write(bytes, off, bytes.length - off);
-    off += bytesWritten;
+/** chunks written and fsynced concurrently by one upload */
+const WRITES_IN_FLIGHT = 8;
+
+/** Writes a new file and fsyncs it: once this resolves, the bytes survive a crash. */
+async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
+  const fh = await open(path, 'wx', 0o600);
+  try {
+    let off = 0;
+    while (off < bytes.length) {
+      const { bytesWritten } = await fh.write(bytes, off, bytes.length - off);
+      off += bytesWritten;
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
   }
 }
 
