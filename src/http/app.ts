@@ -10,12 +10,15 @@ import { registerCors } from './cors.ts';
 import { formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
 import { loggablePath } from './logging.ts';
+import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
 
 export type App = FastifyInstance;
 
 export interface AppOptions {
   logger: Logger;
   corsAllowedOrigins?: string[];
+  /** request counts and latencies for `GET /metrics` */
+  metrics?: Metrics;
   /** mounts every route; called once, after the cross-cutting hooks are in place */
   routes: (app: App) => void | Promise<void>;
 }
@@ -42,6 +45,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? loggablePath(request.url);
     const entry = { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    opts.metrics?.request(request.method, request.routeOptions?.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
     if (QUIET.has(route) && reply.statusCode < 400) request.log.debug(entry, 'request');
     else request.log.info(entry, 'request');
   });

@@ -12,6 +12,7 @@ import { registerAccountRoutes } from '../accounts/account-routes.ts';
 import type { Store } from '../store/store.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
+import { registerMetricsRoute, type Metrics } from './metrics.ts';
 
 export interface RouteDeps {
   auth: AuthRoutesDeps;
@@ -19,11 +20,13 @@ export interface RouteDeps {
   lifecycle: () => Lifecycle;
   blobs: BlobRoutesDeps;
   governance: GovernanceRouteDeps;
+  metrics: Metrics;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerGuard(app, deps.auth.auth);
   registerHealthRoutes(app, deps);
+  registerMetricsRoute(app, deps.metrics);
   registerAuthRoutes(app, deps.auth);
   registerBlobRoutes(app, deps.blobs);
   registerAliasRoutes(app, { store: deps.store });

@@ -29,6 +29,7 @@ import { readSecret, type HomePaths } from '../config/home.ts';
 import { buildApp, type App } from '../http/app.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
 import { registerRoutes } from '../http/routes.ts';
+import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
 import type { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
@@ -60,6 +61,7 @@ export class HearthNode {
   private listening?: string;
   readonly store: Store;
   readonly keyStore: KeyStore;
+  readonly metrics = new Metrics();
   auth!: AuthService;
   keys!: KeysService;
   blobs!: BlobService;
@@ -122,11 +124,14 @@ export class HearthNode {
     await this.open();
     try {
       await this.ensureAdmin();
+      this.metrics.addGauge(storeSizeGauge({ data: this.opts.paths.data, blobs: this.opts.paths.blobs }));
       this.app = await buildApp({
         logger,
         corsAllowedOrigins: config.server.corsAllowedOrigins,
+        metrics: this.metrics,
         routes: (app) =>
           registerRoutes(app, {
+            metrics: this.metrics,
             store: this.store,
             lifecycle: () => this.state,
             blobs: { blobs: this.blobs },
