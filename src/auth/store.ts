@@ -38,6 +38,9 @@ export function isValidKey(k: KeyRecord, nowSecs: number): boolean {
   return k.revokedAt === null && (k.expiresAt === null || k.expiresAt > nowSecs);
 }
 
+/** keys kept in memory; beyond it the oldest cached record is dropped (and re-read when needed) */
+const KEY_CACHE_SIZE = 10_000;
+
 export class KeyStore {
   private readonly keys;
   private readonly users;
@@ -49,19 +52,41 @@ export class KeyStore {
     this.jtis = store.space<ConsumedJti>('auth.jti');
   }
 
-  get(id: string): Promise<KeyRecord | undefined> {
-    return this.keys.get(id);
+  /**
+   * Every guarded request reads its key: records are cached (write-through: every key write goes
+   * through this class) and frozen, so a caller cannot change a cached record without a `put`.
+   */
+  private readonly cache = new Map<string, Readonly<KeyRecord>>();
+  /** bumped by every key write: a read that raced a write must not cache what it read */
+  private writes = 0;
+
+  async get(id: string): Promise<KeyRecord | undefined> {
+    const hit = this.cache.get(id);
+    if (hit) return hit;
+    const before = this.writes;
+    const key = await this.keys.get(id);
+    if (key && this.writes === before) this.remember(key);
+    return key;
   }
 
   async byUsername(username: string): Promise<KeyRecord | undefined> {
     const id = await this.users.get(username);
-    return id === undefined ? undefined : this.keys.get(id);
+    return id === undefined ? undefined : this.get(id);
   }
 
   async put(key: KeyRecord): Promise<void> {
     const ops = [this.keys.putOp(key.id, key)];
     if (key.username !== undefined) ops.push(this.users.putOp(key.username, key.id) as never);
+    this.writes++;
+    this.cache.delete(key.id);
     await this.store.batch(ops);
+    this.writes++; // reads that overlapped the batch may have seen either value: none of them caches
+    this.remember(key);
+  }
+
+  private remember(key: KeyRecord): void {
+    if (this.cache.size >= KEY_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key.id, Object.freeze({ ...key, permissions: Object.freeze([...key.permissions]) as string[] }));
   }
 
   async list(type: KeyType): Promise<KeyRecord[]> {
@@ -75,8 +100,16 @@ export class KeyStore {
   /** Marks a refresh token used; with `key`, the key change lands in the same batch. */
   async consume(jti: string, entry: ConsumedJti, key?: KeyRecord): Promise<void> {
     const ops = [this.jtis.putOp(jti, entry)] as Parameters<Store['batch']>[0];
-    if (key) ops.push(this.keys.putOp(key.id, key));
+    if (key) {
+      ops.push(this.keys.putOp(key.id, key));
+      this.writes++;
+      this.cache.delete(key.id);
+    }
     await this.store.batch(ops);
+    if (key) {
+      this.writes++;
+      this.remember(key);
+    }
   }
 
   /** Drops consumed ids whose token has expired anyway: a replay of those fails on expiry. */

@@ -42,8 +42,17 @@ export interface MintInput {
   lifetimes: Lifetimes;
 }
 
+/** verified tokens remembered (an HMAC and a JSON parse saved per guarded request) */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export class TokenIssuer {
   private readonly key: Uint8Array;
+  /**
+   * token → its verified claims. Only what cannot change is cached (signature, issuer, audience,
+   * type, claims); expiry is re-checked on every hit, and key state (revocation, generation) is
+   * checked by the caller on every request anyway.
+   */
+  private readonly verified = new Map<string, Readonly<Claims>>();
 
   constructor(
     secret: string,
@@ -67,6 +76,9 @@ export class TokenIssuer {
    * decodes (refresh must read the expired access token, auth-wire §2.2).
    */
   async verify(token: string, type: TokenType, opts: { ignoreExpiry?: boolean } = {}): Promise<Claims> {
+    const hit = opts.ignoreExpiry ? undefined : this.verified.get(token);
+    // jose's rule: expired once exp <= now - tolerance
+    if (hit && hit.token_type === type && hit.exp + this.leewaySecs > unixSecs(this.clock)) return hit;
     let payload: Record<string, unknown>;
     try {
       const now = opts.ignoreExpiry ? new Date(0) : new Date(this.clock.now());
@@ -87,7 +99,12 @@ export class TokenIssuer {
     if (!Array.isArray(perms) || !perms.every((p) => typeof p === 'string')) {
       throw unauthenticated('Invalid token: permissions claim missing', 'invalid_token');
     }
-    return payload as unknown as Claims;
+    const claims = Object.freeze({ ...payload, permissions: Object.freeze([...perms]) }) as unknown as Claims;
+    if (!opts.ignoreExpiry) {
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, claims);
+    }
+    return claims;
   }
 
   /** Seconds since the token's expiry, negative while it is still valid. */
