@@ -9,6 +9,7 @@ import { badRequest, conflict, forbidden } from '../errors.ts';
 import type { ApplierRegistry, ApplyContext } from '../governance/appliers.ts';
 import { isMember } from '../governance/authority.ts';
 import type { DeviceBinding } from '../governance/types.ts';
+import { recordAccountRoot } from '../governance/proofs/roots.ts';
 import { parseCredential, parseScopeProof } from './credentials.ts';
 
 export interface DeviceOpBody {
@@ -84,5 +85,6 @@ function linkEndorsed(ctx: ApplyContext, credential: string, scope: string): voi
   if (current?.revokedAt !== undefined) throw forbidden(`device ${cred.deviceId} is revoked (DeviceLinkRefused)`);
   if (current) throw conflict(`device ${cred.deviceId} is already bound in namespace '${ns.id}'`);
   bindings[cred.deviceId] = { signingKey: cred.signingKey, linkedAt: op.timestampMs };
+  recordAccountRoot(ns, cred.rootPublicKey);
   ctx.emit(ns.id, 'AccountDeviceLinked', { account: cred.accountId, deviceId: cred.deviceId, endorsedBy: op.account });
 }

@@ -85,10 +85,30 @@ export interface SignWithRootResult {
   accountId: string;
 }
 
+/** NodeIdentity (admin spec "NodeIdentity"): which account this node acts as, and its keys. */
+export interface NodeIdentity {
+  accountId: string;
+  deviceId: string | null;
+  /** the node's signing key */
+  publicKey: string;
+  accountRootPublicKey?: string;
+  holdsAccountRoot: boolean;
+  deviceCertified?: boolean;
+  deviceAgreementKey?: string | null;
+  accountNamespaceId?: string | null;
+  /** present once another device of the account revoked this node's device */
+  revokedFrom?: { accountId: string; deviceId: string };
+}
+
 const device = (id: string) => `/admin-api/account/devices/${encodeURIComponent(id)}`;
 
 export class AccountsApi {
   constructor(private readonly http: HttpClient) {}
+
+  /** `GET /identity`: the account this node acts as (the caller of the admin API acts as it too). */
+  identity(options?: CallOptions): Promise<NodeIdentity> {
+    return this.http.data('/admin-api/identity', options);
+  }
 
   /** `GET /account/devices` (flat `{devices}`). */
   async devices(options?: CallOptions): Promise<AccountDevice[]> {

@@ -1,13 +1,15 @@
 /**
  * @module client/groups
  *
- * Group membership and tree routes (admin-wire-b §4.4–§4.15, §4.18). Bodies are decoded exactly as
- * the wire sends them: `members`, `member-devices` and `subgroups` are flat, `reparent` is flat
- * `{reparented}`, contexts, delete and join-via-inheritance are `{data}` envelopes, and the "none"
- * routes answer an empty 200 (these methods resolve to `void`).
+ * Group routes (admin-wire-b §4.2–§4.15, §4.18–§4.20): create, GroupInfo, membership and tree,
+ * seal and ownership proofs. Bodies are decoded exactly as the wire sends them: `members`,
+ * `member-devices` and `subgroups` are flat, `reparent` is flat `{reparented}`, both ownership
+ * proofs are flat proof objects; create, info, contexts, delete, seal and join-via-inheritance are
+ * `{data}` envelopes, and the "none" routes answer an empty 200 (these methods resolve to `void`).
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
+import type { U64 } from './json.ts';
 
 export type GroupRole = 'Admin' | 'Member' | 'ReadOnly' | 'ReadOnlyTee' | 'RelayTee';
 
@@ -40,10 +42,95 @@ export interface JoinViaInheritanceResult {
   wasInherited: boolean;
 }
 
+export interface CreateGroupRequest {
+  applicationId: string;
+  /** bytecode (blob) id the group pins; older clients call it `bytecodeId` */
+  appKey?: string;
+  name?: string;
+  /** absent: a new namespace is founded; present: a subgroup of that group */
+  parentGroupId?: string;
+  visibility?: 'open' | 'restricted';
+}
+
+/** GroupInfo (admin spec "GroupInfo"; admin-wire-b §4.3). */
+export interface GroupInfo {
+  groupId: string;
+  appKey: string;
+  targetApplicationId: string;
+  memberCount: number;
+  contextCount: number;
+  defaultCapabilities: number;
+  subgroupVisibility: 'open' | 'restricted';
+  activeUpgrade?: unknown;
+  metadata?: { name: string | null; data: Record<string, string>; updatedAt: number; updatedBy: string };
+  groupStateHash?: string;
+  namespaceId: string;
+  /** the counter a root proof must name; a `bigint` past 2^53−1 */
+  ownerOpCounter: U64;
+  name?: string;
+}
+
+/** SealedEnvelope (admin-wire-b §4.19): byte fields are hex; `ciphertext` ends with the 16-byte GCM tag. */
+export interface SealedEnvelope {
+  accountRootEpoch: number;
+  ephemeralPublicKey: string;
+  nonce: string;
+  ciphertext: string;
+}
+
+export interface OwnershipClaim {
+  audience: string;
+  subject: string;
+  /** hex, 32–128 characters */
+  nonce: string;
+  /** unix milliseconds; the node clamps it to issue time + 5 minutes */
+  expiresAtMs: number;
+}
+
+/** Verify Ed25519 over `"calimero.ownership-claim.v1\0" ‖ base64-decoded signedPayload`. */
+export interface OwnershipProof {
+  signerPublicKey: string;
+  /** base64 of the UTF-8 JSON claim */
+  signedPayload: string;
+  /** base64 of the 64-byte signature */
+  signature: string;
+}
+
+export interface NamespaceOwnershipProof extends OwnershipProof {
+  founding: { founderAccountId: string; salt: string };
+  /** hex of the node's device credential (binds `signerPublicKey` to the founding account's root) */
+  credential: string;
+}
+
 const seg = encodeURIComponent;
 
 export class GroupsApi {
   constructor(private readonly http: HttpClient) {}
+
+  /** `POST /groups`: a namespace without `parentGroupId`, else a subgroup; the id is derived by the node. */
+  create(body: CreateGroupRequest, options?: CallOptions): Promise<{ groupId: string }> {
+    return this.http.data('/admin-api/groups', { ...options, method: 'POST', body });
+  }
+
+  /** `GET /groups/{g}`: GroupInfo. */
+  info(groupId: string, options?: CallOptions): Promise<GroupInfo> {
+    return this.http.data(`/admin-api/groups/${seg(groupId)}`, options);
+  }
+
+  /** `POST /groups/{g}/accounts/{account}/seal`: `plaintext` as hex, sealed to the account's current root. */
+  seal(groupId: string, account: string, plaintext: string, options?: CallOptions): Promise<SealedEnvelope> {
+    return this.http.data(`/admin-api/groups/${seg(groupId)}/accounts/${seg(account)}/seal`, { ...options, method: 'POST', body: { plaintext } });
+  }
+
+  /** `POST /groups/{g}/issue-ownership-proof` (flat): a claim about a context in the group's tree. */
+  issueOwnershipProof(groupId: string, claim: OwnershipClaim & { contextId: string }, options?: CallOptions): Promise<OwnershipProof> {
+    return this.http.json(`/admin-api/groups/${seg(groupId)}/issue-ownership-proof`, { ...options, method: 'POST', body: claim });
+  }
+
+  /** `POST /groups/{ns}/issue-namespace-ownership-proof` (flat): a claim about the whole namespace. */
+  issueNamespaceOwnershipProof(namespaceId: string, claim: OwnershipClaim, options?: CallOptions): Promise<NamespaceOwnershipProof> {
+    return this.http.json(`/admin-api/groups/${seg(namespaceId)}/issue-namespace-ownership-proof`, { ...options, method: 'POST', body: claim });
+  }
 
   /** `DELETE /groups/{g}`: cascading delete of a subgroup and its subtree. */
   deleteGroup(groupId: string, options?: CallOptions): Promise<{ isDeleted: boolean }> {

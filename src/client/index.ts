@@ -16,6 +16,12 @@ import { AdminApi } from './admin.ts';
 import { AliasesApi } from './aliases.ts';
 import { AuthApi } from './auth.ts';
 import { BlobsApi } from './blobs.ts';
+import { AccountsApi } from './accounts.ts';
+import { GroupsApi } from './groups.ts';
+import { InvitationsApi } from './invitations.ts';
+import { NamespacesApi } from './namespaces.ts';
+import { OwnerApi } from './owner.ts';
+import { SettingsApi } from './settings.ts';
 import { HttpClient, type HttpClientOptions } from './http.ts';
 import type { TokenStore } from './token-store.ts';
 
@@ -30,6 +36,18 @@ export interface Client {
   blobs: BlobsApi;
   /** `/admin-api/alias/*`: context, application and device aliases. */
   aliases: AliasesApi;
+  /** `/admin-api/namespaces/*`: create, list, manage namespaces; subgroups, admit, device revoke/link. */
+  namespaces: NamespacesApi;
+  /** `/admin-api/groups/*`: create, GroupInfo, members, tree, seal, ownership proofs. */
+  groups: GroupsApi;
+  /** Root-guarded owner operations: transfer ownership, owner delete, namespace admin. */
+  owner: OwnerApi;
+  /** Group and namespace invitations and joins. */
+  invitations: InvitationsApi;
+  /** Capabilities, group settings, metadata, TEE policies. */
+  settings: SettingsApi;
+  /** `/admin-api/identity` and `/admin-api/account/*`: this node's account and its devices. */
+  accounts: AccountsApi;
   /** The shared HTTP core, for routes without a typed method. */
   http: HttpClient;
   /** The token store in use (the one passed in, or a memory store). */
@@ -61,11 +79,69 @@ export interface Client {
  */
 export function createClient(options: ClientOptions): Client {
   const http = new HttpClient(options);
-  return { auth: new AuthApi(http), admin: new AdminApi(http), blobs: new BlobsApi(http), aliases: new AliasesApi(http), http, tokenStore: http.tokenStore };
+  return {
+    auth: new AuthApi(http),
+    admin: new AdminApi(http),
+    blobs: new BlobsApi(http),
+    aliases: new AliasesApi(http),
+    namespaces: new NamespacesApi(http),
+    groups: new GroupsApi(http),
+    owner: new OwnerApi(http),
+    invitations: new InvitationsApi(http),
+    settings: new SettingsApi(http),
+    accounts: new AccountsApi(http),
+    http,
+    tokenStore: http.tokenStore,
+  };
 }
 
 export { AdminApi, statusOf, type StatusResponse } from './admin.ts';
 export { AliasesApi, type AliasScope } from './aliases.ts';
+export {
+  AccountsApi,
+  type AccountApplication,
+  type AccountDevice,
+  type DeviceScope,
+  type LabelResult,
+  type LinkSkipReason,
+  type NodeIdentity,
+  type PairCompleteRequest,
+  type PairCompleteResult,
+  type PairInitResult,
+  type RelinkResult,
+  type RescopeResult,
+  type RootSignDomain,
+  type SignWithRootResult,
+} from './accounts.ts';
+export {
+  GroupsApi,
+  type CreateGroupRequest,
+  type GroupContextEntry,
+  type GroupEntry,
+  type GroupInfo,
+  type GroupMember,
+  type GroupMemberDevices,
+  type GroupRole,
+  type JoinViaInheritanceResult,
+  type NamespaceOwnershipProof,
+  type OwnershipClaim,
+  type OwnershipProof,
+  type SealedEnvelope,
+} from './groups.ts';
+export { InvitationsApi, type CreateInvitationRequest, type InvitationResult, type RecursiveInvitationResult, type SignedGroupOpenInvitation } from './invitations.ts';
+export { NamespacesApi, type CreateNamespaceResult, type Namespace, type RevokeDeviceResult, type SubgroupEntry } from './namespaces.ts';
+export { OwnerApi, type ChangeNamespaceAdminRequest, type TransferOwnershipRequest } from './owner.ts';
+export {
+  CAPABILITIES,
+  SettingsApi,
+  type MetadataRecord,
+  type SetMetadataRequest,
+  type SetTeeAdmissionPolicyRequest,
+  type SignedReleasePolicy,
+  type SubgroupVisibility,
+  type TeeAdmissionPolicy,
+  type TeeMode,
+} from './settings.ts';
 export {
   BlobsApi,
   PEER_LOOKUP_TIMEOUT_MS,

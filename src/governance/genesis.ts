@@ -4,7 +4,8 @@
  * (creator, parent, restricted, salt), and an op whose id does not re-derive is refused.
  */
 import { badRequest, conflict, forbidden } from '../errors.ts';
-import { namespaceIdOf, subgroupIdOf } from '../crypto/ids.ts';
+import { accountIdOf, namespaceIdOf, subgroupIdOf } from '../crypto/ids.ts';
+import { recordAccountRoot } from './proofs/roots.ts';
 import type { ApplierRegistry } from './appliers.ts';
 import { ancestry, isAdmin, requireCapability } from './authority.ts';
 import { CAP, type GroupState, type NamespaceState } from './types.ts';
@@ -14,6 +15,8 @@ export interface NamespaceGenesis {
   applicationId: string;
   appKey: string;
   name?: string;
+  /** the founder's root public key, recorded for sealing (proofs/roots.ts); must derive the founder's account */
+  founderRootKey?: string;
 }
 
 export interface SubgroupBody {
@@ -68,6 +71,12 @@ export function registerGenesisOps(registry: ApplierRegistry): void {
     const body = op.body as unknown as NamespaceGenesis;
     if (ns.seq !== '0') throw conflict(`namespace '${ns.id}' already exists`);
     if (namespaceIdOf(op.account, body.salt) !== op.namespaceId) throw badRequest('namespace id does not derive from its founder and salt');
+    if (body.founderRootKey !== undefined) {
+      if (!/^[0-9a-f]{64}$/.test(body.founderRootKey) || accountIdOf(Buffer.from(body.founderRootKey, 'hex')) !== op.account) {
+        throw badRequest("founderRootKey does not derive the founder's account");
+      }
+      recordAccountRoot(ns, body.founderRootKey);
+    }
     ns.groups[ns.id] = newGroup({
       id: ns.id,
       namespaceId: ns.id,

@@ -21,6 +21,7 @@ import { registerNamespaceManageRoutes } from './namespaces/manage-routes.ts';
 import type { AccountService } from '../accounts/service.ts';
 import type { SettingsService } from './settings/service.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
+import { registerProofRoutes } from './proofs/routes.ts';
 
 export interface GovernanceRouteDeps {
   governance: Governance;
@@ -46,4 +47,5 @@ export function registerGovernanceRoutes(app: FastifyInstance, deps: GovernanceR
   registerMembersRoutes(app, deps);
   registerOwnerRoutes(app, deps);
   registerInvitationRoutes(app, deps);
+  registerProofRoutes(app, deps);
 }

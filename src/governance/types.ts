@@ -96,6 +96,11 @@ export interface NamespaceState {
    * binding); written by the account device ops (accounts/device-ops.ts). Absent on older state.
    */
   deviceBindings?: Record<string, Record<string, DeviceBinding>>;
+  /**
+   * Account → Ed25519 root public key (hex), recorded from bytes that prove it (proofs/roots.ts);
+   * read by the seal route. Absent on older state.
+   */
+  accountRoots?: Record<string, string>;
 }
 
 /** A device's binding in a namespace: it may write for its account here until revoked or descoped. */

@@ -35,8 +35,8 @@ async function status(p: Promise<unknown>): Promise<{ status: number; text: stri
 async function connect(): Promise<void> {
   c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
   await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  acc = new AccountsApi(c.http);
-  nss = new NamespacesApi(c.http);
+  acc = c.accounts;
+  nss = c.namespaces;
 }
 
 function domainHash(domain: string, parts: Buffer[]): Buffer {

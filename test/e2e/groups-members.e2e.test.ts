@@ -32,7 +32,7 @@ async function status(p: Promise<unknown>): Promise<number> {
 async function connect(): Promise<void> {
   c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
   await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  g = new GroupsApi(c.http);
+  g = c.groups;
   node.node.bus.subscribe((e) => events.push(e));
 }
 

@@ -23,7 +23,7 @@ let sub: string;
 async function login() {
   c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
   await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  inv = new InvitationsApi(c.http);
+  inv = c.invitations;
 }
 const fails = (p: Promise<unknown>) => p.then(() => undefined, (e: HttpError) => e);
 const hex = (a: number[]) => Buffer.from(a).toString('hex');

@@ -35,7 +35,7 @@ async function status(p: Promise<unknown>): Promise<{ status: number; text: stri
 async function connect(): Promise<void> {
   c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
   await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  api = new NamespacesApi(c.http);
+  api = c.namespaces;
 }
 
 /** A namespace this node's account no longer owns: OTHER becomes admin and owner. */

@@ -29,7 +29,7 @@ const strangerProof = (groupId: string, kind: number, opBorsh: Buffer, counter: 
 async function login() {
   c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
   await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  owner = new OwnerApi(c.http);
+  owner = c.owner;
 }
 
 const info = (g: string) => c.http.data<{ namespaceId: string; ownerOpCounter: number | bigint }>(`/admin-api/groups/${g}`);

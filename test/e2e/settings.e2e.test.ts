@@ -30,7 +30,7 @@ let sub: string;
 async function login() {
   c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
   await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  s = new SettingsApi(c.http);
+  s = c.settings;
 }
 
 const fails = (p: Promise<unknown>) => p.then(() => undefined, (e: HttpError) => e);

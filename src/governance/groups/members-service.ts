@@ -10,6 +10,7 @@ import type { Governance } from '../log.ts';
 import type { GroupState, MemberState, NamespaceState, Role } from '../types.ts';
 import { effectiveMembers } from '../views.ts';
 import { MEMBER_OPS, refuseTeeRole } from './members-ops.ts';
+import { groupInScope } from '../namespaces/scope.ts';
 
 export interface MemberEntry {
   identity: string;
@@ -44,13 +45,13 @@ export class MembersService {
 
   /** A group this node's account may read (effective member), else 404/403. */
   private readable(groupId: string): { ns: NamespaceState; group: GroupState } {
-    const found = this.d.governance.requireGroup(groupId);
+    const found = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     requireMember(found.ns, found.group, this.me);
     return found;
   }
 
   private async submit(groupId: string, kind: string, body: Record<string, unknown>): Promise<void> {
-    const { ns } = this.d.governance.requireGroup(groupId);
+    const { ns } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     await this.d.governance.submit(ns.id, groupId, kind, body);
   }
 
@@ -115,7 +116,7 @@ export class MembersService {
   }
 
   async reparent(childGroupId: string, newParentId: string): Promise<void> {
-    const { ns } = this.d.governance.requireGroup(childGroupId);
+    const { ns } = groupInScope(this.d.governance, childGroupId, this.d.identity.accountId);
     const target = this.d.governance.locate(newParentId);
     if (target && target.ns.id !== ns.id) {
       throw badRequest(`group '${newParentId}' is in namespace '${target.ns.id}', not in '${ns.id}': reparenting cannot cross namespaces`);
@@ -129,7 +130,7 @@ export class MembersService {
 
   /** `wasInherited: false` when this node's account already holds a direct row (no op is authored). */
   async joinViaInheritance(groupId: string): Promise<{ groupId: string; memberPublicKey: string; wasInherited: boolean }> {
-    const { group } = this.d.governance.requireGroup(groupId);
+    const { group } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     const wasInherited = !group.members[this.me];
     if (wasInherited) await this.submit(groupId, MEMBER_OPS.joinedOpen, {});
     return { groupId, memberPublicKey: this.d.identity.publicKey, wasInherited };
@@ -137,7 +138,7 @@ export class MembersService {
 
   /** Deletes a subgroup and its subtree; the op carries the cascade so peers can check it. */
   async deleteGroup(groupId: string): Promise<void> {
-    const { ns } = this.d.governance.requireGroup(groupId);
+    const { ns } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     const groupIds = subtree(ns, groupId).map((g) => g.id);
     await this.submit(groupId, MEMBER_OPS.cascadeDeleted, { groupIds });
   }

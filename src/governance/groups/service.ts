@@ -9,6 +9,7 @@ import type { SubgroupBody } from '../genesis.ts';
 import type { Governance } from '../log.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import type { GroupState, NamespaceState } from '../types.ts';
+import { groupInScope } from '../namespaces/scope.ts';
 
 export interface CreateGroupInput {
   applicationId: string;
@@ -26,7 +27,7 @@ export class GroupService {
     if (!input.parentGroupId) {
       return (await this.d.namespaces.found({ applicationId: input.applicationId, appKey: input.appKey, name: input.name })).id;
     }
-    const { ns } = this.d.governance.requireGroup(input.parentGroupId);
+    const { ns } = groupInScope(this.d.governance, input.parentGroupId, this.d.identity.accountId);
     const visibility = input.visibility ?? 'open';
     const salt = randomBytes(32).toString('hex');
     const groupId = subgroupIdOf(this.d.identity.accountId, input.parentGroupId, visibility === 'restricted', salt);
@@ -44,6 +45,6 @@ export class GroupService {
   }
 
   get(groupId: string): { ns: NamespaceState; group: GroupState } {
-    return this.d.governance.requireGroup(groupId);
+    return groupInScope(this.d.governance, groupId, this.d.identity.accountId);
   }
 }

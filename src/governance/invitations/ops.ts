@@ -32,6 +32,6 @@ export function registerInvitationOps(registry: ApplierRegistry): void {
     const role = INVITED_ROLES[inv.invitation.invited_role]!;
     group.members[op.account] = { role, autoFollow: { contexts: true, subgroups: false }, metadata: null, joinedAt: op.timestampMs };
     consumed[key] = [...(consumed[key] ?? []), op.account];
-    emit(group.id, 'MemberJoined', { member: op.account, role });
+    emit(group.id, 'MemberJoined', { memberAccount: op.account, role });
   });
 }

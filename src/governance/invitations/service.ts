@@ -16,6 +16,7 @@ import type { Governance } from '../log.ts';
 import type { GroupState } from '../types.ts';
 import { bytes32, hexOf, invitationHash, parseInvitation, signatureValid, type SignedInvitation } from './codec.ts';
 import { INVITATION_OPS } from './ops.ts';
+import { groupInScope } from '../namespaces/scope.ts';
 
 /** MAX_INVITATION_VALIDITY_SECS (rc.29+): the default and the clamp. */
 export const MAX_INVITATION_VALIDITY_SECS = 86_400;
@@ -51,14 +52,14 @@ export class InvitationService {
 
   /** One invitation to `groupId`; the node's account must be admin or hold CAN_INVITE_MEMBERS. */
   invite(groupId: string, input: InviteInput): { invitation: SignedInvitation; groupName?: string } {
-    const { ns, group } = this.d.governance.requireGroup(groupId);
+    const { ns, group } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     requireCapability(ns, group, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');
     return this.mint(group, input);
   }
 
   /** The namespace invite: the path must be a root; `recursive` adds every group the inviter may invite to. */
   inviteNamespace(namespaceId: string, input: InviteInput, recursive: boolean) {
-    const { ns, group } = this.d.governance.requireGroup(namespaceId);
+    const { ns, group } = groupInScope(this.d.governance, namespaceId, this.d.identity.accountId);
     if (group.parentId !== null) throw badRequest('namespace_id must reference a root group (namespace)');
     if (!recursive) return this.invite(namespaceId, input);
     requireCapability(ns, group, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');

@@ -20,6 +20,7 @@ import type { ApplierRegistry } from '../appliers.ts';
 import { groupOf, requireCapability } from '../authority.ts';
 import { canonicalJson } from '../canonical.ts';
 import type { NamespaceState } from '../types.ts';
+import { recordAccountRoot } from '../proofs/roots.ts';
 import { INVITED_ROLES, hexOf, invitationHash, parseInvitation, signatureValid, type SignedInvitation } from '../invitations/codec.ts';
 
 export const JOIN_KINDS = ['MemberJoined', 'MemberJoinedAt'] as const;
@@ -113,6 +114,7 @@ export function registerAdmitOps(registry: ApplierRegistry): void {
     const cred = parseCredential(join.credential);
     ns.deviceBindings ??= {};
     (ns.deviceBindings[joiner] ??= {})[cred.deviceId] = { signingKey: cred.signingKey, linkedAt: join.statement.timestampMs };
-    emit(group.id, 'MemberJoined', { member: joiner, role, admittedBy: op.account });
+    recordAccountRoot(ns, cred.rootPublicKey);
+    emit(group.id, 'MemberJoined', { memberAccount: joiner, role });
   });
 }

@@ -55,7 +55,7 @@ it('namespace.left: a member leaves every group and drops out of scope; the owne
   expect(inAccountScope(ns, B)).toBe(true);
   const { ns: after, events } = apply(ns, B, 'namespace.left');
   expect(after.groups[ns.id]!.members[B]).toBeUndefined();
-  expect(events).toEqual(['MemberLeft']);
+  expect(events).toEqual(['MemberRemoved']);
   expect(inAccountScope(after, B)).toBe(false);
   expect(kind(() => apply(after, B, 'namespace.left'))).toBe('forbidden');
   expect(kind(() => apply(ns, A, 'namespace.left'))).toBe('forbidden');

@@ -32,7 +32,7 @@ export function registerNamespaceManageOps(registry: ApplierRegistry): void {
     }
     for (const g of rows) {
       delete g.members[op.account];
-      emit(g.id, 'MemberLeft', { member: op.account });
+      emit(g.id, 'MemberRemoved', { memberAccount: op.account });
     }
     if (ns.deviceBindings) delete ns.deviceBindings[op.account];
   });

@@ -33,7 +33,7 @@ export class NamespaceService {
       id,
       id,
       'namespace.created',
-      { ...genesis },
+      { ...genesis, founderRootKey: this.d.identity.rootPublicKey },
       emptyNamespace(id, founder, genesis, Math.floor(this.d.clock.now() / 1000)),
     );
     return ns;

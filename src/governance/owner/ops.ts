@@ -10,6 +10,7 @@ import type { ApplierRegistry } from '../appliers.ts';
 import { groupOf, subtree } from '../authority.ts';
 import { BorshWriter } from '../borsh.ts';
 import { advanceOwnerOpCounter, opDigestOf, verifyRootProof } from '../root-guard.ts';
+import { recordAccountRoot } from '../proofs/roots.ts';
 
 /** GroupOp #21 TransferOwnership ‖ new owner */
 export const transferOwnershipOpBorsh = (newOwner: string) => new BorshWriter().u8(0x15).hex32(newOwner).toBuffer();
@@ -45,7 +46,7 @@ export function registerOwnerOps(registry: ApplierRegistry): void {
     if (!row) throw conflict(`transfer target ${b.newOwner} is not a member of group '${group.id}'`);
     if (row.role !== 'Admin') throw conflict(`transfer target ${b.newOwner} is not an admin of group '${group.id}'`);
     const opDigest = opDigestOf(transferOwnershipOpBorsh(b.newOwner));
-    verifyRootProof({ ns, group, kind: 'TransferOwnership', opDigest, account: group.owner, rootProof: b.rootProof });
+    recordAccountRoot(ns, verifyRootProof({ ns, group, kind: 'TransferOwnership', opDigest, account: group.owner, rootProof: b.rootProof }).rootKey);
     group.owner = b.newOwner;
     advanceOwnerOpCounter(group);
   });
@@ -58,7 +59,7 @@ export function registerOwnerOps(registry: ApplierRegistry): void {
     const doomed = subtree(ns, group.id);
     const withContexts = doomed.find((g) => Object.keys(g.contexts).length > 0);
     if (withContexts) throw conflict(`group '${withContexts.id}' has registered contexts; remove them before deleting`);
-    verifyRootProof({ ns, group, kind: 'GroupDelete', opDigest: opDigestOf(groupDeleteOpBorsh()), account: group.owner, rootProof: b.rootProof });
+    recordAccountRoot(ns, verifyRootProof({ ns, group, kind: 'GroupDelete', opDigest: opDigestOf(groupDeleteOpBorsh()), account: group.owner, rootProof: b.rootProof }).rootKey);
     for (const g of doomed) {
       delete ns.groups[g.id];
       emit(g.id, 'GroupDeleted', { groupId: g.id });
@@ -72,7 +73,7 @@ export function registerOwnerOps(registry: ApplierRegistry): void {
     const row = root.members[b.newAdmin];
     if (!row) throw conflict(`new admin ${b.newAdmin} is not a member of namespace '${ns.id}'`);
     const opDigest = opDigestOf(adminChangedOpBorsh(b.newAdmin));
-    verifyRootProof({ ns, group: root, kind: 'AdminChanged', opDigest, account: root.owner, rootProof: b.rootProof });
+    recordAccountRoot(ns, verifyRootProof({ ns, group: root, kind: 'AdminChanged', opDigest, account: root.owner, rootProof: b.rootProof }).rootKey);
     root.admin = b.newAdmin;
     // the namespace admin administers the namespace: it holds the Admin role in the root
     row.role = 'Admin';

@@ -8,26 +8,27 @@ import { groupOf } from '../authority.ts';
 import type { Governance } from '../log.ts';
 import { opDigestOf, rootGuard } from '../root-guard.ts';
 import { adminChangedOpBorsh, groupDeleteOpBorsh, OWNER_OPS, transferOwnershipOpBorsh } from './ops.ts';
+import { groupInScope } from '../namespaces/scope.ts';
 
 export class OwnerService {
   constructor(private readonly d: { governance: Governance; identity: NodeIdentity }) {}
 
   async transferOwnership(groupId: string, newOwner: string, rootProof?: string): Promise<void> {
-    const { ns, group } = this.d.governance.requireGroup(groupId);
+    const { ns, group } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     const opDigest = opDigestOf(transferOwnershipOpBorsh(newOwner));
     const proof = rootGuard({ ns, group, kind: 'TransferOwnership', opDigest, account: group.owner, rootProof, identity: this.d.identity });
     await this.d.governance.submit(ns.id, group.id, OWNER_OPS.transfer, { newOwner, rootProof: proof });
   }
 
   async ownerDelete(groupId: string, rootProof?: string): Promise<void> {
-    const { ns, group } = this.d.governance.requireGroup(groupId);
+    const { ns, group } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     const opDigest = opDigestOf(groupDeleteOpBorsh());
     const proof = rootGuard({ ns, group, kind: 'GroupDelete', opDigest, account: group.owner, rootProof, identity: this.d.identity });
     await this.d.governance.submit(ns.id, group.id, OWNER_OPS.delete, { rootProof: proof });
   }
 
   async changeNamespaceAdmin(namespaceId: string, newAdmin: string, rootProof?: string): Promise<void> {
-    const { ns } = this.d.governance.requireGroup(namespaceId);
+    const { ns } = groupInScope(this.d.governance, namespaceId, this.d.identity.accountId);
     const root = groupOf(ns, ns.id);
     const opDigest = opDigestOf(adminChangedOpBorsh(newAdmin));
     const proof = rootGuard({ ns, group: root, kind: 'AdminChanged', opDigest, account: root.owner, rootProof, identity: this.d.identity });

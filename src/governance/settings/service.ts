@@ -12,6 +12,7 @@ import type { NodeIdentity } from '../../accounts/identity.ts';
 import { SETTINGS_OPS, type MetadataTarget } from './ops.ts';
 import { admissionOp, authoringOp, policyRoot, TEE_OPS } from './tee-ops.ts';
 import { validateAdmissionPolicy, validateAuthoringPolicy, type TeeAdmissionPolicy, type Visibility } from './validate.ts';
+import { groupInScope } from '../namespaces/scope.ts';
 
 /** GetTeeAdmissionPolicy: the flat policy plus `enabled` (admin-wire-b §6.4). */
 export type TeeAdmissionPolicyView = { enabled: boolean } & TeeAdmissionPolicy;
@@ -32,13 +33,13 @@ export class SettingsService {
 
   /** The group, readable by an effective member only (admin-wire-b §11). */
   private readable(groupId: string): { ns: NamespaceState; group: GroupState } {
-    const found = this.d.governance.requireGroup(groupId);
+    const found = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     requireMember(found.ns, found.group, this.d.identity.accountId);
     return found;
   }
 
   private submit(groupId: string, kind: string, body: Record<string, unknown>): Promise<unknown> {
-    const { ns } = this.d.governance.requireGroup(groupId);
+    const { ns } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     return this.d.governance.submit(ns.id, groupId, kind, body);
   }
 
@@ -118,7 +119,7 @@ export class SettingsService {
    * proof is minted; the applier checks everything again.
    */
   async setAdmissionPolicy(groupId: string, body: Record<string, unknown>, rootProof?: string): Promise<void> {
-    const { ns, group } = this.d.governance.requireGroup(groupId);
+    const { ns, group } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     const root = policyRoot(ns, group, 'admission');
     const account = this.d.identity.accountId;
     requireAdmin(root, account);
@@ -130,7 +131,7 @@ export class SettingsService {
 
   /** Sets (or, with an empty list, disables) the namespace's TEE authoring policy; root-guarded. */
   async setAuthoringPolicy(groupId: string, allowedMrtd: unknown, rootProof?: string): Promise<void> {
-    const { ns, group } = this.d.governance.requireGroup(groupId);
+    const { ns, group } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     const root = policyRoot(ns, group, 'authoring');
     const account = this.d.identity.accountId;
     requireAdmin(root, account);
