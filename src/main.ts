@@ -11,6 +11,7 @@ import { createLogger, type LogLevel } from './http/logging.ts';
 import { adminCredentials, CredentialsError } from './node/credentials.ts';
 import { AdminMissingError, HearthNode } from './node/node.ts';
 import { HearthError } from './errors.ts';
+import { registerAppCommands } from './cli/app.ts';
 
 const EXIT_NODE = 1;
 const EXIT_USAGE = 2;
@@ -137,6 +138,8 @@ common(program.command('dev').description('initialise a development node if need
     }
     await runNode(paths, opts);
   });
+
+registerAppCommands(program);
 
 class UsageError extends Error {}
 

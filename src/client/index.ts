@@ -14,6 +14,7 @@
 
 import { AdminApi } from './admin.ts';
 import { AliasesApi } from './aliases.ts';
+import { ApplicationsApi } from './applications.ts';
 import { AuthApi } from './auth.ts';
 import { BlobsApi } from './blobs.ts';
 import { AccountsApi } from './accounts.ts';
@@ -36,6 +37,8 @@ export interface Client {
   blobs: BlobsApi;
   /** `/admin-api/alias/*`: context, application and device aliases. */
   aliases: AliasesApi;
+  /** `/admin-api/install-*`, `/applications/*`, `/packages/*`: installs, listings, ABI. */
+  applications: ApplicationsApi;
   /** `/admin-api/namespaces/*`: create, list, manage namespaces; subgroups, admit, device revoke/link. */
   namespaces: NamespacesApi;
   /** `/admin-api/groups/*`: create, GroupInfo, members, tree, seal, ownership proofs. */
@@ -84,6 +87,7 @@ export function createClient(options: ClientOptions): Client {
     admin: new AdminApi(http),
     blobs: new BlobsApi(http),
     aliases: new AliasesApi(http),
+    applications: new ApplicationsApi(http),
     namespaces: new NamespacesApi(http),
     groups: new GroupsApi(http),
     owner: new OwnerApi(http),
@@ -97,6 +101,14 @@ export function createClient(options: ClientOptions): Client {
 
 export { AdminApi, statusOf, type StatusResponse } from './admin.ts';
 export { AliasesApi, type AliasScope } from './aliases.ts';
+export {
+  ApplicationsApi,
+  INSTALL_TIMEOUT_MS,
+  type AbiOptions,
+  type Application,
+  type ApplicationVersionEntry,
+  type LatestVersion,
+} from './applications.ts';
 export {
   AccountsApi,
   type AccountApplication,

@@ -5,6 +5,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'smol-toml';
 import { AUTH_DEFAULTS, DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT, DEFAULT_SWARM_PORT } from './defaults.ts';
+import { DEFAULT_REGISTRY_TIMEOUT_SECS } from '../applications/constants.ts';
 
 export interface AuthConfig {
   accessTokenTtlSecs: number;
@@ -20,12 +21,25 @@ export interface AuthConfig {
   allowedCallbackOrigins: string[];
 }
 
+/** Where `install-application {package, version}` resolves bundles (docs/applications.md). Empty = unset. */
+export interface RegistryConfig {
+  /** a local registry directory, as written by `hearth app publish --registry <dir>` */
+  dir: string;
+  /** an HTTP registry with the reference layout (`/api/v2/bundles/...`, `/artifacts/...`) */
+  url: string;
+  /** deadline of one registry resolution */
+  timeoutSecs: number;
+}
+
 export interface NodeConfig {
   node: { name: string; development: boolean };
   server: { host: string; port: number; corsAllowedOrigins: string[] };
   swarm: { port: number };
   datastore: { path: string };
   auth: AuthConfig;
+  registry: RegistryConfig;
+  /** dev installs: when `devInstallRoot` is set, `install-dev-application` paths must lie inside it */
+  applications: { devInstallRoot: string };
 }
 
 export function defaultConfig(name: string): NodeConfig {
@@ -35,6 +49,8 @@ export function defaultConfig(name: string): NodeConfig {
     swarm: { port: DEFAULT_SWARM_PORT },
     datastore: { path: 'data' },
     auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [] },
+    registry: { dir: '', url: '', timeoutSecs: DEFAULT_REGISTRY_TIMEOUT_SECS },
+    applications: { devInstallRoot: '' },
   };
 }
 
@@ -55,6 +71,8 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
     issuer: 'issuer',
     allowedCallbackOrigins: 'allowed_callback_origins',
   },
+  registry: { dir: 'dir', url: 'url', timeoutSecs: 'timeout_secs' },
+  applications: { devInstallRoot: 'dev_install_root' },
 };
 
 export class ConfigError extends Error {

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerAliasRoutes } from '../aliases/routes.ts';
+import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
 import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
 import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
@@ -21,6 +22,7 @@ export interface RouteDeps {
   blobs: BlobRoutesDeps;
   governance: GovernanceRouteDeps;
   metrics: Metrics;
+  applications: ApplicationRoutesDeps;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -33,4 +35,5 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
   registerAccountRoutes(app, { accounts: deps.governance.accounts });
   registerGovernanceRoutes(app, deps.governance);
+  registerApplicationRoutes(app, deps.applications);
 }

@@ -9,6 +9,8 @@ import { KeysService } from '../auth/keys-service.ts';
 import { AuthService } from '../auth/service.ts';
 import { KeyStore } from '../auth/store.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
+import { createApplications } from '../applications/factory.ts';
+import type { ApplicationService } from '../applications/service.ts';
 import { BlobService } from '../blobs/service.ts';
 import { BlobStore } from '../blobs/store.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
@@ -65,6 +67,8 @@ export class HearthNode {
   auth!: AuthService;
   keys!: KeysService;
   blobs!: BlobService;
+  /** installed applications: the `ApplicationCatalog` contexts and the runtime load wasm from */
+  applications!: ApplicationService;
   readonly bus: EventBus;
   identity!: NodeIdentity;
   governance!: Governance;
@@ -103,7 +107,8 @@ export class HearthNode {
     await this.keyStore.sweep(unixSecs(clock));
     const blobStore = new BlobStore(this.store, paths.blobs, { now: () => clock.now() });
     await blobStore.open();
-    this.blobs = new BlobService({ store: blobStore });
+    this.applications = createApplications({ store: this.store, blobs: blobStore, config, now: () => clock.now() });
+    this.blobs = new BlobService({ store: blobStore, isPinned: (blobId) => this.applications.isPinned(blobId) });
     this.identity = await NodeIdentity.load(this.store, createPrivateKey(await readFile(paths.nodeKey)), clock.now());
     this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
     await this.governance.load();
@@ -135,6 +140,7 @@ export class HearthNode {
             store: this.store,
             lifecycle: () => this.state,
             blobs: { blobs: this.blobs },
+            applications: { applications: this.applications },
             governance: {
               governance: this.governance,
               identity: this.identity,

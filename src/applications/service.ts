@@ -1,0 +1,368 @@
+/**
+ * The installed-applications catalogue (admin spec "Applications and packages"; admin-wire-a §3;
+ * runtime.md §1, §4), without HTTP: dev installs from the node's filesystem, registry installs,
+ * uninstall, listings, the embedded ABI, and the {@link ApplicationCatalog} contract the contexts
+ * domain and the runtime use to load a wasm.
+ *
+ * Every install verifies the whole bundle first (bundle.ts), stores the `.mpk` as one blob (and
+ * each named service's wasm as its own blob), then writes the application row in one put. Blob
+ * references are taken before the row is written and the ones a row no longer needs are released
+ * after, so a crash between the two can only leak a reference, never lose a blob a row names.
+ */
+import { realpath, stat, readFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Serial } from '../auth/serial.ts';
+import type { BlobStore } from '../blobs/store.ts';
+import { parseId } from '../crypto/ids.ts';
+import { HearthError, badRequest, forbidden, notFound } from '../errors.ts';
+import type { Store } from '../store/store.ts';
+import { MAX_BUNDLE_BYTES, RUNTIME_VERSION } from './constants.ts';
+import type { ApplicationCatalog, InstalledApplication } from './contract.ts';
+import { verifyBundle, type VerifiedBundle } from './bundle.ts';
+import { metadataJson } from './manifest.ts';
+import { badGateway, type ApplicationRegistry } from './registry.ts';
+import { compareVersions } from './semver.ts';
+import { ApplicationStore, blobsOf, type AppRecord, type VersionRecord } from './store.ts';
+import { embeddedAbi, readOnlyMethodsOf } from './wasm.ts';
+
+export interface ApplicationServiceDeps {
+  store: Store;
+  blobs: BlobStore;
+  registry: ApplicationRegistry;
+  /** when set, dev installs are confined to this directory (403 outside it) */
+  devInstallRoot?: string;
+  now?: () => number;
+  runtimeVersion?: string;
+}
+
+/** An installed application with what the wire row needs besides the contract's fields. */
+export interface ApplicationDetails extends InstalledApplication {
+  /** `Application.metadata` as JSON text */
+  metadata: string;
+  /** named service → its wasm blob id */
+  serviceBlobs: Record<string, string>;
+}
+
+export interface ApplicationVersionEntry {
+  version: string;
+  blobId: string;
+  size: number;
+  package: string;
+}
+
+export interface LatestVersion {
+  applicationId: string | null;
+  version: string | null;
+}
+
+/** Verified bundles kept in memory, so repeated wasm/ABI reads do not unpack the blob each time. */
+const BUNDLE_CACHE_SIZE = 8;
+
+export class ApplicationService implements ApplicationCatalog {
+  private readonly apps: ApplicationStore;
+  private readonly serial = new Serial();
+  private readonly cache = new Map<string, Promise<VerifiedBundle>>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ApplicationServiceDeps) {
+    this.apps = new ApplicationStore(deps.store);
+    this.now = deps.now ?? Date.now;
+  }
+
+  // ---- installs -------------------------------------------------------------------------------
+
+  /** `POST /install-dev-application`: a signed `.mpk` on the node's own filesystem. */
+  async installDev(pathText: string): Promise<{ applicationId: string }> {
+    const path = await this.checkDevPath(pathText);
+    const st = await stat(path);
+    if (!st.isFile()) throw badRequest(`${pathText} is not a regular file`);
+    if (st.size > MAX_BUNDLE_BYTES) throw new HearthError('payload_too_large', `${pathText} is ${st.size} bytes, above the ${MAX_BUNDLE_BYTES}-byte bundle limit`);
+    const bytes = await readFile(path);
+    return this.installBytes(bytes, pathToFileURL(path).href);
+  }
+
+  /** `POST /install-application {package, version}`: resolved from the configured registry. */
+  async installFromRegistry(pkg: string, version: string, signal?: AbortSignal): Promise<{ applicationId: string }> {
+    const found = await this.deps.registry.resolve(pkg, version, signal);
+    let bundle: VerifiedBundle;
+    try {
+      bundle = await this.verify(found.bytes);
+    } catch (err) {
+      // The caller named valid coordinates; a bad bundle is the registry's fault.
+      if (err instanceof HearthError && err.kind === 'bad_request') throw badGateway(`The registry's bundle for ${pkg}@${version} is invalid: ${err.message}`);
+      throw err;
+    }
+    const { manifest } = bundle;
+    if (manifest.package !== pkg || manifest.appVersion !== version) {
+      throw badGateway(`The registry answered ${manifest.package}@${manifest.appVersion} when asked for ${pkg}@${version}`);
+    }
+    return this.commit(bundle, found.bytes, found.source);
+  }
+
+  /** Verifies and installs bundle bytes (the dev path and tests). */
+  async installBytes(bytes: Uint8Array, source: string): Promise<{ applicationId: string }> {
+    return this.commit(await this.verify(bytes), bytes, source);
+  }
+
+  private verify(bytes: Uint8Array): Promise<VerifiedBundle> {
+    return verifyBundle(bytes, { runtimeVersion: this.deps.runtimeVersion ?? RUNTIME_VERSION });
+  }
+
+  /**
+   * Path rules of a dev install (admin-wire-a §3.3 "Dev-install path handling"): no `..`
+   * component (400), a signed `.mpk` only (400), inside the configured root if any (403, checked on
+   * the path as given and again after symlinks are resolved), and an existing file (404).
+   */
+  private async checkDevPath(pathText: string): Promise<string> {
+    if (pathText.trim() === '') throw badRequest('path must name a signed application bundle (.mpk) on the node');
+    if (pathText.includes('\0')) throw badRequest('path must not contain NUL characters');
+    if (pathText.split(/[\\/]/).includes('..')) throw badRequest(`path ${JSON.stringify(pathText)} must not contain ".." components`);
+    if (!pathText.toLowerCase().endsWith('.mpk')) {
+      throw badRequest(`${pathText} is not a signed application bundle (.mpk): only signed bundles can be installed`);
+    }
+    const absolute = resolve(pathText);
+    const root = this.deps.devInstallRoot ? resolve(this.deps.devInstallRoot) : undefined;
+    if (root && !inside(root, absolute)) throw forbidden('install path is not permitted');
+    let real: string;
+    try {
+      real = await realpath(absolute);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound(`application file not found at ${pathText}`);
+      if (code === 'EACCES') throw forbidden(`the node may not read ${pathText}`);
+      throw err;
+    }
+    if (root && !inside(await realpath(root).catch(() => root), real)) throw forbidden('install path is not permitted');
+    return real;
+  }
+
+  private commit(bundle: VerifiedBundle, bytes: Uint8Array, source: string): Promise<{ applicationId: string }> {
+    const id = bundle.applicationId;
+    return this.serial.run(async () => {
+      const taken: string[] = [];
+      try {
+        const main = await this.deps.blobs.put(once(bytes));
+        taken.push(main.blobId);
+        const serviceBlobs: Record<string, string> = {};
+        for (const name of bundle.services) {
+          const r = await this.deps.blobs.put(once(bundle.wasms.get(name)!));
+          taken.push(r.blobId);
+          serviceBlobs[name] = r.blobId;
+        }
+        const entry: VersionRecord = {
+          version: bundle.manifest.appVersion,
+          blobId: main.blobId,
+          size: bytes.length,
+          source,
+          metadata: metadataJson(bundle.manifest),
+          services: bundle.services,
+          serviceBlobs,
+          installedAt: this.now(),
+        };
+        const existing = await this.apps.get(id);
+        const replaced = existing?.versions[entry.version];
+        const record: AppRecord = {
+          id,
+          package: bundle.manifest.package,
+          signerId: bundle.manifest.signerId,
+          current: entry.version,
+          versions: { ...existing?.versions, [entry.version]: entry },
+        };
+        await this.apps.put(record);
+        taken.length = 0; // the row now owns these references
+        // A reinstall of a version drops the references its previous entry held (the same blobs
+        // when the bytes are identical, so each version keeps exactly one reference per blob).
+        if (replaced) await this.release(blobsOf(replaced));
+        return { applicationId: id };
+      } finally {
+        await this.release(taken);
+      }
+    });
+  }
+
+  private async release(blobIds: string[]): Promise<void> {
+    for (const blobId of blobIds) {
+      await this.deps.blobs.release(blobId).catch((err: unknown) => {
+        if (!(err instanceof HearthError && err.kind === 'not_found')) throw err;
+      });
+      this.cache.delete(blobId);
+    }
+  }
+
+  /** `DELETE /applications/{id}`: idempotent; answers the id. Releases every version's blobs. */
+  uninstall(idText: string): Promise<{ applicationId: string }> {
+    const id = parseAppId(idText);
+    return this.serial.run(async () => {
+      const record = await this.apps.get(id);
+      if (record) {
+        await this.apps.delete(id);
+        await this.release(Object.values(record.versions).flatMap(blobsOf));
+      }
+      return { applicationId: id };
+    });
+  }
+
+  // ---- reads ------------------------------------------------------------------------------------
+
+  async list(): Promise<ApplicationDetails[]> {
+    return (await this.apps.all()).map(details);
+  }
+
+  /** The row of `idText` (hex or base58); 404 when absent. */
+  async require(idText: string): Promise<ApplicationDetails> {
+    const record = await this.apps.get(parseAppId(idText));
+    if (!record) throw notFound('Application not found');
+    return details(record);
+  }
+
+  async get(applicationId: string): Promise<InstalledApplication | null> {
+    const id = parseId(applicationId);
+    const record = id ? await this.apps.get(id) : undefined;
+    return record ? details(record) : null;
+  }
+
+  async wasm(applicationId: string, service?: string): Promise<Uint8Array<ArrayBuffer>> {
+    const { bundle, key } = await this.bundleFor(applicationId, service);
+    // a fresh, exactly-sized copy: compiled by WebAssembly, never aliasing a pooled Buffer
+    return new Uint8Array(bundle.wasms.get(key)!);
+  }
+
+  async wasmOfVersion(bundleBlobId: string, service?: string): Promise<Uint8Array<ArrayBuffer>> {
+    const blobId = parseId(bundleBlobId);
+    for (const r of blobId ? await this.apps.all() : []) {
+      const v = Object.values(r.versions).find((x) => x.blobId === blobId);
+      if (v) return new Uint8Array((await this.loadBundle(v.blobId)).wasms.get(selectService(v.services, service))!);
+    }
+    throw notFound(`No installed application version has the bundle blob ${bundleBlobId}`);
+  }
+
+  async abi(applicationId: string, service?: string): Promise<Record<string, unknown> | null> {
+    const { bundle, key } = await this.bundleFor(applicationId, service);
+    return embeddedAbi(bundle.wasms.get(key)!);
+  }
+
+  async readOnlyMethods(applicationId: string, service?: string): Promise<Set<string>> {
+    return readOnlyMethodsOf(await this.abi(applicationId, service));
+  }
+
+  /** Every version this node retains of the application, newest first. */
+  async versions(idText: string): Promise<ApplicationVersionEntry[]> {
+    const record = await this.apps.get(parseAppId(idText));
+    if (!record) throw notFound('Application not found');
+    return Object.values(record.versions)
+      .sort((a, b) => compareVersions(b.version, a.version))
+      .map((v) => ({ version: v.version, blobId: v.blobId, size: v.size, package: record.package }));
+  }
+
+  async packages(): Promise<string[]> {
+    return [...new Set((await this.apps.all()).map((r) => r.package))].sort();
+  }
+
+  /** Versions of a package across its signers, newest first (empty for an unknown package). */
+  async packageVersions(pkg: string): Promise<string[]> {
+    const versions = new Set<string>();
+    for (const r of await this.apps.all()) if (r.package === pkg) for (const v of Object.keys(r.versions)) versions.add(v);
+    return [...versions].sort((a, b) => compareVersions(b, a));
+  }
+
+  /** The highest installed version of a package and its application; both null when unknown. */
+  async latest(pkg: string): Promise<LatestVersion> {
+    let best: LatestVersion = { applicationId: null, version: null };
+    for (const r of await this.apps.all()) {
+      if (r.package !== pkg) continue;
+      for (const v of Object.keys(r.versions)) {
+        if (best.version === null || compareVersions(v, best.version) > 0) best = { applicationId: r.id, version: v };
+      }
+    }
+    return best;
+  }
+
+  /** True when an installed application holds a reference on the blob (blob DELETE answers 403). */
+  async isPinned(blobId: string): Promise<boolean> {
+    for (const r of await this.apps.all()) {
+      if (Object.values(r.versions).some((v) => blobsOf(v).includes(blobId))) return true;
+    }
+    return false;
+  }
+
+  private async bundleFor(applicationId: string, service: string | undefined): Promise<{ bundle: VerifiedBundle; key: string }> {
+    const id = parseId(applicationId);
+    const record = id ? await this.apps.get(id) : undefined;
+    if (!record) throw notFound('Application not found');
+    const current = record.versions[record.current]!;
+    const key = selectService(current.services, service);
+    return { bundle: await this.loadBundle(current.blobId), key };
+  }
+
+  private loadBundle(blobId: string): Promise<VerifiedBundle> {
+    let pending = this.cache.get(blobId);
+    if (!pending) {
+      pending = (async () => {
+        const meta = await this.deps.blobs.get(blobId);
+        if (!meta) throw notFound(`The bundle blob ${blobId} of this application is missing from the blob store`);
+        const parts: Uint8Array[] = [];
+        for await (const piece of this.deps.blobs.read(meta)) parts.push(piece);
+        // Re-checked on every load (signature and digests), as the reference does at run time.
+        return verifyBundle(Buffer.concat(parts), { runtimeVersion: null });
+      })();
+      this.cache.set(blobId, pending);
+      pending.catch(() => this.cache.delete(blobId));
+      while (this.cache.size > BUNDLE_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return pending;
+  }
+}
+
+/**
+ * The wasm a call names (admin-wire-a §3.4 service selection): no services → the default one, and
+ * naming a service is a 400; one service → it; several → the name is required; unknown name → 400.
+ * Every message names `service_name`, which clients look for.
+ */
+export function selectService(services: string[], name: string | undefined): string {
+  const wanted = name === '' ? undefined : name;
+  if (services.length === 0) {
+    if (wanted !== undefined) throw badRequest('application has no named services; omit service_name');
+    return '';
+  }
+  if (wanted === undefined) {
+    if (services.length === 1) return services[0];
+    throw badRequest(`application has multiple services; pass service_name (available: ${services.join(', ')})`);
+  }
+  if (!services.includes(wanted)) {
+    throw badRequest(`service_name ${JSON.stringify(wanted)}: service not found (available: ${services.join(', ')})`);
+  }
+  return wanted;
+}
+
+export function parseAppId(text: string): string {
+  const id = parseId(text);
+  if (!id) throw badRequest(`Invalid application id ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}: expected 64 hex characters`);
+  return id;
+}
+
+function details(r: AppRecord): ApplicationDetails {
+  const v = r.versions[r.current]!;
+  return {
+    id: r.id,
+    bundleBlobId: v.blobId,
+    size: v.size,
+    source: v.source,
+    package: r.package,
+    version: v.version,
+    signerId: r.signerId,
+    services: v.services,
+    installedAt: v.installedAt,
+    metadata: v.metadata,
+    serviceBlobs: v.serviceBlobs,
+  };
+}
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
