@@ -1,0 +1,287 @@
+/**
+ * The runtime as the contexts domain uses it: the kv-store app end to end, the worker pool under
+ * deadlines and aborts, the compile cache, guest validation, and the memory limit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
+import type { CallRequest, CallResult, CallSuccess } from './contract.ts';
+import { WasmRuntime } from './runtime.ts';
+import { newViews, output, request, type Views } from './test-support.ts';
+
+const text = (b: Uint8Array | null) => (b ? new TextDecoder().decode(b) : b);
+const apps: Record<string, Uint8Array> = {};
+let rt: WasmRuntime;
+
+beforeAll(async () => {
+  const plain = { ascFlags: [] as string[] };
+  const [kv, spin, hostcalls, unknownImport, wrongSig, importsMemory, start, noMemory, hugeMemory] = await Promise.all([
+    buildTestApp('kv'),
+    buildTestApp('spin'),
+    buildTestApp('hostcalls'),
+    buildTestApp('unknown_import'),
+    buildTestApp('wrong_signature'),
+    buildTestApp('plain', { ascFlags: ['--importMemory'] }),
+    buildTestApp('plain', { ascFlags: ['--exportStart', '_start'] }),
+    buildTestApp('plain', { ascFlags: ['--noExportMemory'] }),
+    buildTestApp('plain', { ascFlags: ['--initialMemory', '1100'] }),
+    buildTestApp('plain', plain),
+  ]);
+  Object.assign(apps, { kv, spin, hostcalls, unknownImport, wrongSig, importsMemory, start, noMemory, hugeMemory });
+  rt = new WasmRuntime({ poolSize: 2 });
+  await rt.start();
+}, 300_000);
+
+afterAll(async () => {
+  await rt?.stop();
+});
+
+function kvCall(method: string, args: unknown, views: Views, extra: Partial<CallRequest> = {}) {
+  return rt.call(request('kv', apps.kv, method, args, views, extra));
+}
+
+/** runs a write call and persists its writes, as the contexts domain does on success */
+async function commitCall(method: string, args: unknown, views: Views): Promise<CallSuccess> {
+  const r = await kvCall(method, args, views);
+  if (!r.ok) throw new Error(`${method}: ${r.kind}: ${r.message}`);
+  views.state.apply(r.writes);
+  return r;
+}
+
+describe('kv-store', () => {
+  it('runs the kv-store API with its return values, events, logs and commits', async () => {
+    const v = newViews();
+    const init = await commitCall('init', undefined, v);
+    expect(init.output).toBeNull();
+    expect(init.commit!.rootHash).toHaveLength(32);
+    const emptyRoot = Buffer.from(init.commit!.rootHash).toString('hex');
+
+    const set = await commitCall('set', { key: 'k1', value: 'v1' }, v);
+    expect(output(set)).toBeNull();
+    expect(set.logs).toEqual(['Setting key: "k1" to value: "v1"']);
+    expect(set.events.map((e) => [e.kind, text(e.data), e.handler])).toEqual([['Inserted', '{"key":"k1","value":"v1"}', null]]);
+    expect(Buffer.from(set.commit!.rootHash).toString('hex')).not.toBe(emptyRoot);
+
+    const again = await commitCall('set', { key: 'k1', value: 'v2' }, v);
+    expect(again.events[0].kind).toBe('Updated');
+    await commitCall('set', { key: 'k2', value: 'hello' }, v);
+
+    const get = await kvCall('get', { key: 'k1' }, v, { readOnly: true });
+    expect([output(get), (get as CallSuccess).commit]).toEqual(['v2', null]);
+    expect(output(await kvCall('entries', {}, v, { readOnly: true }))).toEqual({ k1: 'v2', k2: 'hello' });
+    expect(output(await kvCall('len', null, v, { readOnly: true }))).toBe(2);
+
+    const rm = await commitCall('remove', { key: 'k2' }, v);
+    expect(output(rm)).toBe('hello');
+    expect(rm.events.map((e) => [e.kind, text(e.data)])).toEqual([['Removed', '{"key":"k2"}']]);
+
+    const clear = await commitCall('clear', undefined, v);
+    expect(clear.events.map((e) => [e.kind, e.data.length])).toEqual([['Cleared', 0]]);
+    expect(Buffer.from(clear.commit!.rootHash).toString('hex')).toBe(emptyRoot);
+    expect(output(await kvCall('len', undefined, v))).toBe(0);
+  });
+
+  it('reports the reference’s failures: app error bytes, panics with locations, init twice', async () => {
+    const v = newViews();
+    expect(await kvCall('get', { key: 'x' }, v)).toMatchObject({
+      ok: false,
+      kind: 'Panic',
+      message: 'guest panicked: Failed to find or read app state at apps/kv/src/lib.rs:123:16',
+    });
+    await commitCall('init', undefined, v);
+    expect(await kvCall('init', undefined, v)).toMatchObject({ kind: 'Panic', message: expect.stringContaining('Cannot initialize over already existing state.') });
+    const err = await kvCall('get_result', { key: 'nope' }, v);
+    const debug = Array.from(new TextEncoder().encode('{"data":"nope","kind":"NotFound"}')).join(', ');
+    expect(err).toEqual({ ok: false, kind: 'AppError', message: `the method call returned an error: [${debug}]`, logs: [] });
+    expect(await kvCall('get_unchecked', { key: 'nope' }, v)).toMatchObject({ kind: 'Panic', message: 'guest panicked: key not found at apps/kv/src/lib.rs:133:33' });
+    expect(await kvCall('len', { foo: 1 }, v)).toMatchObject({ kind: 'Panic', message: expect.stringContaining('len: takes no arguments') });
+  });
+
+  it('a read-only call of a committing method is refused and reports no writes', async () => {
+    const v = newViews();
+    await commitCall('init', undefined, v);
+    const r = await kvCall('set', { key: 'k', value: 'v' }, v, { readOnly: true });
+    expect(r).toMatchObject({ ok: false, kind: 'HostError', message: 'commit refused: the method is read-only (a view cannot change state)' });
+    expect(v.state.text('kv:item:k')).toBeUndefined();
+  });
+});
+
+describe('method resolution', () => {
+  const call = (method: string) => rt.call(request('hostcalls', apps.hostcalls, method, undefined, newViews()));
+
+  it('refuses invalid method names before instantiating, as the reference', async () => {
+    expect(await call('')).toMatchObject({ kind: 'InvalidMethodName', message: 'method name is empty' });
+    expect(await call('bad-name')).toMatchObject({ kind: 'InvalidMethodName', message: "method name contains invalid character at position 3: '-'" });
+    expect(await call('m'.repeat(257))).toMatchObject({ kind: 'InvalidMethodName', message: 'method name too long: 257 bytes (max: 256)' });
+  });
+
+  it('answers MethodNotFound for a missing export and for a method not typed () -> ()', async () => {
+    expect(await call('nope')).toMatchObject({ kind: 'MethodNotFound', message: 'method "nope" not found' });
+    expect(await call('with_args')).toMatchObject({
+      kind: 'MethodNotFound',
+      message: 'method "with_args" has invalid signature: expected no arguments and no return value',
+    });
+  });
+});
+
+describe('guest validation', () => {
+  const call = (app: string) => rt.call(request(app, apps[app], 'run', undefined, newViews()));
+
+  it('an unknown import fails with a clear CompileError naming it', async () => {
+    const r = await call('unknownImport');
+    expect(r).toMatchObject({ ok: false, kind: 'CompileError' });
+    expect((r as { message: string }).message).toBe(
+      'link error: Error while importing "env"."not_a_host_function": unknown import (this node does not provide it)',
+    );
+  });
+
+  it('a host function imported with the wrong type fails to link', async () => {
+    expect(await call('wrongSig')).toMatchObject({
+      kind: 'CompileError',
+      message: 'link error: Error while importing "env"."log_utf8": incompatible import type. Expected (i64) -> () but received (i32) -> ()',
+    });
+  });
+
+  it('refuses imported memory, an exported _start, no exported memory, and an initial memory past 64 MiB', async () => {
+    expect(await call('importsMemory')).toMatchObject({ kind: 'CompileError', message: expect.stringMatching(/^module rejected by validation: guest imports memory `env::memory`/) });
+    expect(await call('start')).toMatchObject({ kind: 'CompileError', message: expect.stringMatching(/exports a `_start` function/) });
+    expect(await call('noMemory')).toMatchObject({ kind: 'CompileError', message: expect.stringMatching(/does not export a linear memory named `memory`/) });
+    expect(await call('hugeMemory')).toMatchObject({ kind: 'CompileError', message: expect.stringMatching(/1100 pages, more than the limit of 1024/) });
+  });
+
+  it('a module over the size limit is refused before compiling', async () => {
+    const small = new WasmRuntime({ poolSize: 1, limits: { maxModuleSize: 1000 } });
+    await small.start();
+    try {
+      expect(await small.call(request('big', apps.hostcalls, 'nothing', undefined, newViews()))).toMatchObject({
+        kind: 'CompileError',
+        message: `module size limit (max_module_size) exceeded: ${apps.hostcalls.length} bytes > 1000 bytes limit`,
+      });
+    } finally {
+      await small.stop();
+    }
+  });
+
+  it('bytes that are not wasm are a compilation error', async () => {
+    const r = await rt.call(request('garbage', new Uint8Array([1, 2, 3, 4]), 'run', undefined, newViews()));
+    expect(r).toMatchObject({ kind: 'CompileError', message: expect.stringMatching(/^compilation error: /) });
+  });
+});
+
+describe('compile cache', () => {
+  it('compiles a module once per application id and evicts the least recently used', async () => {
+    const small = new WasmRuntime({ poolSize: 1, moduleCacheSize: 2 });
+    await small.start();
+    try {
+      const loads: string[] = [];
+      const run = (appId: string) =>
+        small.call({ ...request(appId, apps.hostcalls, 'nothing', undefined, newViews()), wasm: async () => (loads.push(appId), apps.hostcalls) });
+      for (const id of ['a', 'a', 'b', 'a', 'c', 'a', 'b']) expect((await run(id)).ok).toBe(true);
+      // b was evicted by c (a was used more recently), so only b is loaded twice
+      expect(loads).toEqual(['a', 'b', 'c', 'b']);
+      expect(small.cachedModules).toBe(2);
+    } finally {
+      await small.stop();
+    }
+  });
+
+  it('a module that fails to compile is not cached', async () => {
+    let loads = 0;
+    const req = { ...request('bad', new Uint8Array([0]), 'run', undefined, newViews()), wasm: async () => (loads++, new Uint8Array([0])) };
+    await rt.call(req);
+    await rt.call(req);
+    expect(loads).toBe(2);
+  });
+});
+
+describe('deadline, abort and the pool', () => {
+  it('a runaway guest is stopped at the deadline with no writes, and the pool recovers', async () => {
+    const one = new WasmRuntime({ poolSize: 1, deadlineMs: 300 });
+    await one.start();
+    try {
+      const v = newViews();
+      const t0 = Date.now();
+      const r = await one.call(request('spin', apps.spin, 'write_then_spin', undefined, v));
+      expect(r).toEqual({ ok: false, kind: 'Deadline', message: 'execution exceeded its deadline of 300 ms', logs: [] });
+      expect(Date.now() - t0).toBeLessThan(3_000);
+      // the only worker was replaced: the next call runs
+      expect(output(await one.call(request('spin', apps.spin, 'quick', undefined, v)))).toBe('done');
+      // a per-call deadline overrides the default
+      expect(await one.call(request('spin', apps.spin, 'spin', undefined, v, { deadlineMs: 100 }))).toMatchObject({ kind: 'Deadline', message: expect.stringContaining('100 ms') });
+    } finally {
+      await one.stop();
+    }
+  });
+
+  it('a guest blocked on a read the node never answers is cut by the deadline; a failing view is a host error', async () => {
+    const one = new WasmRuntime({ poolSize: 1, deadlineMs: 300 });
+    await one.start();
+    try {
+      const stuck = newViews();
+      stuck.state.get = () => new Promise(() => {});
+      const r = await one.call(request('hostcalls', apps.hostcalls, 'read', { key: 'k' }, stuck));
+      expect(r).toMatchObject({ ok: false, kind: 'Deadline' });
+      const broken = newViews();
+      broken.state.get = async () => {
+        throw new Error('disk on fire');
+      };
+      expect(await one.call(request('hostcalls', apps.hostcalls, 'read', { key: 'k' }, broken))).toMatchObject({
+        ok: false,
+        kind: 'HostError',
+        message: 'host panicked: disk on fire',
+      });
+      const fine = newViews();
+      fine.state.put('k', 'v');
+      expect(output(await one.call(request('hostcalls', apps.hostcalls, 'read', { key: 'k' }, fine)))).toBe('v');
+    } finally {
+      await one.stop();
+    }
+  });
+
+  it('an abort stops a running call, a queued call, and a call aborted before it starts', async () => {
+    const one = new WasmRuntime({ poolSize: 1, deadlineMs: 5_000 });
+    await one.start();
+    try {
+      const v = newViews();
+      const running = new AbortController();
+      const first = one.call(request('spin', apps.spin, 'spin', undefined, v, { signal: running.signal }));
+      const queued = new AbortController();
+      const second = one.call(request('spin', apps.spin, 'quick', undefined, v, { signal: queued.signal }));
+      setTimeout(() => queued.abort(), 50);
+      expect(await second).toMatchObject({ ok: false, kind: 'Aborted' });
+      setTimeout(() => running.abort(), 50);
+      expect(await first).toMatchObject({ ok: false, kind: 'Aborted', message: 'execution aborted' });
+      expect(await one.call(request('spin', apps.spin, 'quick', undefined, v, { signal: AbortSignal.abort() }))).toMatchObject({ kind: 'Aborted' });
+      expect(output(await one.call(request('spin', apps.spin, 'quick', undefined, v)))).toBe('done');
+    } finally {
+      await one.stop();
+    }
+  });
+
+  it('runs calls in parallel across the pool', async () => {
+    const results: CallResult[] = await Promise.all(
+      Array.from({ length: 6 }, () => rt.call(request('spin', apps.spin, 'quick', undefined, newViews()))),
+    );
+    expect(results.map((r) => r.ok && text(r.output))).toEqual(Array(6).fill('"done"'));
+  });
+
+  it('refuses calls after stop', async () => {
+    const r = new WasmRuntime({ poolSize: 1 });
+    await r.start();
+    await r.stop();
+    await expect(r.call(request('spin', apps.spin, 'quick', undefined, newViews()))).rejects.toThrow(/before start\(\) or after stop\(\)/);
+  });
+});
+
+describe('memory limit', () => {
+  it('memory.grow past 64 MiB fails inside the guest (it returns -1)', async () => {
+    expect(output(await rt.call(request('spin', apps.spin, 'grow_past_limit', { pages: 2000 }, newViews())))).toMatchObject({ grow: -1 });
+    const ok = output(await rt.call(request('spin', apps.spin, 'grow_past_limit', { pages: 10 }, newViews()))) as { grow: number; pages: number };
+    expect(ok.grow).toBeGreaterThan(0);
+  });
+
+  it('a guest allocating without bound traps instead of taking the node’s memory', async () => {
+    const r = await rt.call(request('spin', apps.spin, 'allocate_forever', undefined, newViews()));
+    expect(r.ok).toBe(false);
+    expect(['WasmTrap', 'Panic']).toContain((r as { kind: string }).kind);
+  });
+});

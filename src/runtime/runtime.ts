@@ -1,0 +1,326 @@
+/**
+ * The WebAssembly host (issue #4; runtime.md §2–§3): implements the {@link Runtime} contract.
+ *
+ * - Compiled modules are cached per application id (bounded LRU) on the main thread and posted to
+ *   workers with each call.
+ * - Calls run in a small pool of `worker_threads` workers. V8 has no gas, so a call that passes
+ *   its wall-clock deadline (or whose `signal` aborts) is stopped by terminating its worker, which
+ *   the pool then replaces; the call answers `Deadline` / `Aborted`.
+ * - The guest's storage and blob reads are synchronous, the node's views are not: the worker
+ *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
+ *   (protocol.ts). The call's writes stay in the worker and come back in the result.
+ */
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { RuntimeBlobs } from './blob-access.ts';
+import { compileGuest, type CompiledGuest } from './compile.ts';
+import type { CallFailure, CallRequest, CallResult, FailureKind, Runtime } from './contract.ts';
+import {
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_LIMITS,
+  DEFAULT_MODULE_CACHE_SIZE,
+  DEFAULT_POOL_SIZE,
+  type VMLimits,
+} from './limits.ts';
+import type { BridgeRequest, BridgeResponse, CallJob, JobDone } from './protocol.ts';
+import { Trap } from './trap.ts';
+
+export interface WasmRuntimeOptions {
+  /** workers running calls in parallel (default 2) */
+  poolSize?: number;
+  /** wall-clock budget of a call without its own `deadlineMs` (default 10 s) */
+  deadlineMs?: number;
+  /** compiled modules kept (default 32) */
+  moduleCacheSize?: number;
+  limits?: Partial<VMLimits>;
+  /** blob access for `blob_*`; without it those functions trap as on a node without blobs */
+  blobs?: RuntimeBlobs;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: boolean;
+  ready: Promise<void>;
+}
+
+const failure = (kind: FailureKind, message: string, logs: string[] = []): CallFailure => ({ ok: false, kind, message, logs });
+const WORKER_URL = new URL('./worker-boot.mjs', import.meta.url);
+
+export class WasmRuntime implements Runtime {
+  readonly limits: VMLimits;
+  private readonly poolSize: number;
+  private readonly deadlineMs: number;
+  private readonly cacheSize: number;
+  private readonly blobs?: RuntimeBlobs;
+  private readonly modules = new Map<string, Promise<CompiledGuest>>();
+  private slots: Slot[] = [];
+  private waiters: Array<(slot: Slot | null) => void> = [];
+  private running = false;
+
+  constructor(opts: WasmRuntimeOptions = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.poolSize = Math.max(1, opts.poolSize ?? DEFAULT_POOL_SIZE);
+    this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.cacheSize = Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE);
+    this.blobs = opts.blobs;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.slots = Array.from({ length: this.poolSize }, () => this.spawn());
+    await Promise.all(this.slots.map((s) => s.ready));
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const w of this.waiters.splice(0)) w(null);
+    const slots = this.slots.splice(0);
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  /** number of compiled modules held (for tests and metrics) */
+  get cachedModules(): number {
+    return this.modules.size;
+  }
+
+  async call(req: CallRequest): Promise<CallResult> {
+    if (!this.running) throw new Error('WasmRuntime.call before start() or after stop()');
+    if (req.signal?.aborted) return failure('Aborted', 'execution aborted');
+    let compiled: CompiledGuest;
+    try {
+      compiled = await this.compiled(req);
+    } catch (e) {
+      if (e instanceof Trap) return failure(e.kind, e.message);
+      throw e;
+    }
+    const slot = await this.acquire(req.signal);
+    if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
+    return this.run(slot, compiled, req);
+  }
+
+  private compiled(req: CallRequest): Promise<CompiledGuest> {
+    const hit = this.modules.get(req.applicationId);
+    if (hit) {
+      // LRU: most recently used last
+      this.modules.delete(req.applicationId);
+      this.modules.set(req.applicationId, hit);
+      return hit;
+    }
+    const p = req.wasm().then((bytes) => compileGuest(bytes, this.limits));
+    this.modules.set(req.applicationId, p);
+    p.catch(() => {
+      if (this.modules.get(req.applicationId) === p) this.modules.delete(req.applicationId);
+    });
+    while (this.modules.size > this.cacheSize) this.modules.delete(this.modules.keys().next().value!);
+    return p;
+  }
+
+  /**
+   * A new worker; it is usable once its module has loaded (its `ready` message): until then the
+   * slot counts as busy, so a call never pays the worker's start-up against its deadline.
+   */
+  private spawn(): Slot {
+    const worker = new Worker(WORKER_URL);
+    const slot: Slot = { worker, busy: true, ready: Promise.resolve() };
+    slot.ready = new Promise<void>((resolve, reject) => {
+      const onReady = (msg: { type?: string }) => {
+        if (msg?.type !== 'ready') return;
+        worker.off('message', onReady);
+        worker.off('error', reject);
+        resolve();
+      };
+      worker.on('message', onReady);
+      worker.once('error', reject);
+    });
+    slot.ready.then(
+      () => {
+        if (this.slots.includes(slot)) this.release(slot, false);
+      },
+      () => {
+        // a worker that cannot load is replaced on its slot's next use (the error is in `ready`)
+      },
+    );
+    return slot;
+  }
+
+  private acquire(signal?: AbortSignal): Promise<Slot | null> {
+    const free = this.slots.find((s) => !s.busy);
+    if (free) {
+      free.busy = true;
+      return Promise.resolve(free);
+    }
+    return new Promise((resolve) => {
+      const waiter = (slot: Slot | null) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(slot);
+      };
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(null);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  private release(slot: Slot, replace: boolean): void {
+    if (replace) {
+      void slot.worker.terminate();
+      const i = this.slots.indexOf(slot);
+      // the replacement joins the pool when it has loaded (see spawn)
+      if (i >= 0 && this.running) this.slots[i] = this.spawn();
+      return;
+    }
+    slot.busy = false;
+    const next = this.waiters.shift();
+    if (next) {
+      slot.busy = true;
+      next(slot);
+    }
+  }
+
+  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest): Promise<CallResult> {
+    const deadlineMs = req.deadlineMs ?? this.deadlineMs;
+    const { port1, port2 } = new MessageChannel();
+    const flag = new SharedArrayBuffer(4);
+    const served = new BridgeServer(req, this.blobs, flag, port1);
+    const job: CallJob = {
+      type: 'call',
+      module: compiled.module,
+      exportTypes: compiled.exportTypes,
+      req: {
+        method: req.method,
+        input: req.input,
+        contextId: req.contextId,
+        executorId: req.executorId,
+        deviceId: req.deviceId,
+        readOnly: req.readOnly,
+        ...(req.xcallOrigin ? { xcallOrigin: req.xcallOrigin } : {}),
+      },
+      limits: this.limits,
+      hasIndexMeta: req.indexMeta !== undefined,
+      hasBlobs: this.blobs !== undefined,
+      flag,
+      port: port2 as unknown as CallJob['port'],
+    };
+
+    return new Promise<CallResult>((resolve) => {
+      let settled = false;
+      const finish = (result: CallResult, replace: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.signal?.removeEventListener('abort', onAbort);
+        slot.worker.off('message', onMessage);
+        slot.worker.off('error', onError);
+        slot.worker.off('exit', onExit);
+        served.close();
+        this.release(slot, replace);
+        resolve(result);
+      };
+      const onMessage = (msg: JobDone) => {
+        if (msg?.type === 'result') finish(msg.result, false);
+      };
+      const onError = (err: Error) => finish(failure('HostError', `host panicked: ${err.message}`), true);
+      const onExit = () =>
+        finish(this.running ? failure('HostError', 'host panicked: the execution worker exited') : failure('Aborted', 'runtime stopped'), true);
+      const onAbort = () => finish(failure('Aborted', 'execution aborted'), true);
+      const timer = setTimeout(
+        () => finish(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`), true),
+        deadlineMs,
+      );
+      req.signal?.addEventListener('abort', onAbort, { once: true });
+      slot.worker.on('message', onMessage);
+      slot.worker.once('error', onError);
+      slot.worker.once('exit', onExit);
+      slot.worker.postMessage(job, [port2 as unknown as MessagePort]);
+    });
+  }
+}
+
+/** Answers one call's bridge requests from the request's views and the blob access. */
+class BridgeServer {
+  private readonly flag: Int32Array;
+  private readonly streams = new Map<bigint, { it: AsyncIterator<Uint8Array> | null; rest: Uint8Array }>();
+  private closed = false;
+
+  constructor(
+    private readonly req: CallRequest,
+    private readonly blobs: RuntimeBlobs | undefined,
+    flag: SharedArrayBuffer,
+    private readonly port: MessagePort,
+  ) {
+    this.flag = new Int32Array(flag);
+    port.on('message', (msg: BridgeRequest) => void this.answer(msg));
+  }
+
+  close(): void {
+    this.closed = true;
+    this.port.close();
+    for (const s of this.streams.values()) void s.it?.return?.();
+    this.streams.clear();
+  }
+
+  private async answer(msg: BridgeRequest): Promise<void> {
+    let res: BridgeResponse;
+    try {
+      res = { ok: true, value: await this.serve(msg) };
+    } catch (e) {
+      res = { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+    if (this.closed) return;
+    this.port.postMessage(res);
+    Atomics.store(this.flag, 0, 1);
+    Atomics.notify(this.flag, 0);
+  }
+
+  private async serve(msg: BridgeRequest): Promise<unknown> {
+    const req = this.req;
+    switch (msg.op) {
+      case 'get': {
+        const view = msg.space === 'state' ? req.state : msg.space === 'private' ? req.privateState : msg.space === 'index' ? req.index : req.indexMeta;
+        return view ? await view.get(msg.key) : undefined;
+      }
+      case 'range':
+        return req.index.range(msg.lo, msg.hi, msg.limit);
+      case 'blobHas':
+        return this.needBlobs().has(msg.blobId);
+      case 'blobFetch':
+        return (await this.needBlobs().open(msg.blobId, msg.contextId)) !== null;
+      case 'blobPut':
+        return this.needBlobs().put(msg.bytes);
+      case 'blobRead':
+        return this.readBlob(msg.fd, msg.blobId, msg.max);
+    }
+  }
+
+  private needBlobs(): RuntimeBlobs {
+    if (!this.blobs) throw new Error('blob access is not configured');
+    return this.blobs;
+  }
+
+  private async readBlob(fd: bigint, blobId: Uint8Array, max: number): Promise<Uint8Array> {
+    let s = this.streams.get(fd);
+    if (!s) {
+      const body = await this.needBlobs().open(blobId);
+      s = { it: body ? body[Symbol.asyncIterator]() : null, rest: new Uint8Array() };
+      this.streams.set(fd, s);
+    }
+    const parts: Uint8Array[] = [];
+    let have = 0;
+    while (have < max) {
+      if (s.rest.length === 0) {
+        const next = s.it ? await s.it.next() : { done: true as const, value: undefined };
+        if (next.done) break;
+        s.rest = next.value;
+        continue;
+      }
+      const take = s.rest.subarray(0, max - have);
+      parts.push(take);
+      have += take.length;
+      s.rest = s.rest.subarray(take.length);
+    }
+    return Buffer.concat(parts);
+  }
+}
