@@ -23,6 +23,8 @@ import { InvitationsApi } from './invitations.ts';
 import { NamespacesApi } from './namespaces.ts';
 import { OwnerApi } from './owner.ts';
 import { SettingsApi } from './settings.ts';
+import { ContextsApi } from './contexts.ts';
+import { RpcApi } from './rpc.ts';
 import { HttpClient, type HttpClientOptions } from './http.ts';
 import type { TokenStore } from './token-store.ts';
 
@@ -51,6 +53,10 @@ export interface Client {
   settings: SettingsApi;
   /** `/admin-api/identity` and `/admin-api/account/*`: this node's account and its devices. */
   accounts: AccountsApi;
+  /** `/admin-api/contexts/*` and `/admin-api/identity/context`: contexts, identities, query, sync. */
+  contexts: ContextsApi;
+  /** `/jsonrpc`: application method calls (`execute`) and other JSON-RPC methods. */
+  rpc: RpcApi;
   /** The shared HTTP core, for routes without a typed method. */
   http: HttpClient;
   /** The token store in use (the one passed in, or a memory store). */
@@ -94,6 +100,8 @@ export function createClient(options: ClientOptions): Client {
     invitations: new InvitationsApi(http),
     settings: new SettingsApi(http),
     accounts: new AccountsApi(http),
+    contexts: new ContextsApi(http),
+    rpc: new RpcApi(http),
     http,
     tokenStore: http.tokenStore,
   };
@@ -109,6 +117,16 @@ export {
   type ApplicationVersionEntry,
   type LatestVersion,
 } from './applications.ts';
+export {
+  ContextsApi,
+  type Context,
+  type ContextIdentities,
+  type ContextWithExecutors,
+  type CreateContextRequest,
+  type CreateContextResponse,
+  type IntentRelayInfo,
+} from './contexts.ts';
+export { RpcApi, type ExecuteOptions } from './rpc.ts';
 export {
   AccountsApi,
   type AccountApplication,

@@ -8,6 +8,7 @@ import { registerSettingsOps } from './settings/ops.ts';
 import { registerMembersOps } from './groups/members-ops.ts';
 import { registerOwnerOps } from './owner/ops.ts';
 import { registerInvitationOps } from './invitations/ops.ts';
+import { registerContextOps } from '../contexts/ops.ts';
 
 export function createAppliers(): ApplierRegistry {
   const registry = new ApplierRegistry();
@@ -19,5 +20,6 @@ export function createAppliers(): ApplierRegistry {
   registerMembersOps(registry);
   registerOwnerOps(registry);
   registerInvitationOps(registry);
+  registerContextOps(registry);
   return registry;
 }

@@ -4,10 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerAliasRoutes } from '../aliases/routes.ts';
-import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
 import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
+import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
 import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
+import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
 import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
 import type { Store } from '../store/store.ts';
@@ -20,9 +21,10 @@ export interface RouteDeps {
   store: Store;
   lifecycle: () => Lifecycle;
   blobs: BlobRoutesDeps;
-  governance: GovernanceRouteDeps;
-  metrics: Metrics;
   applications: ApplicationRoutesDeps;
+  governance: GovernanceRouteDeps;
+  contexts: ContextsRouteDeps;
+  metrics: Metrics;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -31,9 +33,10 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerMetricsRoute(app, deps.metrics);
   registerAuthRoutes(app, deps.auth);
   registerBlobRoutes(app, deps.blobs);
+  registerApplicationRoutes(app, deps.applications);
   registerAliasRoutes(app, { store: deps.store });
   registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
   registerAccountRoutes(app, { accounts: deps.governance.accounts });
   registerGovernanceRoutes(app, deps.governance);
-  registerApplicationRoutes(app, deps.applications);
+  registerContextsRoutes(app, deps.contexts);
 }

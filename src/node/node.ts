@@ -9,13 +9,16 @@ import { KeysService } from '../auth/keys-service.ts';
 import { AuthService } from '../auth/service.ts';
 import { KeyStore } from '../auth/store.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
-import { createApplications } from '../applications/factory.ts';
-import type { ApplicationService } from '../applications/service.ts';
 import { BlobService } from '../blobs/service.ts';
 import { BlobStore } from '../blobs/store.ts';
+import { createApplications } from '../applications/factory.ts';
+import type { ApplicationService } from '../applications/service.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
 import { systemClock, unixSecs, type Clock } from '../clock.ts';
 import { EventBus } from '../events/bus.ts';
+import { createContexts, type Contexts } from '../contexts/index.ts';
+import { WasmRuntime } from '../runtime/runtime.ts';
+import { blobAccess } from '../runtime/blob-access.ts';
 import { GroupService } from '../governance/groups/service.ts';
 import { MembersService } from '../governance/groups/members-service.ts';
 import { Governance } from '../governance/log.ts';
@@ -80,6 +83,10 @@ export class HearthNode {
   invitations!: InvitationService;
   settings!: SettingsService;
   members!: MembersService;
+  /** the WebAssembly host running application methods */
+  runtime!: WasmRuntime;
+  /** contexts: lifecycle, method calls (JSON-RPC `execute`, query) */
+  contexts!: Contexts;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -121,6 +128,16 @@ export class HearthNode {
     this.members = new MembersService({ governance: this.governance, identity: this.identity });
     this.owner = new OwnerService({ governance: this.governance, identity: this.identity });
     this.invitations = new InvitationService({ governance: this.governance, identity: this.identity, clock, store: this.store });
+    this.runtime = new WasmRuntime({ blobs: blobAccess(this.blobs) });
+    this.contexts = createContexts({
+      store: this.store,
+      governance: this.governance,
+      identity: this.identity,
+      applications: this.applications,
+      runtime: this.runtime,
+      bus: this.bus,
+      clock,
+    });
   }
 
   async start(): Promise<void> {
@@ -140,6 +157,7 @@ export class HearthNode {
             store: this.store,
             lifecycle: () => this.state,
             blobs: { blobs: this.blobs },
+            contexts: this.contexts,
             applications: { applications: this.applications },
             governance: {
               governance: this.governance,
@@ -167,6 +185,9 @@ export class HearthNode {
           }),
       });
       const host = this.opts.host ?? config.server.host;
+      // Workers warm up in the background: readiness does not wait for them, and a call that
+      // arrives first waits for a free worker (the runtime counts a loading worker as busy).
+      this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
@@ -174,6 +195,7 @@ export class HearthNode {
       this.state = 'ready';
     } catch (err) {
       await this.app?.close().catch(() => undefined);
+      await this.runtime?.stop().catch(() => undefined);
       await this.store.close().catch(() => undefined);
       throw err;
     }
@@ -197,6 +219,7 @@ export class HearthNode {
     if (this.state === 'shutting_down') return;
     this.state = 'shutting_down';
     await this.app?.close();
+    await this.runtime?.stop();
     await this.store.close();
   }
 }

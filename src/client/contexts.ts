@@ -1,0 +1,175 @@
+/**
+ * @module client/contexts
+ *
+ * The context routes of `/admin-api` (admin spec "Contexts"; admin-wire-a §4): create, list, get,
+ * delete, per-application listings, group, storage, identities, join/leave, application update,
+ * sync/resync, query, fresh identities and the delegated-execution relay information.
+ *
+ * Bodies are decoded as the wire sends them: most are `{data}` envelopes; `with-executors` and
+ * `resync` are flat; leave, application update and sync answer no payload (these resolve to
+ * `void`). Non-2xx answers throw {@link HttpError}: 400 bad input or a failed `init`, 403 outside
+ * the owning group, 404 unknown context, 409 a query of a method not marked read-only. A failing
+ * query method is a 400 whose body carries `type: "FunctionCallError"` (read it from
+ * `HttpError.body`).
+ */
+
+import type { CallOptions, HttpClient } from './http.ts';
+import type { U64 } from './json.ts';
+
+/** admin spec "Context"; listings add `groupId` (ContextWithGroup). */
+export interface Context {
+  id: string;
+  applicationId: string;
+  serviceName?: string;
+  /** 64 hex; 64 `f` characters before the context has any state on this node */
+  contextStateHash: string;
+  /** each head as 32 byte values; omitted when empty */
+  dagHeads?: number[][];
+  applicationVersion?: string;
+  name?: string;
+  groupId?: string;
+}
+
+export interface CreateContextRequest {
+  groupId: string;
+  /** overridden by the group's target application */
+  applicationId?: string;
+  /** the bytes handed to the application's `init` (UTF-8 JSON of its arguments; empty for none) */
+  initializationParams?: Uint8Array | number[];
+  /** 32 bytes (hex) the context key derives from; random when absent */
+  contextSeed?: string;
+  /** the creator's member key as a 32-byte Ed25519 private key (hex); default: the node's key */
+  identitySecret?: string;
+  serviceName?: string;
+  name?: string;
+}
+
+export interface CreateContextResponse {
+  contextId: string;
+  memberPublicKey: string;
+  groupId: string;
+  groupCreated: boolean;
+}
+
+export interface ContextWithExecutors {
+  id: string;
+  application_id: string;
+  contextStateHash: string;
+  executors: string[];
+}
+
+export interface ContextIdentities {
+  identities: string[];
+  /** `members`, `node` or `caller`; absent on nodes that predate it (spec rule 3) */
+  identitiesOf?: 'members' | 'node' | 'caller';
+}
+
+export interface IntentRelayInfo {
+  executorAccount: string;
+  executorKey: string;
+  releaseBytecodeId?: string;
+  releaseVersion?: string;
+  /** false is the default state of every context, not an error */
+  canAuthorOnBehalf: boolean;
+}
+
+export class ContextsApi {
+  constructor(private readonly http: HttpClient) {}
+
+  /** `POST /contexts`: registers a context in a group and runs its application's `init`. */
+  create(request: CreateContextRequest, options?: CallOptions): Promise<CreateContextResponse> {
+    const { initializationParams, ...rest } = request;
+    return this.http.data('/admin-api/contexts', {
+      ...options,
+      method: 'POST',
+      body: { ...rest, initializationParams: [...(initializationParams ?? [])] },
+    });
+  }
+
+  /** `GET /contexts`: every context this node holds. */
+  async list(options?: CallOptions): Promise<Context[]> {
+    return (await this.http.data<{ contexts: Context[] }>('/admin-api/contexts', options)).contexts;
+  }
+
+  get(contextId: string, options?: CallOptions): Promise<Context> {
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}`, options);
+  }
+
+  /** `DELETE /contexts/{id}` → whether a context was deleted (false for an unknown one). */
+  async delete(contextId: string, options?: CallOptions): Promise<boolean> {
+    return (await this.http.data<{ isDeleted: boolean }>(`/admin-api/contexts/${seg(contextId)}`, { ...options, method: 'DELETE' })).isDeleted;
+  }
+
+  async forApplication(applicationId: string, options?: CallOptions): Promise<Context[]> {
+    return (await this.http.data<{ contexts: Context[] }>(`/admin-api/contexts/for-application/${seg(applicationId)}`, options)).contexts;
+  }
+
+  /** Flat on the wire, with the reference's snake_case `application_id`. */
+  async withExecutors(applicationId: string, options?: CallOptions): Promise<ContextWithExecutors[]> {
+    return (await this.http.json<{ contexts: ContextWithExecutors[] }>(`/admin-api/contexts/with-executors/for-application/${seg(applicationId)}`, options)).contexts;
+  }
+
+  /** The owning group's id, or null. */
+  group(contextId: string, options?: CallOptions): Promise<string | null> {
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}/group`, { ...options, nullable: true });
+  }
+
+  async storage(contextId: string, options?: CallOptions): Promise<U64> {
+    return (await this.http.data<{ sizeInBytes: U64 }>(`/admin-api/contexts/${seg(contextId)}/storage`, options)).sizeInBytes;
+  }
+
+  identities(contextId: string, options?: CallOptions): Promise<ContextIdentities> {
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}/identities`, options);
+  }
+
+  identitiesOwned(contextId: string, options?: CallOptions): Promise<ContextIdentities> {
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}/identities-owned`, options);
+  }
+
+  /** Joining again is a success; a context not pulled yet reads uninitialized until synced. */
+  join(contextId: string, options?: CallOptions): Promise<{ contextId: string; memberPublicKey: string }> {
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}/join`, { ...options, method: 'POST', body: {} });
+  }
+
+  async leave(contextId: string, options?: CallOptions): Promise<void> {
+    await this.http.send(`/admin-api/contexts/${seg(contextId)}/leave`, { ...options, method: 'POST', body: {} });
+  }
+
+  async updateApplication(contextId: string, applicationId: string, options?: CallOptions): Promise<void> {
+    await this.http.send(`/admin-api/contexts/${seg(contextId)}/application`, { ...options, method: 'POST', body: { applicationId } });
+  }
+
+  /** `POST /contexts/sync[/{id}]`: accepted at once; progress arrives as `SyncStatus` events. */
+  async sync(contextId?: string, options?: CallOptions): Promise<void> {
+    const path = contextId === undefined ? '/admin-api/contexts/sync' : `/admin-api/contexts/sync/${seg(contextId)}`;
+    await this.http.send(path, { ...options, method: 'POST' });
+  }
+
+  /** Flat on the wire: `{contextId, resyncStarted}`. */
+  resync(contextId: string, force = false, options?: CallOptions): Promise<{ contextId: string; resyncStarted: boolean }> {
+    return this.http.json(`/admin-api/contexts/${seg(contextId)}/resync`, { ...options, method: 'POST', body: { force } });
+  }
+
+  /** `POST /contexts/{id}/query`: a read-only method's return value. */
+  async query<T = unknown>(contextId: string, method: string, argsJson: unknown = {}, options?: CallOptions): Promise<T> {
+    const data = await this.http.data<{ output: T }>(`/admin-api/contexts/${seg(contextId)}/query`, {
+      ...options,
+      method: 'POST',
+      body: { method, argsJson },
+    });
+    return data.output;
+  }
+
+  /** `GET /contexts/{id}/intents`: what a warrant for this node must name. */
+  intents(contextId: string, options?: CallOptions): Promise<IntentRelayInfo> {
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}/intents`, options);
+  }
+
+  /** `POST /identity/context`: a fresh identity the node holds the key of. */
+  async newIdentity(options?: CallOptions): Promise<string> {
+    return (await this.http.data<{ publicKey: string }>('/admin-api/identity/context', { ...options, method: 'POST' })).publicKey;
+  }
+}
+
+/** One path segment, percent-encoded so an id can never change the route. */
+const seg = (s: string): string => encodeURIComponent(s);

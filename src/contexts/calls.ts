@@ -1,0 +1,162 @@
+/**
+ * Method calls on a context: JSON-RPC `execute` (admin-wire-a §7; runtime.md §3) and
+ * `POST /contexts/{id}/query` (admin spec "Contexts" rule 1). Both encode `argsJson` as the
+ * guest's input, run through the executor and decode the guest's return bytes as JSON.
+ *
+ * `execute` answers the reference's JSON-RPC error objects (RpcMethodError `{type, data}`);
+ * `query` answers HTTP statuses: 403 outside the owning group, 409 for a method the ABI does not
+ * mark read-only, 400 `type: "FunctionCallError"` when the method fails.
+ */
+import type { NodeIdentity } from '../accounts/identity.ts';
+import type { ApplicationCatalog } from '../applications/contract.ts';
+import { isBound, mayActOn } from '../auth/binding.ts';
+import type { Principal } from '../auth/service.ts';
+import { parseJson, stringifyJson } from '../client/json.ts';
+import { parseId } from '../crypto/ids.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { isMember } from '../governance/authority.ts';
+import type { CallResult } from '../runtime/contract.ts';
+import { ContextGone, type ContextExecutor } from './executor.ts';
+import { RpcMethodError } from './rpc-contract.ts';
+import type { ContextService } from './service.ts';
+import type { ContextStore } from './store.ts';
+import { MAX_ARGS_BYTES, MAX_METHOD_NAME, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
+
+export interface ContextCallsDeps {
+  store: ContextStore;
+  executor: ContextExecutor;
+  contexts: ContextService;
+  identity: NodeIdentity;
+  applications: ApplicationCatalog;
+}
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** The method name rule of admin-wire-a §7; the message names what is wrong. */
+export function methodNameProblem(method: unknown): string | undefined {
+  if (typeof method !== 'string') return 'method must be a string';
+  if (method.length === 0 || method.length > MAX_METHOD_NAME) return `method must be 1-${MAX_METHOD_NAME} characters`;
+  if (CONTROL.test(method)) return 'method must not contain control characters';
+  return undefined;
+}
+
+/** `argsJson` as the guest reads it: its UTF-8 JSON (u64 values exact); absent means `{}`. */
+export function encodeArgs(argsJson: unknown): Uint8Array | undefined {
+  const bytes = new TextEncoder().encode(stringifyJson(argsJson === undefined ? {} : argsJson));
+  return bytes.length > MAX_ARGS_BYTES ? undefined : bytes;
+}
+
+type Decoded = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** The guest's return bytes as JSON (null when it returned nothing). */
+export function decodeOutput(output: Uint8Array | null): Decoded {
+  if (output === null) return { ok: true, value: null };
+  try {
+    return { ok: true, value: parseJson(new TextDecoder('utf-8', { fatal: true }).decode(output)) };
+  } catch (err) {
+    return { ok: false, message: `the method's return value is not JSON: ${(err as Error).message}` };
+  }
+}
+
+export class ContextCalls {
+  constructor(private readonly d: ContextCallsDeps) {}
+
+  /** JSON-RPC `execute`: `{contextId, method, argsJson}` → `{output}` or a typed RpcMethodError. */
+  async execute(params: unknown, principal: Principal, signal?: AbortSignal): Promise<{ output: unknown }> {
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new RpcMethodError('ParseError', 'params must be an object');
+    const p = params as Record<string, unknown>;
+    const contextId = typeof p.contextId === 'string' ? parseId(p.contextId) : undefined;
+    if (!contextId) throw new RpcMethodError('ParseError', 'params.contextId must be a context id (64 hex characters)');
+    const problem = methodNameProblem(p.method);
+    if (problem) throw new RpcMethodError('ParseError', `params.${problem}`);
+    const method = p.method as string;
+    const input = encodeArgs(p.argsJson);
+    if (!input) throw new RpcMethodError('ParseError', `params.argsJson exceeds ${MAX_ARGS_BYTES} bytes once serialized`);
+
+    const meta = await this.d.store.getMeta(contextId);
+    // A bound client key may act only inside its binding (auth spec): the context id is in the body,
+    // so the guard could not check it.
+    if (isBound(principal.binding) && !mayActOn(principal.binding, { kind: 'context', id: contextId }, { contextApplication: meta?.applicationId })) {
+      throw forbidden('This client key is bound to other contexts or groups', 'permission_denied');
+    }
+    if (!meta) throw new RpcMethodError('ContextNotFound', undefined);
+    if (!(await this.d.applications.get(meta.applicationId))) {
+      throw new RpcMethodError('ApplicationNotInstalled', { application_id: meta.applicationId });
+    }
+    const deviceId = await this.d.contexts.executorKey(contextId);
+    if (!deviceId) throw new RpcMethodError('FunctionCallError', 'No owned identity found for this context');
+    const readOnly = (await this.d.applications.readOnlyMethods(meta.applicationId, meta.serviceName)).has(method);
+
+    const result = await this.call(contextId, { method, input, executorId: this.d.identity.accountId, deviceId, readOnly, signal }, () => {
+      throw new RpcMethodError('ContextNotFound', undefined);
+    }, (m) => {
+      if (m.rootHash === UNINITIALIZED_HASH) throw new RpcMethodError('Uninitialized', undefined);
+    });
+    if (!result.ok) throw new RpcMethodError('FunctionCallError', result.message);
+    const decoded = decodeOutput(result.output);
+    if (!decoded.ok) throw new RpcMethodError('SerdeError', { message: decoded.message });
+    return { output: decoded.value };
+  }
+
+  /**
+   * JSON-RPC `sync_status` (admin-wire-a §7): whether the context has state here and where its
+   * sync stands. This node has no peers, so a context is `idle` once it has state and
+   * `waitingForPeers` before.
+   */
+  async syncStatus(params: unknown, principal: Principal) {
+    const raw = typeof params === 'object' && params !== null ? (params as Record<string, unknown>).contextId : undefined;
+    const contextId = typeof raw === 'string' ? parseId(raw) : undefined;
+    if (!contextId) throw new RpcMethodError('ParseError', 'params.contextId must be a context id (64 hex characters)');
+    const meta = await this.d.store.getMeta(contextId);
+    if (isBound(principal.binding) && !mayActOn(principal.binding, { kind: 'context', id: contextId }, { contextApplication: meta?.applicationId })) {
+      throw forbidden('This client key is bound to other contexts or groups', 'permission_denied');
+    }
+    if (!meta) throw new RpcMethodError('ContextNotFound', undefined);
+    const isInitialized = meta.rootHash !== UNINITIALIZED_HASH;
+    return { contextId, isInitialized, syncState: { state: isInitialized ? 'idle' : 'waitingForPeers' }, failureCount: 0 };
+  }
+
+  /**
+   * `POST /contexts/{id}/query`: a read as the session's account. Every session on this node speaks
+   * for the node's account (docs/contexts.md "Query"), so membership is that account's.
+   */
+  async query(contextId: string, method: string, argsJson: unknown, signal?: AbortSignal): Promise<{ output: unknown }> {
+    const problem = methodNameProblem(method);
+    if (problem) throw badRequest(`Invalid request: body.${problem}`);
+    const input = encodeArgs(argsJson);
+    if (!input) throw badRequest(`argsJson exceeds ${MAX_ARGS_BYTES} bytes once serialized`);
+    const meta = await this.d.contexts.requireMeta(contextId);
+    const account = this.d.identity.accountId;
+    const reg = this.d.contexts.registration(contextId, meta.groupId);
+    if (!reg || !isMember(reg.ns, reg.group, account)) {
+      throw forbidden(`account ${account} is not a member of the group owning context '${contextId}'`);
+    }
+    const readOnly = await this.d.applications.readOnlyMethods(meta.applicationId, meta.serviceName);
+    if (!readOnly.has(method)) throw conflict(`method '${method}' is not marked read-only in the application's ABI; call it with execute`);
+    const deviceId = (await this.d.contexts.executorKey(contextId)) ?? this.d.identity.publicKey;
+
+    const result = await this.call(contextId, { method, input, executorId: account, deviceId, readOnly: true, signal }, () => {
+      throw notFound('Context not found');
+    }, (m) => {
+      if (m.rootHash === UNINITIALIZED_HASH) throw conflict(`context '${contextId}' has no state on this node yet; sync it first`);
+    });
+    if (!result.ok) throw badRequest(result.message, { body: { type: 'FunctionCallError' } });
+    const decoded = decodeOutput(result.output);
+    if (!decoded.ok) throw badRequest(decoded.message, { body: { type: 'FunctionCallError' } });
+    return { output: decoded.value };
+  }
+
+  private async call(
+    contextId: string,
+    input: Parameters<ContextExecutor['call']>[1],
+    gone: () => never,
+    prepare: (meta: ContextMeta) => void,
+  ): Promise<CallResult> {
+    try {
+      return (await this.d.executor.call(contextId, input, prepare)).result;
+    } catch (err) {
+      if (err instanceof ContextGone) gone();
+      throw err;
+    }
+  }
+}

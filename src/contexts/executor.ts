@@ -1,0 +1,148 @@
+/**
+ * Runs one method call of a context's application and commits what it did (runtime.md §3 "A
+ * method call end to end"). The WebAssembly host (`Runtime`) only reports; this module decides:
+ *
+ * - a failed call (trap, panic, application error, deadline) persists nothing and emits nothing;
+ * - a successful call persists, in ONE store batch, its replicated writes (only when it committed
+ *   a root, as the reference), its private and index writes, the new root hash and the new DAG
+ *   head (a delta record, see `DeltaRecord`), then publishes `StateMutation` on the event bus
+ *   once the batch is durable — when the call committed or emitted events (not for pure reads);
+ * - read-only calls run on a shared lock and commit nothing; write calls are serialised per context.
+ */
+import { createHash } from 'node:crypto';
+import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { Clock } from '../clock.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { CallResult, CallSuccess, Runtime } from '../runtime/contract.ts';
+import type { BatchOp } from '../store/store.ts';
+import { ContextLocks } from './lock.ts';
+import type { ContextStore } from './store.ts';
+import { CALL_DEADLINE_MS, GENESIS_PARENT, type ContextMeta, type DeltaRecord } from './types.ts';
+
+export interface ExecutorDeps {
+  store: ContextStore;
+  runtime: Runtime;
+  applications: ApplicationCatalog;
+  bus: EventBus;
+  clock: Clock;
+}
+
+export interface CallInput {
+  method: string;
+  input: Uint8Array;
+  /** the account the call runs as (hex) */
+  executorId: string;
+  /** the member key executing the call (hex) */
+  deviceId: string;
+  readOnly: boolean;
+  signal?: AbortSignal;
+}
+
+const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+/** `SHA-256(parent ids in order ‖ artifact)`: the delta id (runtime.md §5 `compute_id`, hearth's encoding). */
+export function deltaIdOf(parents: readonly string[], artifact: Uint8Array): string {
+  const h = createHash('sha256');
+  for (const p of parents) h.update(Buffer.from(p, 'hex'));
+  return h.update(artifact).digest('hex');
+}
+
+export class ContextExecutor {
+  readonly locks = new ContextLocks();
+
+  constructor(private readonly d: ExecutorDeps) {}
+
+  /** Runs the call against the context's stored state; nothing is persisted. */
+  async run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
+    const { store, runtime, applications } = this.d;
+    const deadline = AbortSignal.timeout(CALL_DEADLINE_MS + 1_000);
+    // The runtime caches compiled modules by this key: the installed bundle's blob id changes with
+    // each version (the application id does not), and a multi-service bundle holds one module per service.
+    const bundle = (await applications.get(meta.applicationId))?.bundleBlobId ?? meta.applicationId;
+    return runtime.call({
+      applicationId: meta.serviceName ? `${bundle}:${meta.serviceName}` : bundle,
+      wasm: () => applications.wasm(meta.applicationId, meta.serviceName),
+      method: call.method,
+      input: call.input,
+      contextId: bytes(meta.id),
+      executorId: bytes(call.executorId),
+      deviceId: bytes(call.deviceId),
+      state: store.view('state', meta.id),
+      privateState: store.view('private', meta.id),
+      index: store.view('index', meta.id),
+      readOnly: call.readOnly,
+      deadlineMs: CALL_DEADLINE_MS,
+      signal: call.signal ? AbortSignal.any([call.signal, deadline]) : deadline,
+    });
+  }
+
+  /**
+   * Persists a successful call in one batch together with `extra` ops (context creation adds the
+   * context's meta and first member), then publishes its StateMutation. Answers the new meta.
+   */
+  async commit(meta: ContextMeta, result: CallSuccess, author: string, extra: BatchOp[] = []): Promise<ContextMeta> {
+    const { store } = this.d;
+    const ops: BatchOp[] = [...extra];
+    const next: ContextMeta = { ...meta, dagHeads: [...meta.dagHeads] };
+    if (result.commit) {
+      ops.push(...store.writeOps('state', meta.id, result.writes));
+      const parents = meta.dagHeads.length > 0 ? meta.dagHeads : [GENESIS_PARENT];
+      const delta: DeltaRecord = {
+        id: deltaIdOf(parents, result.commit.artifact),
+        contextId: meta.id,
+        parents,
+        artifact: hex(result.commit.artifact),
+        rootHash: hex(result.commit.rootHash),
+        author,
+        timestampMs: this.d.clock.now(),
+      };
+      ops.push(store.deltaOp(delta));
+      next.rootHash = delta.rootHash;
+      next.dagHeads = [delta.id];
+    }
+    ops.push(...store.writeOps('private', meta.id, result.privateWrites));
+    ops.push(...store.writeOps('index', meta.id, result.indexWrites));
+    ops.push(store.meta.putOp(meta.id, next));
+    await store.store.batch(ops);
+    if (result.commit || result.events.length > 0) {
+      this.d.bus.publish({
+        type: 'context',
+        contextId: meta.id,
+        kind: 'StateMutation',
+        data: {
+          newRoot: next.rootHash,
+          events: result.events.map((e) => ({ kind: e.kind, data: [...e.data], handler: e.handler })),
+        },
+      });
+    }
+    return next;
+  }
+
+  /**
+   * One call on an existing context under its lock: the meta is re-read inside the lock so a
+   * write sees the heads its predecessor left. `prepare` may refuse (throw) after the re-read.
+   */
+  async call(
+    contextId: string,
+    call: CallInput,
+    prepare: (meta: ContextMeta) => void,
+  ): Promise<{ meta: ContextMeta; result: CallResult }> {
+    return this.locks.run(contextId, !call.readOnly, async () => {
+      const meta = await this.d.store.getMeta(contextId);
+      if (!meta) throw new ContextGone(contextId);
+      prepare(meta);
+      const result = await this.run(meta, call);
+      if (!result.ok || call.readOnly) return { meta, result };
+      return { meta: await this.commit(meta, result, call.deviceId), result };
+    });
+  }
+}
+
+/** The context was deleted between the caller's check and the lock. */
+export class ContextGone extends Error {
+  override name = 'ContextGone';
+  constructor(readonly contextId: string) {
+    super(`context '${contextId}' not found`);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The contexts domain's public surface: one factory the composition root calls, the route
+ * registrations, and the JSON-RPC extension point (rpc-contract.ts).
+ *
+ * @example
+ * const contexts = createContexts({ store, governance, identity, applications, runtime, bus, clock });
+ * registerContextsRoutes(app, { ...contexts, rpcMethods: { set_ephemeral } });
+ */
+import type { FastifyInstance } from 'fastify';
+import type { NodeIdentity } from '../accounts/identity.ts';
+import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { Clock } from '../clock.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { Governance } from '../governance/log.ts';
+import type { Runtime } from '../runtime/contract.ts';
+import type { Store } from '../store/store.ts';
+import { ContextCalls } from './calls.ts';
+import { ContextExecutor } from './executor.ts';
+import { ContextService } from './service.ts';
+import { ContextStore } from './store.ts';
+import { registerContextRoutes } from './routes.ts';
+import { registerJsonRpcRoute } from './rpc.ts';
+import type { RpcMethodHandler } from './rpc-contract.ts';
+
+export interface ContextsDeps {
+  store: Store;
+  governance: Governance;
+  identity: NodeIdentity;
+  applications: ApplicationCatalog;
+  runtime: Runtime;
+  bus: EventBus;
+  clock: Clock;
+}
+
+export interface Contexts {
+  contexts: ContextService;
+  calls: ContextCalls;
+  executor: ContextExecutor;
+}
+
+export function createContexts(d: ContextsDeps): Contexts {
+  const store = new ContextStore(d.store);
+  const executor = new ContextExecutor({ store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock });
+  const contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
+  const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
+  return { contexts, calls, executor };
+}
+
+export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';
+export { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
+export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-contract.ts';
+export { UNINITIALIZED_HASH } from './types.ts';
+
+export interface ContextsRouteDeps extends Contexts {
+  /** JSON-RPC methods other domains contribute (e.g. the event stream's `set_ephemeral`) */
+  rpcMethods?: Record<string, RpcMethodHandler>;
+}
+
+/** The JSON-RPC methods of this domain, for other transports (the WebSocket `execute`). */
+export function contextRpcMethods(c: Contexts): Record<string, RpcMethodHandler> {
+  return { execute: (call) => c.calls.execute(call.params, call.principal, call.signal) };
+}
+
+/** Mounts `/admin-api/contexts*`, `/admin-api/identity/context` and `POST /jsonrpc`. */
+export function registerContextsRoutes(app: FastifyInstance, deps: ContextsRouteDeps): void {
+  registerContextRoutes(app, deps);
+  registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods });
+}

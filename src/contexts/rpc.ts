@@ -1,0 +1,99 @@
+/**
+ * `POST /jsonrpc` (admin-wire-a §7): the JSON-RPC 2.0 envelope and its dispatch. `execute` is the
+ * contexts domain's; other domains contribute methods through `methods` (rpc-contract.ts), e.g. the
+ * event stream's `set_ephemeral`.
+ *
+ * Answers, as the reference:
+ * - a handled call, successful or not, is HTTP 200 `{jsonrpc:"2.0", id, result}` or
+ *   `{jsonrpc:"2.0", id, error:{type, data?}}` (RpcMethodError);
+ * - a body that is not a JSON-RPC 2.0 request, or names an unknown method, is a 400 `{"error"}`;
+ * - a HearthError from a handler keeps its HTTP status (a bound client key outside its binding is
+ *   a 403 with `X-Auth-Error`, auth spec);
+ * - anything else is a bug: logged, and answered `{type:"InternalError", data:{}}` with no detail.
+ *
+ * `sync_status` is also this domain's (a node without peers reports `idle` / `waitingForPeers`).
+ *
+ * The body is parsed here with the u64-exact JSON reader, so large integers in `argsJson` reach the
+ * guest unchanged, and may be as large as the reference allows (`argsJson` ≤ 10 MiB).
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { parseJson } from '../client/json.ts';
+import { badRequest, HearthError, unauthenticated } from '../errors.ts';
+import type { ContextCalls } from './calls.ts';
+import { RpcMethodError, type RpcMethodHandler } from './rpc-contract.ts';
+import { MAX_ARGS_BYTES } from './types.ts';
+
+export interface JsonRpcDeps {
+  calls: ContextCalls;
+  /** methods other domains contribute (`set_ephemeral`, ...); `execute` and `sync_status` cannot be replaced */
+  methods?: Record<string, RpcMethodHandler>;
+}
+
+/** Room for a maximal `argsJson` plus the envelope. */
+const RPC_BODY_LIMIT = MAX_ARGS_BYTES + 64 * 1024;
+
+type RpcId = string | number | bigint | null;
+
+interface Envelope {
+  id: RpcId;
+  method: string;
+  params: unknown;
+}
+
+function parseEnvelope(body: unknown, known: ReadonlySet<string>): Envelope {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('Invalid JSON-RPC request: expected an object');
+  const b = body as Record<string, unknown>;
+  if (b.jsonrpc !== '2.0') throw badRequest('Invalid JSON-RPC request: jsonrpc must be "2.0"');
+  if (!('id' in b)) throw badRequest('Invalid JSON-RPC request: id is required');
+  const id = b.id;
+  if (id !== null && typeof id !== 'string' && typeof id !== 'number' && typeof id !== 'bigint') {
+    throw badRequest('Invalid JSON-RPC request: id must be a string, a number or null');
+  }
+  if (typeof b.method !== 'string') throw badRequest('Invalid JSON-RPC request: method must be a string');
+  if (!known.has(b.method)) throw badRequest(`Unknown JSON-RPC method '${b.method}': expected one of ${[...known].join(', ')}`);
+  return { id, method: b.method, params: b.params };
+}
+
+/** An AbortSignal that fires when the caller goes away before the answer is written. */
+function disconnectSignal(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
+  });
+  return ac.signal;
+}
+
+export function registerJsonRpcRoute(root: FastifyInstance, deps: JsonRpcDeps): void {
+  const methods: Record<string, RpcMethodHandler> = {
+    ...deps.methods,
+    execute: (call) => deps.calls.execute(call.params, call.principal, call.signal),
+    sync_status: (call) => deps.calls.syncStatus(call.params, call.principal),
+  };
+  const known = new Set(Object.keys(methods));
+
+  root.register(async (scoped) => {
+    scoped.removeContentTypeParser('application/json');
+    scoped.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: RPC_BODY_LIMIT }, (_req, text, done) => {
+      try {
+        done(null, parseJson(text as string));
+      } catch (err) {
+        done(badRequest(`Invalid JSON: ${(err as Error).message}`), undefined);
+      }
+    });
+
+    scoped.post('/jsonrpc', { bodyLimit: RPC_BODY_LIMIT }, async (req, reply) => {
+      const { id, method, params } = parseEnvelope(req.body, known);
+      const principal = req.principal;
+      if (!principal) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
+      try {
+        const result = await methods[method]({ params, principal, signal: disconnectSignal(reply) });
+        return { jsonrpc: '2.0', id, result };
+      } catch (err) {
+        if (err instanceof RpcMethodError) return { jsonrpc: '2.0', id, error: { type: err.type, data: err.data } };
+        if (err instanceof HearthError) throw err;
+        req.log.error({ err, method }, 'JSON-RPC method failed');
+        return { jsonrpc: '2.0', id, error: { type: 'InternalError', data: {} } };
+      }
+    });
+  });
+}

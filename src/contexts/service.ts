@@ -1,0 +1,348 @@
+/**
+ * The contexts domain (admin spec "Contexts" table and rules, "States and transitions";
+ * admin-wire-a §4): creating a context in a group (its registration is a governance op, its `init`
+ * runs in the runtime), reading, deleting, joining and leaving it, its identities, its application,
+ * sync and resync on a node without peers, and the delegated-execution relay information. Method
+ * calls (JSON-RPC `execute`, `query`) are in `calls.ts`. No HTTP here.
+ */
+import type { NodeIdentity } from '../accounts/identity.ts';
+import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { Clock } from '../clock.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import type { EventBus } from '../events/bus.ts';
+import { effectiveCapabilities, isMember, requireCapability } from '../governance/authority.ts';
+import type { Governance } from '../governance/log.ts';
+import { CAP, type GroupState, type NamespaceState } from '../governance/types.ts';
+import type { BatchOp } from '../store/store.ts';
+import type { ContextExecutor } from './executor.ts';
+import { keyFromSeed, parseSeed, randomKey } from './keys.ts';
+import { CONTEXT_OPS, groupHoldingContext, requireMayCreateContext } from './ops.ts';
+import type { ContextStore } from './store.ts';
+import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
+
+export interface ContextServiceDeps {
+  store: ContextStore;
+  executor: ContextExecutor;
+  governance: Governance;
+  identity: NodeIdentity;
+  applications: ApplicationCatalog;
+  bus: EventBus;
+  clock: Clock;
+}
+
+export interface CreateContextInput {
+  groupId: string;
+  applicationId?: string;
+  initializationParams: Uint8Array;
+  contextSeed?: string | null;
+  identitySecret?: string | null;
+  serviceName?: string;
+  name?: string;
+}
+
+/** admin spec "Context" (ContextWithGroup adds `groupId`). */
+export interface ContextView {
+  id: string;
+  applicationId: string;
+  serviceName?: string;
+  contextStateHash: string;
+  dagHeads?: number[][];
+  applicationVersion?: string;
+  name?: string;
+  groupId?: string;
+}
+
+export interface Registration {
+  ns: NamespaceState;
+  group: GroupState;
+}
+
+const toBytes = (h: string): number[] => [...Buffer.from(h, 'hex')];
+
+export class ContextService {
+  constructor(private readonly d: ContextServiceDeps) {}
+
+  // ---- reading -------------------------------------------------------------------------------
+
+  /** The group that has the context registered now (the governance registry is authoritative). */
+  registration(contextId: string, hintGroupId?: string): Registration | undefined {
+    const hinted = hintGroupId ? this.d.governance.locate(hintGroupId) : undefined;
+    if (hinted?.group.contexts[contextId]) return hinted;
+    for (const ns of this.d.governance.namespaces()) {
+      const group = groupHoldingContext(ns, contextId);
+      if (group) return { ns, group };
+    }
+    return undefined;
+  }
+
+  async requireMeta(contextId: string): Promise<ContextMeta> {
+    const meta = await this.d.store.getMeta(contextId);
+    if (!meta) throw notFound('Context not found');
+    return meta;
+  }
+
+  async get(contextId: string): Promise<ContextView> {
+    return this.view(await this.requireMeta(contextId), false);
+  }
+
+  async list(): Promise<ContextView[]> {
+    return Promise.all((await this.d.store.listMeta()).map((m) => this.view(m, true)));
+  }
+
+  async forApplication(applicationId: string): Promise<ContextView[]> {
+    const metas = (await this.d.store.listMeta()).filter((m) => m.applicationId === applicationId);
+    return Promise.all(metas.map((m) => this.view(m, true)));
+  }
+
+  /** admin-wire-a §4.2: flat, with the snake_case `application_id` the reference sends. */
+  async withExecutors(applicationId: string) {
+    const metas = (await this.d.store.listMeta()).filter((m) => m.applicationId === applicationId);
+    return Promise.all(
+      metas.map(async (m) => ({
+        id: m.id,
+        application_id: m.applicationId,
+        contextStateHash: m.rootHash,
+        executors: (await this.d.store.listMembers(m.id)).filter((x) => x.owned).map((x) => x.publicKey),
+      })),
+    );
+  }
+
+  async groupOf(contextId: string): Promise<string | null> {
+    const meta = await this.d.store.getMeta(contextId);
+    return this.registration(contextId, meta?.groupId)?.group.id ?? null;
+  }
+
+  /** No existence check, as the reference: an unknown context holds 0 bytes. */
+  storageSize(contextId: string): Promise<bigint> {
+    return this.d.store.stateSize(contextId);
+  }
+
+  async identities(contextId: string, ownedOnly: boolean): Promise<string[]> {
+    await this.requireMeta(contextId);
+    const members = await this.d.store.listMembers(contextId);
+    return members.filter((m) => !ownedOnly || m.owned).map((m) => m.publicKey);
+  }
+
+  /** The member key this node executes with: its own signing key when a member, else the first owned one. */
+  async executorKey(contextId: string): Promise<string | undefined> {
+    const owned = (await this.d.store.listMembers(contextId)).filter((m) => m.owned);
+    return owned.find((m) => m.publicKey === this.d.identity.publicKey)?.publicKey ?? owned[0]?.publicKey;
+  }
+
+  /** This node's identity in a context and the context's application (presence, `set_ephemeral`); null when it has none. */
+  async ownIdentity(contextId: string): Promise<{ author: string; applicationId: string } | null> {
+    const meta = await this.d.store.getMeta(contextId);
+    const author = meta ? await this.executorKey(contextId) : undefined;
+    return meta && author ? { author, applicationId: meta.applicationId } : null;
+  }
+
+  private async view(meta: ContextMeta, withGroup: boolean): Promise<ContextView> {
+    const app = await this.d.applications.get(meta.applicationId);
+    const reg = this.registration(meta.id, meta.groupId);
+    const entry = reg?.group.contexts[meta.id];
+    const name = entry?.metadata?.name ?? entry?.name;
+    return {
+      id: meta.id,
+      applicationId: meta.applicationId,
+      ...(meta.serviceName ? { serviceName: meta.serviceName } : {}),
+      contextStateHash: meta.rootHash,
+      ...(meta.dagHeads.length > 0 ? { dagHeads: meta.dagHeads.map(toBytes) } : {}),
+      ...(app ? { applicationVersion: app.version } : {}),
+      ...(name ? { name } : {}),
+      ...(withGroup && reg ? { groupId: reg.group.id } : {}),
+    };
+  }
+
+  // ---- creating and deleting -----------------------------------------------------------------
+
+  async create(input: CreateContextInput): Promise<{ contextId: string; memberPublicKey: string; groupId: string; groupCreated: false }> {
+    const { governance, identity, applications, executor, store } = this.d;
+    if (input.initializationParams.length > MAX_INIT_PARAMS_BYTES) {
+      throw badRequest(`initializationParams exceeds ${MAX_INIT_PARAMS_BYTES} bytes`);
+    }
+    const { ns, group } = governance.requireGroup(input.groupId);
+    const account = identity.accountId;
+    requireMayCreateContext(ns, group, account);
+    // The group's target application wins over the request's (admin-wire-a §4.3).
+    const applicationId = group.targetApplicationId && !/^0+$/.test(group.targetApplicationId) ? group.targetApplicationId : input.applicationId;
+    if (!applicationId) throw badRequest('applicationId is required: the group names no target application');
+    const app = await applications.get(applicationId);
+    if (!app) throw notFound(`application '${applicationId}' is not installed on this node`);
+    if (input.serviceName !== undefined && !app.services.includes(input.serviceName)) {
+      throw badRequest(`serviceName '${input.serviceName}' is not a service of application '${applicationId}' (services: ${app.services.join(', ') || 'none'})`);
+    }
+
+    const contextKey = input.contextSeed ? keyFromSeed(parseSeed(input.contextSeed, 'contextSeed')) : randomKey();
+    const contextId = contextKey.publicKey;
+    const member = input.identitySecret ? keyFromSeed(parseSeed(input.identitySecret, 'identitySecret')) : undefined;
+    const memberPublicKey = member?.publicKey ?? identity.publicKey;
+
+    return executor.locks.run(contextId, true, async () => {
+      if ((await store.getMeta(contextId)) || this.registration(contextId)) {
+        throw conflict(`context '${contextId}' already exists (choose another contextSeed)`);
+      }
+      const now = this.d.clock.now();
+      const meta: ContextMeta = {
+        id: contextId,
+        applicationId,
+        groupId: group.id,
+        ...(input.serviceName !== undefined ? { serviceName: input.serviceName } : {}),
+        rootHash: UNINITIALIZED_HASH,
+        dagHeads: [],
+        createdAt: now,
+      };
+      // init runs as the group's account with the new member key, always in write mode (runtime.md §3).
+      const result = await executor.run(meta, {
+        method: 'init',
+        input: input.initializationParams,
+        executorId: account,
+        deviceId: memberPublicKey,
+        readOnly: false,
+      });
+      if (!result.ok) throw badRequest(`application initialization failed: ${result.message}`);
+      if (result.output !== null) throw badRequest('application initialization failed: init must not return a value');
+      if (!result.commit) throw badRequest('application initialization failed: init committed no state');
+
+      await governance.submit(ns.id, group.id, CONTEXT_OPS.registered, {
+        contextId,
+        applicationId,
+        ...(input.name !== undefined ? { name: input.name } : {}),
+      });
+      const extra: BatchOp[] = [store.memberOp(contextId, { publicKey: memberPublicKey, owned: true, addedAt: now })];
+      if (member) extra.push(store.keys.putOp(member.publicKey, { privateKey: member.privateKey, createdAt: now }));
+      await executor.commit(meta, result, memberPublicKey, extra);
+      return { contextId, memberPublicKey, groupId: group.id, groupCreated: false as const };
+    });
+  }
+
+  /**
+   * Deletes the context: takes it out of its group (admins only) and forgets its local state, in
+   * that order, under the context's write lock. An unknown context answers false (as the reference).
+   */
+  async delete(contextId: string): Promise<boolean> {
+    return this.d.executor.locks.run(contextId, true, async () => {
+      const meta = await this.d.store.getMeta(contextId);
+      const reg = this.registration(contextId, meta?.groupId);
+      if (!meta && !reg) return false;
+      if (reg) await this.d.governance.submit(reg.ns.id, reg.group.id, CONTEXT_OPS.deregistered, { contextId });
+      if (meta) await this.d.store.store.batch(await this.d.store.dropOps(contextId));
+      return true;
+    });
+  }
+
+  // ---- membership on this node ---------------------------------------------------------------
+
+  /**
+   * Joins a context registered in a group this node's account belongs to. A context not held yet
+   * is recorded uninitialized (the all-ones hash) until a sync pulls its state (spec rule 5).
+   * Joining again is a success (admin-wire-a §0.2 item 9).
+   */
+  async join(contextId: string): Promise<{ contextId: string; memberPublicKey: string }> {
+    const { store, identity } = this.d;
+    return this.d.executor.locks.run(contextId, true, async () => {
+      const meta = await store.getMeta(contextId);
+      const reg = this.registration(contextId, meta?.groupId);
+      if (!meta && !reg) throw notFound('Context not found');
+      if (reg && !isMember(reg.ns, reg.group, identity.accountId)) {
+        throw forbidden(`node is not a member of group '${reg.group.id}'`);
+      }
+      const memberPublicKey = (meta && (await this.executorKey(contextId))) ?? identity.publicKey;
+      const ops: BatchOp[] = [store.memberOp(contextId, { publicKey: memberPublicKey, owned: true, addedAt: this.d.clock.now() })];
+      if (!meta && reg) {
+        ops.push(
+          store.meta.putOp(contextId, {
+            id: contextId,
+            applicationId: reg.group.targetApplicationId,
+            groupId: reg.group.id,
+            rootHash: UNINITIALIZED_HASH,
+            dagHeads: [],
+            createdAt: this.d.clock.now(),
+          }),
+        );
+      }
+      await store.store.batch(ops);
+      return { contextId, memberPublicKey };
+    });
+  }
+
+  /** A local opt-out (admin-wire-a §4.4): this node stops speaking in the context; no governance op. */
+  async leave(contextId: string): Promise<void> {
+    const { store } = this.d;
+    await this.d.executor.locks.run(contextId, true, async () => {
+      await this.requireMeta(contextId);
+      const owned = (await store.listMembers(contextId)).filter((m) => m.owned);
+      await store.store.batch(owned.map((m) => store.members.delOp(`${contextId}/${m.publicKey}`)));
+    });
+  }
+
+  /** Switches the context to another installed application (admin or MANAGE_APPLICATION in its group). */
+  async updateApplication(contextId: string, applicationId: string): Promise<void> {
+    const { store, identity } = this.d;
+    await this.d.executor.locks.run(contextId, true, async () => {
+      const meta = await this.requireMeta(contextId);
+      if (!(await this.d.applications.get(applicationId))) throw badRequest(`application '${applicationId}' is not installed on this node`);
+      const reg = this.registration(contextId, meta.groupId);
+      if (reg) requireCapability(reg.ns, reg.group, identity.accountId, 'MANAGE_APPLICATION');
+      await store.meta.put(contextId, { ...meta, applicationId });
+    });
+  }
+
+  /** A fresh identity this node holds the key of (`POST /identity/context`). */
+  async newIdentity(): Promise<{ publicKey: string }> {
+    const key = randomKey();
+    await this.d.store.keys.put(key.publicKey, { privateKey: key.privateKey, createdAt: this.d.clock.now() });
+    return { publicKey: key.publicKey };
+  }
+
+  // ---- sync on a node without peers ----------------------------------------------------------
+
+  /**
+   * Accepts a sync of one context (or all): this node has no peers to pull from, so it reports the
+   * outcome at once on the event stream (`SyncStatus`): `idle` for a context with state,
+   * `waitingForPeers` for one that was joined but never pulled.
+   */
+  async sync(contextId?: string): Promise<void> {
+    const metas = contextId ? [await this.requireMeta(contextId)] : await this.d.store.listMeta();
+    for (const m of metas) this.publishSyncStatus(m);
+  }
+
+  /**
+   * A resync re-pulls from peers. Without peers nothing can be pulled back, so local state and DAG
+   * heads are kept even with `force` (discarding them would lose the only copy).
+   */
+  async resync(contextId: string): Promise<{ contextId: string; resyncStarted: boolean }> {
+    this.publishSyncStatus(await this.requireMeta(contextId));
+    return { contextId, resyncStarted: true };
+  }
+
+  private publishSyncStatus(meta: ContextMeta): void {
+    const state = meta.rootHash === UNINITIALIZED_HASH ? 'waitingForPeers' : 'idle';
+    this.d.bus.publish({ type: 'context', contextId: meta.id, kind: 'SyncStatus', data: { syncState: { state }, failureCount: 0 } });
+  }
+
+  // ---- delegated execution -------------------------------------------------------------------
+
+  /**
+   * `GET /contexts/{id}/intents` (admin spec "Delegated execution"): what a warrant for this node
+   * must name. `canAuthorOnBehalf` is whether this node's account holds CAN_AUTHOR_ON_BEHALF (or
+   * the RelayTee role) in the owning group; false is an answer, not an error.
+   */
+  async intents(contextId: string) {
+    const { identity } = this.d;
+    const meta = await this.requireMeta(contextId);
+    const app = await this.d.applications.get(meta.applicationId);
+    const reg = this.registration(contextId, meta.groupId);
+    let canAuthorOnBehalf = false;
+    if (reg) {
+      const caps = effectiveCapabilities(reg.ns, reg.group, identity.accountId);
+      const role = reg.group.members[identity.accountId]?.role;
+      canAuthorOnBehalf = role === 'RelayTee' || (caps !== undefined && (caps & CAP.CAN_AUTHOR_ON_BEHALF) !== 0);
+    }
+    return {
+      executorAccount: identity.accountId,
+      executorKey: (await this.executorKey(contextId)) ?? identity.publicKey,
+      ...(app ? { releaseBytecodeId: app.bundleBlobId, releaseVersion: app.version } : {}),
+      canAuthorOnBehalf,
+    };
+  }
+}

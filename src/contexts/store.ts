@@ -1,0 +1,112 @@
+/**
+ * Persistence of the contexts domain (domain.md "storage layout"): one store space per kind of
+ * record, keyed by context id first so a context's records are one prefix.
+ *
+ * - `ctx.meta`      context id → ContextMeta
+ * - `ctx.members`   `<ctx>/<public key>` → ContextMember
+ * - `ctx.state`     `<ctx>/<hex key>` → bytes: replicated application state (`storage_*`)
+ * - `ctx.private`   `<ctx>/<hex key>` → bytes: node-local private state (`private_storage_*`)
+ * - `ctx.index`     `<ctx>/<hex key>` → bytes: node-local ordered index (`storage_index_*`)
+ * - `ctx.deltas`    `<ctx>/<delta id>` → DeltaRecord
+ * - `ctx.keys`      public key → spare context identity secrets minted by `POST /identity/context`
+ *
+ * Lowercase hex preserves the byte order of keys, so ordered iteration over `ctx.index` is the
+ * guest's byte order. The store only builds batch ops here; the executor commits them at once.
+ */
+import type { IndexView, Writes } from '../runtime/contract.ts';
+import { collect, type BatchOp, type Space, type Store } from '../store/store.ts';
+import type { ContextMember, ContextMeta, DeltaRecord } from './types.ts';
+
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
+
+export type StateSpaceName = 'state' | 'private' | 'index';
+
+export class ContextStore {
+  readonly meta: Space<ContextMeta>;
+  readonly members: Space<ContextMember>;
+  readonly deltas: Space<DeltaRecord>;
+  readonly keys: Space<{ privateKey: string; createdAt: number }>;
+  private readonly kv: Record<StateSpaceName, Space<Uint8Array>>;
+
+  constructor(readonly store: Store) {
+    this.meta = store.space<ContextMeta>('ctx.meta');
+    this.members = store.space<ContextMember>('ctx.members');
+    this.deltas = store.space<DeltaRecord>('ctx.deltas');
+    this.keys = store.space('ctx.keys');
+    this.kv = {
+      state: store.space<Uint8Array>('ctx.state', 'bytes'),
+      private: store.space<Uint8Array>('ctx.private', 'bytes'),
+      index: store.space<Uint8Array>('ctx.index', 'bytes'),
+    };
+  }
+
+  getMeta(contextId: string): Promise<ContextMeta | undefined> {
+    return this.meta.get(contextId);
+  }
+
+  async listMeta(): Promise<ContextMeta[]> {
+    return (await collect(this.meta.entries())).map(([, m]) => m);
+  }
+
+  async listMembers(contextId: string): Promise<ContextMember[]> {
+    return (await collect(this.members.entries({ prefix: `${contextId}/` }))).map(([, m]) => m);
+  }
+
+  memberOp(contextId: string, member: ContextMember): BatchOp {
+    return this.members.putOp(`${contextId}/${member.publicKey}`, member);
+  }
+
+  deltaOp(delta: DeltaRecord): BatchOp {
+    return this.deltas.putOp(`${delta.contextId}/${delta.id}`, delta);
+  }
+
+  /** A read view of one keyspace of a context, as the runtime reads it. */
+  view(space: StateSpaceName, contextId: string): IndexView {
+    const s = this.kv[space];
+    const prefix = `${contextId}/`;
+    return {
+      get: async (key) => s.get(prefix + hex(key)),
+      range: async (start, end, limit) => {
+        const out: Array<[Uint8Array, Uint8Array]> = [];
+        if (limit <= 0) return out;
+        const startKey = hex(start);
+        const endKey = end === undefined ? undefined : hex(end);
+        if (endKey !== undefined && startKey >= endKey) return out;
+        const first = await s.get(prefix + startKey);
+        if (first !== undefined) out.push([start, first]);
+        for await (const [k, v] of s.entries({ prefix, after: prefix + startKey })) {
+          if (out.length >= limit) break;
+          const key = k.slice(prefix.length);
+          if (endKey !== undefined && key >= endKey) break;
+          out.push([bytes(key), v]);
+        }
+        return out;
+      },
+    };
+  }
+
+  /** Batch ops that apply a call's writes to one keyspace (`null` = remove). */
+  writeOps(space: StateSpaceName, contextId: string, writes: Writes): BatchOp[] {
+    const s = this.kv[space];
+    return writes.map(([k, v]) => (v === null ? s.delOp(`${contextId}/${hex(k)}`) : s.putOp(`${contextId}/${hex(k)}`, v)));
+  }
+
+  /** Bytes of replicated state held for a context (keys and values). */
+  async stateSize(contextId: string): Promise<bigint> {
+    const prefix = `${contextId}/`;
+    let n = 0n;
+    for await (const [k, v] of this.kv.state.entries({ prefix })) n += BigInt((k.length - prefix.length) / 2 + v.length);
+    return n;
+  }
+
+  /** Batch ops that forget everything this node holds about a context. */
+  async dropOps(contextId: string): Promise<BatchOp[]> {
+    const prefix = `${contextId}/`;
+    const ops: BatchOp[] = [this.meta.delOp(contextId)];
+    for (const space of [this.members, this.deltas, this.kv.state, this.kv.private, this.kv.index] as Space<unknown>[]) {
+      for await (const [k] of space.entries({ prefix })) ops.push(space.delOp(k));
+    }
+    return ops;
+  }
+}
