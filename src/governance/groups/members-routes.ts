@@ -21,6 +21,7 @@ import {
   ReparentRequest,
   UpdateRoleRequest,
 } from './members-schemas.ts';
+import { emptyJsonAsNoBody } from '../../http/body.ts';
 
 const none = (reply: FastifyReply) => reply.code(200).send();
 
@@ -35,12 +36,7 @@ const groupIdOf = (p: { groupId: string }) => requireId(p.groupId, 'group id');
 export function registerMembersRoutes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   void root.register(async (scope) => {
     // an optional body may arrive empty with a JSON content type: read it as no body
-    const json = scope.getDefaultJsonParser('error', 'error');
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-      if ((body as string).trim() === '') return done(null, undefined);
-      return json(req, body as string, done);
-    });
+    emptyJsonAsNoBody(scope);
     routes(scope, deps);
   });
 }

@@ -9,6 +9,7 @@ import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import type { InviteInput } from './service.ts';
 import { GroupParams, JoinRequest, NamespaceParams } from './schemas.ts';
+import { emptyJsonAsNoBody } from '../../http/body.ts';
 
 function inviteBody(body: unknown): InviteInput & { recursive: boolean } {
   if (body === undefined || body === null) return { recursive: false };
@@ -35,12 +36,7 @@ function inviteBody(body: unknown): InviteInput & { recursive: boolean } {
 export function registerInvitationRoutes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   void root.register(async (scope) => {
     // an optional body may arrive empty with a JSON content type: read it as no body
-    const json = scope.getDefaultJsonParser('error', 'error');
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-      if ((body as string).trim() === '') return done(null, undefined);
-      return json(req, body as string, done);
-    });
+    emptyJsonAsNoBody(scope);
     routes(scope, deps);
   });
 }

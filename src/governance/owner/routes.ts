@@ -8,6 +8,7 @@ import { parseId, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import { ChangeAdminRequest, GroupParams, NamespaceParams, TransferOwnershipRequest } from './schemas.ts';
+import { emptyJsonAsNoBody } from '../../http/body.ts';
 
 const none = (reply: FastifyReply) => reply.code(200).send();
 
@@ -29,12 +30,7 @@ function optionalProofBody(body: unknown): string | undefined {
 export function registerOwnerRoutes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   void root.register(async (scope) => {
     // an optional body may arrive empty with a JSON content type: read it as no body
-    const json = scope.getDefaultJsonParser('error', 'error');
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-      if ((body as string).trim() === '') return done(null, undefined);
-      return json(req, body as string, done);
-    });
+    emptyJsonAsNoBody(scope);
     routes(scope, deps);
   });
 }

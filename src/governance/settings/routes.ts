@@ -23,6 +23,7 @@ import {
   SetVisibilityRequest,
 } from './schemas.ts';
 import { requireVisibility } from './validate.ts';
+import { emptyJsonAsNoBody } from '../../http/body.ts';
 
 const none = (reply: FastifyReply) => reply.code(200).send();
 
@@ -97,12 +98,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
 
   // DELETE takes no body, `{}` or `{rootProof}` (admin-wire-b §6.5): an empty JSON body is no body
   void root.register(async (scope) => {
-    const json = scope.getDefaultJsonParser('error', 'error');
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-      if ((body as string).trim() === '') return done(null, undefined);
-      return json(req, body as string, done);
-    });
+    emptyJsonAsNoBody(scope);
     scope.withTypeProvider<TypeBoxTypeProvider>().delete(
       '/admin-api/groups/:groupId/settings/tee-authoring-policy',
       { schema: { params: GroupParams } },
