@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every benchmark and prints its numbers and goals. */
 import { benchAuthHealth } from './auth-health.ts';
 import { benchBlobs } from './blobs.ts';
+import { benchSse } from './sse.ts';
 
 const durationMs = Number(process.env.BENCH_MS ?? 3000);
 console.log('# auth / HTTP foundation');
@@ -8,3 +9,6 @@ await benchAuthHealth(durationMs);
 
 console.log('\n# blobs');
 await benchBlobs();
+
+console.log('\n# event stream');
+await benchSse();

@@ -207,5 +207,23 @@ export {
   type RequestOptions,
 } from './http.ts';
 export { parseJson, stringifyJson, type JsonParseOptions, type U64 } from './json.ts';
+export {
+  decodeBytes,
+  decodeJsonBytes,
+  EventStream,
+  SseParser,
+  type ContextFrame,
+  type EphemeralData,
+  type EventStreamOptions,
+  type GapInfo,
+  type GroupFrame,
+  type MembershipData,
+  type StateMutationData,
+  type StreamEvents,
+  type StreamFrame,
+  type SubscriptionIds,
+  type SyncStatusData,
+} from './events.ts';
+export { EventSocket, SocketRequestError, type EventSocketOptions, type SocketEvents, type WebSocketConstructor, type WebSocketLike } from './ws.ts';
 export { clientIdOf, decodeJwtClaims, tokenExpiresAt, tokensFromPair, type JwtClaims } from './jwt.ts';
 export { MemoryTokenStore, type Tokens, type TokenStore } from './token-store.ts';

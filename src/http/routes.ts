@@ -8,6 +8,7 @@ import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
 import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
 import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
+import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
 import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
@@ -23,6 +24,7 @@ export interface RouteDeps {
   blobs: BlobRoutesDeps;
   applications: ApplicationRoutesDeps;
   governance: GovernanceRouteDeps;
+  events: EventRoutesDeps;
   contexts: ContextsRouteDeps;
   metrics: Metrics;
 }
@@ -38,5 +40,6 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
   registerAccountRoutes(app, { accounts: deps.governance.accounts });
   registerGovernanceRoutes(app, deps.governance);
+  registerEventRoutes(app, deps.events);
   registerContextsRoutes(app, deps.contexts);
 }

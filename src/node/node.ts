@@ -16,7 +16,11 @@ import type { ApplicationService } from '../applications/service.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
 import { systemClock, unixSecs, type Clock } from '../clock.ts';
 import { EventBus } from '../events/bus.ts';
-import { createContexts, type Contexts } from '../contexts/index.ts';
+import { PresenceService } from '../events/presence.ts';
+import { EventStreamService } from '../events/service.ts';
+import { contextApplicationVia } from '../events/access.ts';
+import { presenceRpcMethods } from '../events/presence-rpc.ts';
+import { contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { GroupService } from '../governance/groups/service.ts';
@@ -60,6 +64,9 @@ export class AdminMissingError extends Error {
   override name = 'AdminMissingError';
 }
 
+/** how long a stopping node waits for requests in flight before closing every connection */
+const DRAIN_DEADLINE_MS = 5_000;
+
 export class HearthNode {
   private state: Lifecycle = 'starting';
   private app?: App;
@@ -83,6 +90,10 @@ export class HearthNode {
   invitations!: InvitationService;
   settings!: SettingsService;
   members!: MembersService;
+  /** ephemeral presence per context (JSON-RPC `set_ephemeral`, replayed on subscribe) */
+  presence!: PresenceService;
+  /** the live event stream: SSE sessions and WebSockets over the bus */
+  events!: EventStreamService;
   /** the WebAssembly host running application methods */
   runtime!: WasmRuntime;
   /** contexts: lifecycle, method calls (JSON-RPC `execute`, query) */
@@ -138,6 +149,17 @@ export class HearthNode {
       bus: this.bus,
       clock,
     });
+    this.presence = new PresenceService({ bus: this.bus, clock });
+    this.events = new EventStreamService({
+      bus: this.bus,
+      presence: this.presence,
+      clock,
+      observe: {
+        groupKnown: (id) => this.governance.locate(id) !== undefined,
+        contextApplication: contextApplicationVia((id) => this.contexts.contexts.get(id)),
+      },
+      onDrop: (info) => this.opts.logger.info(info, 'event stream connection dropped'),
+    });
   }
 
   async start(): Promise<void> {
@@ -157,7 +179,11 @@ export class HearthNode {
             store: this.store,
             lifecycle: () => this.state,
             blobs: { blobs: this.blobs },
-            contexts: this.contexts,
+            events: { stream: this.events, rpcMethods: () => contextRpcMethods(this.contexts) },
+            contexts: {
+              ...this.contexts,
+              rpcMethods: presenceRpcMethods(this.presence, { ownIdentity: (id) => this.contexts.contexts.ownIdentity(id) }),
+            },
             applications: { applications: this.applications },
             governance: {
               governance: this.governance,
@@ -188,6 +214,8 @@ export class HearthNode {
       // Workers warm up in the background: readiness does not wait for them, and a call that
       // arrives first waits for a free worker (the runtime counts a loading worker as busy).
       this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
+      this.presence.start();
+      this.events.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
@@ -215,10 +243,29 @@ export class HearthNode {
   }
 
   /** Readiness flips first, then in-flight requests drain, then the store closes. */
+  /**
+   * Lets requests in flight finish, up to a deadline: a client may hold a connection that never
+   * sends a request (fetch opens spare sockets), which would otherwise keep the server open until
+   * its header timeout; past the deadline every connection is closed.
+   */
+  private async drainHttp(): Promise<void> {
+    const app = this.app;
+    if (!app) return;
+    const force = setTimeout(() => app.server.closeAllConnections(), DRAIN_DEADLINE_MS);
+    try {
+      await app.close();
+    } finally {
+      clearTimeout(force);
+    }
+  }
+
   async stop(): Promise<void> {
     if (this.state === 'shutting_down') return;
     this.state = 'shutting_down';
-    await this.app?.close();
+    // Streams end with a close frame first: open SSE responses would otherwise hold the drain.
+    this.events?.stop();
+    this.presence?.stop();
+    await this.drainHttp();
     await this.runtime?.stop();
     await this.store.close();
   }

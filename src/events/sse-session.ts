@@ -1,0 +1,152 @@
+/**
+ * One SSE session and the HTTP connection currently attached to it (admin-wire-a §8.1;
+ * docs/events.md "Resume contract").
+ *
+ * A session outlives its connections: it keeps its subscriptions, its frame counter and a bounded
+ * replay buffer of its recent frames, also while no client is connected. The buffer is also the
+ * connection's send queue: a connection remembers the last frame number it wrote and writes on
+ * while the socket accepts data. When more than `queueFrames` frames that arrived after it opened
+ * are still unsent (a slow or dead consumer) it is closed with a reason; the session and its
+ * buffer stay, so the client can resume. A replayed backlog does not count: the buffer bounds it.
+ */
+import type { Writable } from 'node:stream';
+import type { Principal } from '../auth/service.ts';
+import { closeJson } from './frames.ts';
+import type { Sink } from './hub.ts';
+import { ReplayRing } from './ring.ts';
+import { SSE_HEARTBEAT, encodeSseFrame, frameId } from './sse-format.ts';
+
+export interface SseLimits {
+  replayFrames: number;
+  queueFrames: number;
+  heartbeatMs: number;
+  closeFlushMs: number;
+}
+
+export class SseSession implements Sink {
+  readonly ring: ReplayRing;
+  /** subscription topics (`c:<id>`, `g:<id>`) */
+  readonly topics = new Set<string>();
+  private conn: SseConnection | null = null;
+  /** when the last connection went away; null while one is attached */
+  detachedAt: number | null;
+
+  constructor(
+    readonly id: string,
+    /** the key that opened it: only that key may use it (reference: session owner) */
+    readonly owner: string,
+    public principal: Principal,
+    private readonly limits: SseLimits,
+    private readonly now: () => number,
+    private readonly onDrop: (session: SseSession, reason: string) => void,
+  ) {
+    this.ring = new ReplayRing(limits.replayFrames);
+    this.detachedAt = now();
+  }
+
+  get connected(): boolean {
+    return this.conn !== null;
+  }
+
+  deliver(json: string): void {
+    this.ring.push(json);
+    this.conn?.pump();
+  }
+
+  /**
+   * Attaches a response stream: writes `head` (connect frame, gap frame) and then every buffered
+   * frame after `sentUpTo`. A connection already attached is closed first (one reader per session).
+   */
+  attach(res: Writable, head: string[], sentUpTo: number): void {
+    this.conn?.close('replaced: another connection resumed this session');
+    const conn = new SseConnection(res, this, sentUpTo, this.limits, (reason) => {
+      if (this.conn !== conn) return;
+      this.conn = null;
+      this.detachedAt = this.now();
+      if (reason !== undefined) this.onDrop(this, reason);
+    });
+    this.conn = conn;
+    this.detachedAt = null;
+    conn.open(head);
+  }
+
+  /** Closes the attached connection, if any, with a final close frame. */
+  disconnect(reason: string): void {
+    this.conn?.close(reason);
+  }
+}
+
+class SseConnection {
+  private closed = false;
+  private heartbeat?: NodeJS.Timeout;
+  /** newest frame at attach time: the replayed backlog before it does not count as lag */
+  private readonly openedAt: number;
+
+  constructor(
+    private readonly res: Writable,
+    private readonly session: SseSession,
+    private sent: number,
+    private readonly limits: SseLimits,
+    /** reason set when the node closed it; undefined when the client went away */
+    private readonly onClosed: (reason?: string) => void,
+  ) {
+    this.openedAt = session.ring.last;
+  }
+
+  open(head: string[]): void {
+    this.res.on('close', () => this.gone());
+    this.res.on('drain', () => this.pump());
+    for (const frame of head) this.res.write(frame);
+    this.heartbeat = setTimeout(() => this.beat(), this.limits.heartbeatMs);
+    this.heartbeat.unref();
+    this.pump();
+  }
+
+  /** Writes buffered frames while the socket takes them; drops the connection when too far behind. */
+  pump(): void {
+    const ring = this.session.ring;
+    while (!this.closed && this.sent < ring.last) {
+      if (ring.last - Math.max(this.sent, this.openedAt) > this.limits.queueFrames) {
+        this.close(`slow consumer: more than ${this.limits.queueFrames} frames undelivered; reconnect with Last-Event-ID to resume`);
+        return;
+      }
+      if (this.res.writableNeedDrain) return;
+      const data = ring.get(this.sent + 1);
+      if (data === undefined) {
+        this.close('slow consumer: frames left the replay buffer before they were sent');
+        return;
+      }
+      this.sent += 1;
+      this.res.write(encodeSseFrame({ id: frameId(this.session.id, this.sent), data }));
+      this.heartbeat?.refresh();
+    }
+  }
+
+  /** Ends the stream with a close frame; the socket is destroyed if it cannot flush in time. */
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.heartbeat);
+    if (!this.res.destroyed && !this.res.writableEnded) {
+      this.res.end(encodeSseFrame({ data: closeJson(reason) }));
+      const killer = setTimeout(() => this.res.destroy(), this.limits.closeFlushMs);
+      killer.unref();
+      this.res.once('close', () => clearTimeout(killer));
+    }
+    this.onClosed(reason);
+  }
+
+  private beat(): void {
+    if (this.closed) return;
+    // A socket that is not draining needs no keep-alive; the lag check will deal with it.
+    if (!this.res.writableNeedDrain) this.res.write(SSE_HEARTBEAT);
+    this.heartbeat?.refresh();
+  }
+
+  private gone(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.heartbeat);
+    this.onClosed();
+  }
+}
