@@ -7,7 +7,7 @@
 import type { Clock } from '../clock.ts';
 import { accountIdOf, deviceIdOf } from '../crypto/ids.ts';
 import { randomBytes } from 'node:crypto';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound, rateLimited } from '../errors.ts';
 import { Serial } from '../auth/serial.ts';
 import type { Governance } from '../governance/log.ts';
 import { inAccountScope } from '../governance/namespaces/scope.ts';
@@ -43,12 +43,25 @@ export const ROOT_SIGN_DOMAINS: Record<string, string> = {
 };
 
 export const MAX_SCOPE_APPLICATIONS = 256;
+/** one device's renames wait this long on each other (as the reference: renames publish an op each) */
+export const DEVICE_RENAME_COOLDOWN_MS = 10_000;
+
+export interface AccountServiceDeps {
+  store: Store;
+  identity: NodeIdentity;
+  clock: Clock;
+  governance: Governance;
+  /** whether an application is installed on this node (a scope may only name known applications) */
+  isInstalled?: (applicationId: string) => Promise<boolean>;
+}
 
 export class AccountService {
   readonly registry: DeviceRegistry;
   private readonly serial = new Serial();
+  /** device → when this node last renamed it (node-local, like the reference's cooldown) */
+  private readonly renamedAt = new Map<string, number>();
 
-  constructor(private readonly d: { store: Store; identity: NodeIdentity; clock: Clock; governance: Governance }) {
+  constructor(private readonly d: AccountServiceDeps) {
     this.registry = new DeviceRegistry(d.store, d.identity);
   }
 
@@ -170,6 +183,7 @@ export class AccountService {
       const record = this.device(deviceId);
       if (deviceId === this.d.identity.deviceId) throw forbidden('the scope of the device holding the account root cannot be replaced');
       if (record.revoked) throw forbidden(`device ${deviceId} is revoked`);
+      if (scope !== 'all') await this.requireKnownApplications(scope.only);
       record.applications = scope === 'all' ? [] : [...new Set(scope.only)];
       await this.registry.put(record);
       const descoped: { namespaceId: string; keyRotated: boolean }[] = [];
@@ -184,15 +198,35 @@ export class AccountService {
     });
   }
 
+  /**
+   * A scope names applications the account's devices may speak for: one this node neither has
+   * installed nor sees as a namespace's application is a typo, not a scope (reference:
+   * ScopeReplacementUnknownApplication → 400).
+   */
+  private async requireKnownApplications(ids: string[]): Promise<void> {
+    const targeted = new Set(this.namespaces().map(appOf));
+    for (const id of ids) {
+      if (targeted.has(id) || (await this.d.isInstalled?.(id))) continue;
+      throw badRequest(`unknown application ${id}: it is neither installed on this node nor the application of a namespace of the account`);
+    }
+  }
+
   label(deviceId: string, label: string) {
     return this.serial.run(async () => {
       const record = this.device(deviceId);
+      const last = this.renamedAt.get(deviceId);
+      const now = this.d.clock.now();
+      if (last !== undefined && now - last < DEVICE_RENAME_COOLDOWN_MS) {
+        const secs = DEVICE_RENAME_COOLDOWN_MS / 1000;
+        throw rateLimited(`device ${deviceId} was renamed less than ${secs}s ago; try again shortly`, (last + DEVICE_RENAME_COOLDOWN_MS - now) / 1000);
+      }
       const taken = this.registry.all().find((r) => r.deviceId !== deviceId && !r.revoked && r.label?.toLowerCase() === label.toLowerCase());
       if (taken) throw conflict(`label '${label}' is already used by another device of the account`);
       if (record.labelEpoch >= 0xffffffff) throw conflict('device label epoch exhausted');
       record.label = label;
       record.labelEpoch += 1;
       await this.registry.put(record);
+      this.renamedAt.set(deviceId, now);
       return { accountId: this.accountId, deviceId, label, labelEpoch: record.labelEpoch };
     });
   }

@@ -133,7 +133,13 @@ export class HearthNode {
     this.namespaces = new NamespaceService({ governance: this.governance, identity: this.identity, clock });
     this.groups = new GroupService({ governance: this.governance, identity: this.identity, namespaces: this.namespaces });
     this.namespaceManage = new NamespaceManageService({ governance: this.governance, namespaces: this.namespaces, groups: this.groups, identity: this.identity, clock });
-    this.accounts = new AccountService({ store: this.store, identity: this.identity, clock, governance: this.governance });
+    this.accounts = new AccountService({
+      store: this.store,
+      identity: this.identity,
+      clock,
+      governance: this.governance,
+      isInstalled: async (id) => (await this.applications.get(id)) !== null,
+    });
     await this.accounts.load();
     this.settings = new SettingsService({ governance: this.governance, identity: this.identity });
     this.members = new MembersService({ governance: this.governance, identity: this.identity });

@@ -179,12 +179,21 @@ it('PUT scope replaces the scope and reports descoped namespaces; refusals 400/4
   expect(empty.status).toBe(400);
   expect((await status(acc.setScope(scoped.deviceId, 'some' as never))).status).toBe(400);
   expect((await status(acc.setScope(scoped.deviceId, { only: ['nope'] }))).status).toBe(400);
+  const unknownApp = await status(acc.setScope(scoped.deviceId, { only: [APP2, 'c'.repeat(64)] }));
+  expect(unknownApp.status).toBe(400);
+  expect(unknownApp.text).toContain(`unknown application ${'c'.repeat(64)}`);
   expect((await status(acc.setScope(id.deviceId, 'all'))).status).toBe(403);
   expect((await status(acc.setScope('0'.repeat(64), 'all'))).status).toBe(404);
 });
 
-it('PUT label names a device and advances labelEpoch; refusals 400/404/409', async () => {
+it('PUT label names a device and advances labelEpoch; refusals 400/404/409/429', async () => {
   expect(await acc.setLabel(id.deviceId, '  Work laptop ')).toEqual({ accountId: id.accountId, deviceId: id.deviceId, label: 'Work laptop', labelEpoch: 1 });
+  // renames of one device wait 10 s on each other, as the reference's
+  t += 4_000;
+  const tooSoon = await status(acc.setLabel(id.deviceId, 'Desk'));
+  expect(tooSoon.status).toBe(429);
+  expect(tooSoon.text).toContain('renamed less than 10s ago');
+  t += 6_000;
   expect((await acc.setLabel(id.deviceId, 'Desk')).labelEpoch).toBe(2);
   expect((await acc.devices())[0]).toMatchObject({ isSelf: true, label: 'Desk', labelEpoch: 2 });
   expect((await status(acc.setLabel(id.deviceId, '   '))).status).toBe(400);
