@@ -7,6 +7,8 @@ import { randomBytes, type KeyObject } from 'node:crypto';
 import { accountIdOf, deviceIdOf, domainHash, toHex } from '../crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject, publicKeyOf, type KeyPair } from '../crypto/keys.ts';
 import type { Store } from '../store/store.ts';
+import { openSealed, type SealedEnvelope } from '../governance/proofs/seal.ts';
+import { ed25519SeedOfPkcs8 } from '../governance/proofs/x25519.ts';
 
 interface StoredIdentity {
   root: KeyPair;
@@ -82,6 +84,14 @@ export class NodeIdentity {
 
   signWithRoot(message: Uint8Array): string {
     return ed25519Sign(this.rootKey, message);
+  }
+
+  /**
+   * Opens an envelope sealed to this node's account root (the runtime's `open_sealed`); the root
+   * seed never leaves this object. Throws when the envelope does not open with this root.
+   */
+  openSealedToRoot(envelope: SealedEnvelope): Buffer {
+    return openSealed(ed25519SeedOfPkcs8(this.stored.root.privateKey), this.stored.accountId, envelope);
   }
 
   view(): NodeIdentityView {

@@ -23,6 +23,7 @@ import { presenceRpcMethods } from '../events/presence-rpc.ts';
 import { contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
+import { identitySealing } from '../runtime/sealing.ts';
 import { GroupService } from '../governance/groups/service.ts';
 import { MembersService } from '../governance/groups/members-service.ts';
 import { Governance } from '../governance/log.ts';
@@ -145,7 +146,7 @@ export class HearthNode {
     this.members = new MembersService({ governance: this.governance, identity: this.identity });
     this.owner = new OwnerService({ governance: this.governance, identity: this.identity });
     this.invitations = new InvitationService({ governance: this.governance, identity: this.identity, clock, store: this.store });
-    this.runtime = new WasmRuntime({ blobs: blobAccess(this.blobs) });
+    this.runtime = new WasmRuntime({ blobs: blobAccess(this.blobs), sealing: identitySealing(this.identity) });
     this.contexts = createContexts({
       store: this.store,
       governance: this.governance,

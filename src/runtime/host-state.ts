@@ -6,6 +6,7 @@
  */
 import type { AppEvent, Writes, XCall } from './contract.ts';
 import type { VMLimits } from './limits.ts';
+import type { OpenOutcome } from './sealing.ts';
 import { HostErrors } from './trap.ts';
 
 /** The keyspaces a call reads and writes. */
@@ -30,6 +31,10 @@ export interface SyncBackend {
   blobFetch(blobId: Uint8Array, contextId: Uint8Array): boolean;
   /** stores the bytes as a blob; its 32-byte id */
   blobPut(bytes: Uint8Array): Uint8Array;
+  /** true when the node gave the runtime a key holder for `open_sealed` (absent = false) */
+  readonly hasSealing?: boolean;
+  /** opens an envelope with the key the node holds for the run's executor (see sealing.ts) */
+  openSealed?(envelope: Uint8Array): OpenOutcome;
 }
 
 export const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');

@@ -13,6 +13,7 @@ import type { CallRequestData } from './protocol.ts';
 import { HostState, compareBytes, type Space, type SyncBackend } from './host-state.ts';
 import { isEd25519Point } from './ed25519.ts';
 import { blobImports } from './host-blobs.ts';
+import { sealingImports } from './host-sealing.ts';
 import { GuestMemory } from './guest-memory.ts';
 import { HostErrors, hostError, panicMessage } from './trap.ts';
 
@@ -332,6 +333,7 @@ export function createHost(
     },
 
     ...blobImports(req, backend, state, m),
+    ...sealingImports(backend, state, m),
   };
 
   function emitEvent(ptr: bigint, handler: string | null): void {

@@ -29,6 +29,8 @@ export interface CallJob {
   limits: VMLimits;
   hasIndexMeta: boolean;
   hasBlobs: boolean;
+  /** the node can open envelopes (`open_sealed`); absent = the runtime has no sealing access */
+  hasSealing?: boolean;
   /** Int32Array(1) over a SharedArrayBuffer: 0 = waiting, 1 = answer posted */
   flag: SharedArrayBuffer;
   port: MessagePort;
@@ -40,7 +42,8 @@ export type BridgeRequest =
   | { op: 'blobRead'; fd: bigint; blobId: Uint8Array; max: number }
   | { op: 'blobHas'; blobId: Uint8Array }
   | { op: 'blobFetch'; blobId: Uint8Array; contextId: Uint8Array }
-  | { op: 'blobPut'; bytes: Uint8Array };
+  | { op: 'blobPut'; bytes: Uint8Array }
+  | { op: 'openSealed'; envelope: Uint8Array };
 
 export type BridgeResponse = { ok: true; value: unknown } | { ok: false; error: string };
 

@@ -12,6 +12,7 @@
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RuntimeBlobs } from './blob-access.ts';
+import type { RuntimeSealing } from './sealing.ts';
 import { compileGuest, type CompiledGuest } from './compile.ts';
 import type { CallFailure, CallRequest, CallResult, FailureKind, Runtime } from './contract.ts';
 import {
@@ -34,6 +35,8 @@ export interface WasmRuntimeOptions {
   limits?: Partial<VMLimits>;
   /** blob access for `blob_*`; without it those functions trap as on a node without blobs */
   blobs?: RuntimeBlobs;
+  /** opens envelopes for `open_sealed`; without it that function traps as in a run given no key */
+  sealing?: RuntimeSealing;
 }
 
 interface Slot {
@@ -51,6 +54,7 @@ export class WasmRuntime implements Runtime {
   private readonly deadlineMs: number;
   private readonly cacheSize: number;
   private readonly blobs?: RuntimeBlobs;
+  private readonly sealing?: RuntimeSealing;
   private readonly modules = new Map<string, Promise<CompiledGuest>>();
   private slots: Slot[] = [];
   private waiters: Array<(slot: Slot | null) => void> = [];
@@ -62,6 +66,7 @@ export class WasmRuntime implements Runtime {
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.cacheSize = Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE);
     this.blobs = opts.blobs;
+    this.sealing = opts.sealing;
   }
 
   async start(): Promise<void> {
@@ -184,7 +189,7 @@ export class WasmRuntime implements Runtime {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
     const { port1, port2 } = new MessageChannel();
     const flag = new SharedArrayBuffer(4);
-    const served = new BridgeServer(req, this.blobs, flag, port1);
+    const served = new BridgeServer(req, this.blobs, flag, port1, this.sealing);
     const job: CallJob = {
       type: 'call',
       module: compiled.module,
@@ -201,6 +206,7 @@ export class WasmRuntime implements Runtime {
       limits: this.limits,
       hasIndexMeta: req.indexMeta !== undefined,
       hasBlobs: this.blobs !== undefined,
+      hasSealing: this.sealing !== undefined,
       flag,
       port: port2 as unknown as CallJob['port'],
     };
@@ -250,6 +256,7 @@ class BridgeServer {
     private readonly blobs: RuntimeBlobs | undefined,
     flag: SharedArrayBuffer,
     private readonly port: MessagePort,
+    private readonly sealing?: RuntimeSealing,
   ) {
     this.flag = new Int32Array(flag);
     port.on('message', (msg: BridgeRequest) => void this.answer(msg));
@@ -292,6 +299,10 @@ class BridgeServer {
         return this.needBlobs().put(msg.bytes);
       case 'blobRead':
         return this.readBlob(msg.fd, msg.blobId, msg.max);
+      case 'openSealed':
+        // the executor comes from the request held here, not from the worker's message
+        if (!this.sealing) throw new Error('sealing access is not configured');
+        return this.sealing.open(req.executorId, msg.envelope);
     }
   }
 

@@ -4,7 +4,7 @@
  * an i64 (pointer to a descriptor, register id, fd, offset); `Bool` results are i32 and
  * `PtrSizedInt` results i64. A guest import is linked only when its name and type match exactly.
  * Not provided (an import of them fails to link): the ~100 `js_*` functions and the state helpers of
- * JS-SDK apps, `seal_to`/`open_sealed`, `account_device_keys`, `send_proposal`/`approve_proposal`.
+ * JS-SDK apps, `account_device_keys`, `send_proposal`/`approve_proposal`.
  */
 import type { FuncType } from './wasm-binary.ts';
 
@@ -61,6 +61,8 @@ export const HOST_SIGNATURES: Readonly<Record<string, FuncType>> = Object.freeze
   blob_announce_to_context: fn(2, 'i32'),
   blob_open_in_context: fn(2, 'i64'),
   fetch: fn(5, 'i32'),
+  seal_to: fn(3, 'i32'),
+  open_sealed: fn(2, 'i32'),
 });
 
 export const sameType = (a: FuncType, b: FuncType) =>

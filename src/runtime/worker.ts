@@ -34,12 +34,14 @@ function bridge(job: CallJob): SyncBackend {
   return {
     hasIndexMeta: job.hasIndexMeta,
     hasBlobs: job.hasBlobs,
+    hasSealing: job.hasSealing === true,
     get: (space, key) => ask<Uint8Array | undefined>({ op: 'get', space, key }),
     range: (lo, hi, limit) => ask({ op: 'range', lo, hi, limit }),
     blobRead: (fd, blobId, max) => ask({ op: 'blobRead', fd, blobId, max }),
     blobHas: (blobId) => ask({ op: 'blobHas', blobId }),
     blobFetch: (blobId, contextId) => ask({ op: 'blobFetch', blobId, contextId }),
     blobPut: (bytes) => ask({ op: 'blobPut', bytes }),
+    openSealed: (envelope) => ask({ op: 'openSealed', envelope }),
   };
 }
 

@@ -285,6 +285,26 @@ export function tee_keys(): void {
   env.tee_authority_keys(sdk.REG);
 }
 
+// seal_to: {key: hex, text} -> {sealed: 0|1, envelope: hex | null}
+export function seal(): void {
+  const r = env.seal_to(sdk.buf(sdk.fromHex(str('key'))), sdk.buf(sdk.utf8(str('text'))), sdk.REG);
+  sdk.returnOk('{"sealed":' + r.toString() + ',"envelope":' + (r == 1 ? sdk.quote(sdk.toHex(sdk.readRegister())) : 'null') + '}');
+}
+
+// open_sealed: {envelope: hex} -> {opened: 0|1, text: string | null}
+export function open(): void {
+  const r = env.open_sealed(sdk.buf(sdk.fromHex(str('envelope'))), sdk.REG);
+  sdk.returnOk('{"opened":' + r.toString() + ',"text":' + regOrEmpty(r) + '}');
+}
+
+// seal_to then open_sealed in one call, as an app keeping a secret in its own state would
+export function seal_open(): void {
+  if (env.seal_to(sdk.buf(sdk.fromHex(str('key'))), sdk.buf(sdk.utf8(str('text'))), sdk.REG) != 1) sdk.panic('seal_to refused');
+  const envelope = sdk.readRegister();
+  const r = env.open_sealed(sdk.buf(envelope), sdk.REG);
+  sdk.returnOk('{"opened":' + r.toString() + ',"text":' + regOrEmpty(r) + '}');
+}
+
 export function blob_read(): void {
   const fd = env.blob_open(sdk.buf(sdk.fromHex(str('id'))));
   const chunk = <i32>num('chunk', 7);

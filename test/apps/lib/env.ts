@@ -41,6 +41,8 @@
 @external("env", "tee_authority_keys") export declare function tee_authority_keys(reg: u64): void;
 @external("env", "time_now") export declare function time_now(buf: u64): void;
 @external("env", "ed25519_verify") export declare function ed25519_verify(sig: u64, pk: u64, msg: u64): u32;
+@external("env", "seal_to") export declare function seal_to(key: u64, plaintext: u64, reg: u64): u32;
+@external("env", "open_sealed") export declare function open_sealed(sealed: u64, reg: u64): u32;
 @external("env", "blob_create") export declare function blob_create(): u64;
 @external("env", "blob_open") export declare function blob_open(id: u64): u64;
 @external("env", "blob_read") export declare function blob_read(fd: u64, buf: u64): u64;
