@@ -73,6 +73,23 @@ export interface IntentRelayInfo {
   canAuthorOnBehalf: boolean;
 }
 
+/**
+ * `POST /contexts/{id}/presence-intents` body: one presence update an account's device signed (the
+ * reference's `PresenceIntentRequest`; every field is sent, `state` as `null` to retract).
+ */
+export interface PresenceIntentRequest {
+  /** hex of the presence slice (at most 16 384 bytes), or null to retract */
+  state: string | null;
+  /** above the last this node accepted from the device for this context */
+  seq: U64;
+  /** the device's clock, within 7 s of the node's */
+  sentAtMs: U64;
+  /** hex, 64 bytes: the device key's Ed25519 signature over the `calimero/presence/1` statement */
+  signature: string;
+  /** hex of the borsh `AccountProof<DeviceCert>` tying the device key to its account */
+  authorProof: string;
+}
+
 export class ContextsApi {
   constructor(private readonly http: HttpClient) {}
 
@@ -163,6 +180,16 @@ export class ContextsApi {
   /** `GET /contexts/{id}/intents`: what a warrant for this node must name. */
   intents(contextId: string, options?: CallOptions): Promise<IntentRelayInfo> {
     return this.http.data(`/admin-api/contexts/${seg(contextId)}/intents`, options);
+  }
+
+  /**
+   * `POST /contexts/{id}/presence-intents`: relays an account's presence (answer 204). The live
+   * `Ephemeral` frame names the account. 400 bad input, stale `sentAtMs` or `seq`, or a proof that
+   * does not verify; 403 the account is not a member of the context's group (or the device is
+   * revoked); 404 unknown context; 413 slice too large.
+   */
+  async postPresenceIntent(contextId: string, request: PresenceIntentRequest, options?: CallOptions): Promise<void> {
+    await this.http.send(`/admin-api/contexts/${seg(contextId)}/presence-intents`, { ...options, method: 'POST', body: request });
   }
 
   /** `POST /identity/context`: a fresh identity the node holds the key of. */

@@ -125,6 +125,7 @@ export {
   type CreateContextRequest,
   type CreateContextResponse,
   type IntentRelayInfo,
+  type PresenceIntentRequest,
 } from './contexts.ts';
 export { RpcApi, type ExecuteOptions } from './rpc.ts';
 export {

@@ -71,6 +71,15 @@ export class PresenceService {
     return changed;
   }
 
+  /** Removes `author`'s slot (a retraction), announcing it with `removed: true`; false when it held none. */
+  clear(contextId: string, author: string): boolean {
+    const slots = this.contexts.get(contextId);
+    if (!slots?.delete(author)) return false;
+    if (slots.size === 0) this.contexts.delete(contextId);
+    this.d.bus.publish({ type: 'context', contextId, kind: 'Ephemeral', data: { author, removed: true } });
+    return true;
+  }
+
   /** The live slots of a context, as replay seeds. */
   snapshot(contextId: string): PresenceEntry[] {
     const now = this.d.clock.now();

@@ -13,11 +13,15 @@ import { unauthenticated } from '../errors.ts';
 import { WS_MAX_MESSAGE_BYTES } from './constants.ts';
 import { EventStreamService, parseSubscriptionRequest } from './service.ts';
 import { WsConnection, type WsDeps } from './ws.ts';
+import type { PresenceIntentService } from './presence-intents.ts';
+import { registerPresenceIntentRoute } from './presence-intents-route.ts';
 
 export interface EventRoutesDeps {
   stream: EventStreamService;
   /** JSON-RPC methods for `execute` frames on `/ws` */
   rpcMethods?: WsDeps['rpcMethods'];
+  /** relayed account presence (`POST /admin-api/contexts/{id}/presence-intents`); unregistered without it */
+  presenceIntents?: PresenceIntentService;
 }
 
 function principalOf(req: FastifyRequest): Principal {
@@ -53,6 +57,8 @@ export function registerEventRoutes(app: FastifyInstance, deps: EventRoutesDeps)
       .header('access-control-expose-headers', `${EXPOSED_HEADERS}, x-sse-session-id, x-sse-reconnect`)
       .send(body);
   });
+
+  if (deps.presenceIntents) registerPresenceIntentRoute(app, deps.presenceIntents);
 
   app.post('/sse/subscription', async (req) => {
     const principal = principalOf(req);

@@ -20,6 +20,7 @@ import { PresenceService } from '../events/presence.ts';
 import { EventStreamService } from '../events/service.ts';
 import { contextApplicationVia } from '../events/access.ts';
 import { presenceRpcMethods } from '../events/presence-rpc.ts';
+import { PresenceIntentService } from '../events/presence-intents.ts';
 import { contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
@@ -186,7 +187,11 @@ export class HearthNode {
             store: this.store,
             lifecycle: () => this.state,
             blobs: { blobs: this.blobs },
-            events: { stream: this.events, rpcMethods: () => contextRpcMethods(this.contexts) },
+            events: {
+              stream: this.events,
+              rpcMethods: () => contextRpcMethods(this.contexts),
+              presenceIntents: new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) }),
+            },
             contexts: {
               ...this.contexts,
               rpcMethods: presenceRpcMethods(this.presence, { ownIdentity: (id) => this.contexts.contexts.ownIdentity(id) }),

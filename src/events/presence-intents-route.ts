@@ -1,0 +1,28 @@
+/**
+ * `POST /admin-api/contexts/{contextId}/presence-intents` (admin spec Contexts table; reference
+ * `presence_intent.rs`): body `PresenceIntentRequest`, answer 204 with no body. Thin: parse the
+ * body (u64 exact), call `PresenceIntentService`, answer. The guard (`auth/route-permissions.ts`)
+ * has already required `admin` for the path.
+ */
+import type { FastifyInstance } from 'fastify';
+import { parseJson } from '../client/json.ts';
+import { badRequest } from '../errors.ts';
+import { parsePresenceIntentRequest, type PresenceIntentService } from './presence-intents.ts';
+
+export function registerPresenceIntentRoute(root: FastifyInstance, service: PresenceIntentService): void {
+  void root.register(async (scope) => {
+    // `seq` and `sentAtMs` are u64: parsed exactly, never through a double.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+      try {
+        done(null, parseJson(text as string));
+      } catch (err) {
+        done(badRequest(`Invalid JSON: ${(err as Error).message}`), undefined);
+      }
+    });
+    scope.post<{ Params: { contextId: string } }>('/admin-api/contexts/:contextId/presence-intents', async (req, reply) => {
+      service.publish(req.params.contextId, parsePresenceIntentRequest(req.body));
+      return reply.code(204).send();
+    });
+  });
+}
