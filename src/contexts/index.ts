@@ -19,7 +19,7 @@ import { ContextExecutor } from './executor.ts';
 import { ContextService } from './service.ts';
 import { ContextStore } from './store.ts';
 import { registerContextRoutes } from './routes.ts';
-import { registerJsonRpcRoute } from './rpc.ts';
+import { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
 import type { RpcMethodHandler } from './rpc-contract.ts';
 
 export interface ContextsDeps {
@@ -54,6 +54,8 @@ export { UNINITIALIZED_HASH } from './types.ts';
 export interface ContextsRouteDeps extends Contexts {
   /** JSON-RPC methods other domains contribute (e.g. the event stream's `set_ephemeral`) */
   rpcMethods?: Record<string, RpcMethodHandler>;
+  /** how each JSON-RPC call ended, for metrics */
+  onRpcOutcome?: JsonRpcDeps['onOutcome'];
 }
 
 /** The JSON-RPC methods of this domain, for other transports (the WebSocket `execute`). */
@@ -64,5 +66,5 @@ export function contextRpcMethods(c: Contexts): Record<string, RpcMethodHandler>
 /** Mounts `/admin-api/contexts*`, `/admin-api/identity/context` and `POST /jsonrpc`. */
 export function registerContextsRoutes(app: FastifyInstance, deps: ContextsRouteDeps): void {
   registerContextRoutes(app, deps);
-  registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods });
+  registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods, onOutcome: deps.onRpcOutcome });
 }

@@ -27,6 +27,8 @@ export interface JsonRpcDeps {
   calls: ContextCalls;
   /** methods other domains contribute (`set_ephemeral`, ...); `execute` and `sync_status` cannot be replaced */
   methods?: Record<string, RpcMethodHandler>;
+  /** told how each call ended (metrics: ok, app_error, rpc_error, invalid) */
+  onOutcome?: (outcome: 'ok' | 'app_error' | 'rpc_error' | 'invalid') => void;
 }
 
 /** Room for a maximal `argsJson` plus the envelope. */
@@ -81,15 +83,28 @@ export function registerJsonRpcRoute(root: FastifyInstance, deps: JsonRpcDeps): 
       }
     });
 
+    const outcome = deps.onOutcome ?? (() => undefined);
     scoped.post('/jsonrpc', { bodyLimit: RPC_BODY_LIMIT }, async (req, reply) => {
-      const { id, method, params } = parseEnvelope(req.body, known);
+      let envelope: Envelope;
+      try {
+        envelope = parseEnvelope(req.body, known);
+      } catch (err) {
+        outcome('invalid');
+        throw err;
+      }
+      const { id, method, params } = envelope;
       const principal = req.principal;
       if (!principal) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
       try {
         const result = await methods[method]({ params, principal, signal: disconnectSignal(reply) });
+        outcome('ok');
         return { jsonrpc: '2.0', id, result };
       } catch (err) {
-        if (err instanceof RpcMethodError) return { jsonrpc: '2.0', id, error: { type: err.type, data: err.data } };
+        if (err instanceof RpcMethodError) {
+          outcome(err.type === 'FunctionCallError' ? 'app_error' : err.type === 'ParseError' ? 'invalid' : 'rpc_error');
+          return { jsonrpc: '2.0', id, error: { type: err.type, data: err.data } };
+        }
+        outcome(err instanceof HearthError ? 'invalid' : 'rpc_error');
         if (err instanceof HearthError) throw err;
         req.log.error({ err, method }, 'JSON-RPC method failed');
         return { jsonrpc: '2.0', id, error: { type: 'InternalError', data: {} } };

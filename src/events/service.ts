@@ -68,6 +68,13 @@ export class EventStreamService {
   private sweeper?: NodeJS.Timeout;
   private stopped = false;
 
+  /** open connections by transport (the `hearth_event_streams_active` gauge) */
+  activeStreams(): { sse: number; ws: number } {
+    let sse = 0;
+    for (const session of this.sessions.values()) if (session.connected) sse++;
+    return { sse, ws: this.sockets.size };
+  }
+
   constructor(private readonly d: EventStreamDeps) {
     this.hub = new EventHub(d.bus);
     this.limits = { ...DEFAULT_LIMITS, ...d.limits };

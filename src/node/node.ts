@@ -177,6 +177,11 @@ export class HearthNode {
     try {
       await this.ensureAdmin();
       this.metrics.addGauge(storeSizeGauge({ data: this.opts.paths.data, blobs: this.opts.paths.blobs }));
+      this.metrics.addGauge({
+        name: 'hearth_event_streams_active',
+        help: 'Open event-stream connections by transport',
+        read: () => Object.entries(this.events.activeStreams()).map(([transport, value]) => ({ labels: { transport }, value })),
+      });
       this.app = await buildApp({
         logger,
         corsAllowedOrigins: config.server.corsAllowedOrigins,
@@ -194,6 +199,7 @@ export class HearthNode {
             },
             contexts: {
               ...this.contexts,
+              onRpcOutcome: (outcome) => this.metrics.jsonrpc(outcome),
               rpcMethods: presenceRpcMethods(this.presence, { ownIdentity: (id) => this.contexts.contexts.ownIdentity(id) }),
             },
             applications: { applications: this.applications },

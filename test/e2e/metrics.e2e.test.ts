@@ -29,3 +29,23 @@ it('answers Prometheus text without a token, labelled by route template', async 
   expect(text).not.toContain(id);
   expect(text).toMatch(/hearth_store_bytes\{store="data"\} [1-9]\d*/);
 });
+
+it('counts JSON-RPC outcomes and open event streams', async () => {
+  const client = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
+  const { accessToken } = await client.auth.login({ username: node.adminUser, password: node.adminPassword });
+  const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+  const bad = await fetch(`${node.url}/jsonrpc`, { method: 'POST', headers: auth, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'no_such_method', params: {} }) });
+  await bad.arrayBuffer();
+  const parse = await fetch(`${node.url}/jsonrpc`, { method: 'POST', headers: auth, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'execute', params: {} }) });
+  expect((await parse.json()).error.type).toBe('ParseError');
+
+  const stream = new AbortController();
+  const sse = await fetch(`${node.url}/sse`, { headers: { authorization: `Bearer ${accessToken}` }, signal: stream.signal });
+  const reader = sse.body!.getReader();
+  await reader.read(); // the connect frame: the stream is open
+  const text = await (await fetch(`${node.url}/metrics`)).text();
+  stream.abort();
+  expect(text).toMatch(/hearth_jsonrpc_calls_total\{outcome="invalid"\} 2/);
+  expect(text).toMatch(/hearth_event_streams_active\{transport="sse"\} 1/);
+  expect(text).toMatch(/hearth_event_streams_active\{transport="ws"\} 0/);
+});
