@@ -10,7 +10,7 @@
  * scope      = 0x01 ‖ root(32) ‖ device(32) ‖ u32le scopeEpoch ‖ u8 (0 all | 1 only) ‖ [u32le n ‖ n × app(32)] ‖ sig(64)
  *   sig = root over domain_hash("calimero.device.scope.v1", [everything between the version byte and sig])
  */
-import { accountIdOf, domainHash, toHex } from '../crypto/ids.ts';
+import { accountIdOf, domainHash, isHexBytes, toHex } from '../crypto/ids.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
 import { badRequest } from '../errors.ts';
 
@@ -32,7 +32,7 @@ export interface DeviceScopeProof {
 const invalid = (what: string) => badRequest(`${what} (DeviceLinkInvalid)`);
 
 function bytesOf(hex: string, what: string): Buffer {
-  if (!/^([0-9a-fA-F]{2})+$/.test(hex)) throw invalid(`${what} must be non-empty hex`);
+  if (!isHexBytes(hex)) throw invalid(`${what} must be non-empty hex`);
   return Buffer.from(hex, 'hex');
 }
 

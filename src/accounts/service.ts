@@ -115,9 +115,10 @@ export class AccountService {
 
   /** Run on the new device's node: an offer signed by this node's signing key. */
   pairInit(rootPublicKey: string): PairingOffer & { statement: string; confirmationCode: string } {
+    const accountId = accountIdOf(Buffer.from(rootPublicKey, 'hex'));
     const offer: PairingOffer = {
-      accountId: accountIdOf(Buffer.from(rootPublicKey, 'hex')),
-      deviceId: deviceIdOf(accountIdOf(Buffer.from(rootPublicKey, 'hex')), randomBytes(16)),
+      accountId,
+      deviceId: deviceIdOf(accountId, randomBytes(16)),
       kemPublicKey: this.d.identity.view().deviceAgreementKey as string,
       signPublicKey: this.d.identity.publicKey,
     };

@@ -6,8 +6,8 @@
  * The target id is not checked for existence, as in the reference: an alias may name a context
  * this node has not joined yet.
  */
-import { canonicalId } from '../auth/binding.ts';
 import { Serial } from '../auth/serial.ts';
+import { parseId } from '../crypto/ids.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Store } from '../store/store.ts';
 import { AliasStore, type AliasScope } from './store.ts';
@@ -17,7 +17,6 @@ export const ALIAS_SCOPES: readonly AliasScope[] = ['context', 'application', 'd
 /** The reference's alias grammar (admin-wire-a §6.1): 1–50 ASCII characters. */
 export const ALIAS_MAX_LENGTH = 50;
 const ALIAS_CHARS = /^[A-Za-z0-9._-]*$/;
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /** The request field that carries the target id in each scope's create form. */
 export const VALUE_FIELD: Record<AliasScope, 'contextId' | 'applicationId' | 'deviceId'> = {
@@ -52,8 +51,8 @@ export function validateAlias(name: string): string {
  * 32 bytes from older clients (reference README "Id encodings"); anything else is 400 naming the field.
  */
 export function parseTargetId(raw: string, field: string): string {
-  const id = canonicalId(raw);
-  if (!HEX64.test(id)) throw badRequest(`Invalid ${field}: expected 64 hex characters (32 bytes)`);
+  const id = parseId(raw);
+  if (!id) throw badRequest(`Invalid ${field}: expected 64 hex characters (32 bytes)`);
   return id;
 }
 

@@ -63,6 +63,7 @@ export class ApplicationService implements ApplicationCatalog {
   private readonly apps: ApplicationStore;
   private readonly serial = new Serial();
   private readonly cache = new Map<string, Promise<VerifiedBundle>>();
+  private readonly readOnly = new WeakMap<VerifiedBundle, Map<string, Set<string>>>();
   private readonly now: () => number;
 
   constructor(private readonly deps: ApplicationServiceDeps) {
@@ -242,8 +243,14 @@ export class ApplicationService implements ApplicationCatalog {
     return embeddedAbi(bundle.wasms.get(key)!);
   }
 
+  /** Asked on every context call: parsed once per cached bundle and service. Callers only read the set. */
   async readOnlyMethods(applicationId: string, service?: string): Promise<Set<string>> {
-    return readOnlyMethodsOf(await this.abi(applicationId, service));
+    const { bundle, key } = await this.bundleFor(applicationId, service);
+    let byService = this.readOnly.get(bundle);
+    if (!byService) this.readOnly.set(bundle, (byService = new Map()));
+    let methods = byService.get(key);
+    if (!methods) byService.set(key, (methods = readOnlyMethodsOf(embeddedAbi(bundle.wasms.get(key)!))));
+    return methods;
   }
 
   /** Every version this node retains of the application, newest first. */

@@ -8,6 +8,7 @@
  */
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { badRequest } from '../errors.ts';
+import { BorshWriter } from '../governance/borsh.ts';
 import { SIGNATURE_ALGORITHM } from './constants.ts';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -142,14 +143,7 @@ export function verifyManifestSignature(manifest: Record<string, unknown>): Mani
   return { signerId, publicKey, bundleHash: digest.toString('hex') };
 }
 
-function borshString(s: string): Buffer {
-  const bytes = Buffer.from(s, 'utf8');
-  const len = Buffer.alloc(4);
-  len.writeUInt32LE(bytes.length);
-  return Buffer.concat([len, bytes]);
-}
-
 /** ApplicationId of a bundle: SHA-256(borsh(package: String, signerId: String)), 64 hex. */
 export function applicationIdOf(pkg: string, signerId: string): string {
-  return createHash('sha256').update(borshString(pkg)).update(borshString(signerId)).digest('hex');
+  return createHash('sha256').update(new BorshWriter().string(pkg).string(signerId).toBuffer()).digest('hex');
 }

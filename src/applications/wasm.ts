@@ -4,6 +4,7 @@
  * framing is parsed (magic, version, id + LEB128 size), never the code.
  */
 import { badRequest } from '../errors.ts';
+import { appendCustomSection as appendSection } from '../runtime/wasm-binary.ts';
 import { ABI_SCHEMA_VERSION, ABI_SECTION } from './constants.ts';
 
 const MAGIC = [0x00, 0x61, 0x73, 0x6d];
@@ -22,17 +23,6 @@ function readLeb(bytes: Uint8Array, at: number): [value: number, next: number] {
     if ((bytes[i] & 0x80) === 0) return [value, i + 1];
   }
   throw badRequest('malformed WebAssembly module: bad LEB128 length');
-}
-
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n > 0) b |= 0x80;
-    out.push(b);
-  } while (n > 0);
-  return out;
 }
 
 /** The payload of the first custom section called `name`, or undefined. */
@@ -58,9 +48,7 @@ export function customSection(bytes: Uint8Array, name: string): Uint8Array | und
 /** The module with a custom section `name` appended (custom sections may appear anywhere). */
 export function appendCustomSection(bytes: Uint8Array, name: string, payload: Uint8Array): Uint8Array {
   if (!isWasmModule(bytes)) throw badRequest('not a WebAssembly module (bad magic or version)');
-  const nameBytes = Buffer.from(name, 'utf8');
-  const body = Buffer.concat([Buffer.from(leb(nameBytes.length)), nameBytes, Buffer.from(payload)]);
-  return Buffer.concat([Buffer.from(bytes), Buffer.from([0, ...leb(body.length)]), body]);
+  return appendSection(bytes, name, payload);
 }
 
 /**

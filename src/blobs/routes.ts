@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EXPOSED_HEADERS } from '../http/cors.ts';
+import { DEFAULT_MIME } from './mime.ts';
 import type { BlobInfo, BlobService } from './service.ts';
 
 export interface BlobRoutesDeps {
@@ -41,7 +42,7 @@ function setBlobHeaders(reply: FastifyReply, info: BlobInfo): void {
     reply.header('etag', `"${info.hash}"`);
   }
   if (info.mimeType) reply.header('x-blob-mime-type', info.mimeType);
-  reply.header('content-type', info.mimeType ?? 'application/octet-stream');
+  reply.header('content-type', info.mimeType ?? DEFAULT_MIME);
 }
 
 export function registerBlobRoutes(root: FastifyInstance, deps: BlobRoutesDeps): void {
@@ -59,10 +60,10 @@ export function registerBlobRoutes(root: FastifyInstance, deps: BlobRoutesDeps):
       '/admin-api/blobs',
       { schema: { querystring: UploadQuery }, bodyLimit: Number.MAX_SAFE_INTEGER },
       async (req) => {
-        const { hash } = blobs.prepareUpload({ hash: req.query.hash, contextId: req.query.context_id });
         // no body at all (no content-length, no transfer-encoding) is an empty blob
         const body = (req.body ?? Readable.from([])) as AsyncIterable<Uint8Array>;
-        const r = await blobs.upload(body, { hash });
+        // the query is validated (400) before any byte of the body is read
+        const r = await blobs.upload(body, { hash: req.query.hash, contextId: req.query.context_id });
         return { data: { blob_id: r.blobId, size: r.size } };
       },
     );

@@ -6,8 +6,8 @@
  * GET then stores the peer's bytes locally (verifying that they hash to the requested id) and
  * serves them from disk, a HEAD only reports the peer's answer (`source: "peer"`).
  */
+import { parseId } from '../crypto/ids.ts';
 import { HearthError, badRequest, forbidden, notFound } from '../errors.ts';
-import { normalizeId } from './ids.ts';
 import type { BlobMeta, BlobStore } from './store.ts';
 
 /** Spec "Limits": blob discovery deadline on the node. */
@@ -53,21 +53,21 @@ const infoOf = (blobId: string, meta: BlobMeta): BlobInfo => ({
 });
 
 export function parseBlobId(text: string): string {
-  const id = normalizeId(text);
+  const id = parseId(text);
   if (!id) throw badRequest(`Invalid blob ID format: expected 64 hex characters, got "${clip(text)}"`);
   return id;
 }
 
 function parseContextId(text: string | undefined): string | undefined {
   if (text === undefined || text === '') return undefined;
-  const id = normalizeId(text);
+  const id = parseId(text);
   if (!id) throw badRequest(`The provided context_id is not a valid format: expected 64 hex characters, got "${clip(text)}"`);
   return id;
 }
 
 function parseHash(text: string | undefined): string | undefined {
   if (text === undefined || text === '') return undefined;
-  const h = normalizeId(text);
+  const h = parseId(text);
   if (!h) throw badRequest(`The provided hash is not a valid format: expected 64 hex characters (SHA-256), got "${clip(text)}"`);
   return h;
 }
@@ -124,14 +124,15 @@ export class BlobService {
     const blobId = parseBlobId(idText);
     const contextId = parseContextId(contextIdText);
     let meta = await this.store.get(blobId);
+    let source: BlobInfo['source'] = 'local';
     if (!meta) {
       const peer = await this.discover(blobId, contextId);
       await this.store.put(peer, { expectedId: blobId });
       meta = await this.store.get(blobId);
       if (!meta) throw notFound(`Blob ${blobId} not found`);
-      return { info: { ...infoOf(blobId, meta), source: 'peer' }, body: this.store.read(meta) };
+      source = 'peer';
     }
-    return { info: infoOf(blobId, meta), body: this.store.read(meta) };
+    return { info: { ...infoOf(blobId, meta), source }, body: this.store.read(meta) };
   }
 
   async delete(idText: string): Promise<{ blobId: string; deleted: true; refcount: number }> {

@@ -16,6 +16,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Serial } from '../auth/serial.ts';
 import { HearthError, badRequest, notFound } from '../errors.ts';
 import type { BatchOp, Space, Store } from '../store/store.ts';
 import { sniffMime, SNIFF_BYTES } from './mime.ts';
@@ -82,7 +83,8 @@ export class BlobStore {
   private readonly tmpDir: string;
   private readonly maxBytes: number;
   private readonly now: () => number;
-  private tail: Promise<unknown> = Promise.resolve();
+  /** commits and deletes, one at a time so refcounts never race */
+  private readonly serial = new Serial();
 
   constructor(
     private readonly store: Store,
@@ -178,7 +180,7 @@ export class BlobStore {
       if (opts.expectedId !== undefined && opts.expectedId !== blobId) {
         throw new HearthError('bad_gateway', `Received bytes hash to blob ${blobId}, not the requested ${opts.expectedId}`);
       }
-      const created = await this.serial(() => this.commit(blobId, { hash, size: total, chunkIds, tmpFiles, mime: sniffMime(head) }));
+      const created = await this.serial.run(() => this.commit(blobId, { hash, size: total, chunkIds, tmpFiles, mime: sniffMime(head) }));
       return { blobId, size: total, hash, created };
     } finally {
       await Promise.allSettled(pending);
@@ -189,7 +191,7 @@ export class BlobStore {
 
   /** Drops one reference; at zero the blob and the chunks no other blob uses are removed. */
   release(blobId: string): Promise<ReleaseResult> {
-    return this.serial(async () => {
+    return this.serial.run(async () => {
       const meta = await this.blobs.get(blobId);
       if (!meta) throw notFound(`Blob ${blobId} not found`);
       if (meta.refcount > 1) {
@@ -246,11 +248,6 @@ export class BlobStore {
     return true;
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(fn, fn);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
 }
 
 function occurrences(ids: string[]): Map<string, number> {

@@ -58,6 +58,13 @@ export function decodeOutput(output: Uint8Array | null): Decoded {
   }
 }
 
+/** `params.contextId` of a JSON-RPC call, or its ParseError. */
+function rpcContextId(raw: unknown): string {
+  const contextId = typeof raw === 'string' ? parseId(raw) : undefined;
+  if (!contextId) throw new RpcMethodError('ParseError', 'params.contextId must be a context id (64 hex characters)');
+  return contextId;
+}
+
 export class ContextCalls {
   constructor(private readonly d: ContextCallsDeps) {}
 
@@ -65,21 +72,14 @@ export class ContextCalls {
   async execute(params: unknown, principal: Principal, signal?: AbortSignal): Promise<{ output: unknown }> {
     if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new RpcMethodError('ParseError', 'params must be an object');
     const p = params as Record<string, unknown>;
-    const contextId = typeof p.contextId === 'string' ? parseId(p.contextId) : undefined;
-    if (!contextId) throw new RpcMethodError('ParseError', 'params.contextId must be a context id (64 hex characters)');
+    const contextId = rpcContextId(p.contextId);
     const problem = methodNameProblem(p.method);
     if (problem) throw new RpcMethodError('ParseError', `params.${problem}`);
     const method = p.method as string;
     const input = encodeArgs(p.argsJson);
     if (!input) throw new RpcMethodError('ParseError', `params.argsJson exceeds ${MAX_ARGS_BYTES} bytes once serialized`);
 
-    const meta = await this.d.store.getMeta(contextId);
-    // A bound client key may act only inside its binding (auth spec): the context id is in the body,
-    // so the guard could not check it.
-    if (isBound(principal.binding) && !mayActOn(principal.binding, { kind: 'context', id: contextId }, { contextApplication: meta?.applicationId })) {
-      throw forbidden('This client key is bound to other contexts or groups', 'permission_denied');
-    }
-    if (!meta) throw new RpcMethodError('ContextNotFound', undefined);
+    const meta = await this.rpcMeta(contextId, principal);
     if (!(await this.d.applications.get(meta.applicationId))) {
       throw new RpcMethodError('ApplicationNotInstalled', { application_id: meta.applicationId });
     }
@@ -104,14 +104,8 @@ export class ContextCalls {
    * `waitingForPeers` before.
    */
   async syncStatus(params: unknown, principal: Principal) {
-    const raw = typeof params === 'object' && params !== null ? (params as Record<string, unknown>).contextId : undefined;
-    const contextId = typeof raw === 'string' ? parseId(raw) : undefined;
-    if (!contextId) throw new RpcMethodError('ParseError', 'params.contextId must be a context id (64 hex characters)');
-    const meta = await this.d.store.getMeta(contextId);
-    if (isBound(principal.binding) && !mayActOn(principal.binding, { kind: 'context', id: contextId }, { contextApplication: meta?.applicationId })) {
-      throw forbidden('This client key is bound to other contexts or groups', 'permission_denied');
-    }
-    if (!meta) throw new RpcMethodError('ContextNotFound', undefined);
+    const contextId = rpcContextId(typeof params === 'object' && params !== null ? (params as Record<string, unknown>).contextId : undefined);
+    const meta = await this.rpcMeta(contextId, principal);
     const isInitialized = meta.rootHash !== UNINITIALIZED_HASH;
     return { contextId, isInitialized, syncState: { state: isInitialized ? 'idle' : 'waitingForPeers' }, failureCount: 0 };
   }
@@ -144,6 +138,19 @@ export class ContextCalls {
     const decoded = decodeOutput(result.output);
     if (!decoded.ok) throw badRequest(decoded.message, { body: { type: 'FunctionCallError' } });
     return { output: decoded.value };
+  }
+
+  /**
+   * The context a JSON-RPC call names, for this principal. A bound client key may act only inside
+   * its binding (auth spec): the context id is in the body, so the guard could not check it.
+   */
+  private async rpcMeta(contextId: string, principal: Principal): Promise<ContextMeta> {
+    const meta = await this.d.store.getMeta(contextId);
+    if (isBound(principal.binding) && !mayActOn(principal.binding, { kind: 'context', id: contextId }, { contextApplication: meta?.applicationId })) {
+      throw forbidden('This client key is bound to other contexts or groups', 'permission_denied');
+    }
+    if (!meta) throw new RpcMethodError('ContextNotFound', undefined);
+    return meta;
   }
 
   private async call(

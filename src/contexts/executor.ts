@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
+import { toHex as hex } from '../crypto/ids.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { CallResult, CallSuccess, Runtime } from '../runtime/contract.ts';
 import type { BatchOp } from '../store/store.ts';
@@ -39,7 +40,6 @@ export interface CallInput {
 }
 
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 /** `SHA-256(parent ids in order ‖ artifact)`: the delta id (runtime.md §5 `compute_id`, hearth's encoding). */
 export function deltaIdOf(parents: readonly string[], artifact: Uint8Array): string {

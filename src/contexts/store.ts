@@ -13,11 +13,11 @@
  * Lowercase hex preserves the byte order of keys, so ordered iteration over `ctx.index` is the
  * guest's byte order. The store only builds batch ops here; the executor commits them at once.
  */
+import { toHex as hex } from '../crypto/ids.ts';
 import type { IndexView, Writes } from '../runtime/contract.ts';
 import { collect, type BatchOp, type Space, type Store } from '../store/store.ts';
 import type { ContextMember, ContextMeta, DeltaRecord } from './types.ts';
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
 export type StateSpaceName = 'state' | 'private' | 'index';

@@ -23,6 +23,9 @@ export function domainHash(domain: string, parts: Uint8Array[]): Buffer {
 
 export const toHex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
+/** Non-empty hex of whole bytes (even length, any case). */
+export const isHexBytes = (s: string): boolean => /^(?:[0-9a-fA-F]{2})+$/.test(s);
+
 /** AccountId = domain_hash("calimero.account.genesis.v1", [0x02 ‖ root public key]). */
 export function accountIdOf(rootPublicKey: Uint8Array): string {
   return toHex(domainHash('calimero.account.genesis.v1', [Buffer.concat([Buffer.from([2]), rootPublicKey])]));

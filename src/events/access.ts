@@ -14,9 +14,10 @@
  *
  * Ids arrive as 64 hex (any case) or base58 from older clients and are kept as 64 lowercase hex.
  */
-import { canonicalId, isBound, mayActOn } from '../auth/binding.ts';
+import { isBound, mayActOn } from '../auth/binding.ts';
 import { satisfies } from '../auth/permissions.ts';
 import type { Principal } from '../auth/service.ts';
+import { parseId } from '../crypto/ids.ts';
 import { badRequest, forbidden, HearthError } from '../errors.ts';
 import { MAX_SUBSCRIPTIONS } from './constants.ts';
 
@@ -32,8 +33,6 @@ export interface IdSets {
   groups: string[];
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
-
 /** A list of ids from a request (`undefined`/`null` = none), each as 64 lowercase hex; else 400. */
 export function parseIdList(value: unknown, field: string): string[] {
   if (value === undefined || value === null) return [];
@@ -41,8 +40,8 @@ export function parseIdList(value: unknown, field: string): string[] {
   if (value.length > MAX_SUBSCRIPTIONS) throw badRequest(`Invalid request: ${field} has more than ${MAX_SUBSCRIPTIONS} ids`);
   const out: string[] = [];
   value.forEach((raw, i) => {
-    const id = typeof raw === 'string' ? canonicalId(raw.trim()) : '';
-    if (!HEX64.test(id)) throw badRequest(`Invalid request: ${field}[${i}] is not an id (64 hex characters or base58 of 32 bytes)`);
+    const id = typeof raw === 'string' ? parseId(raw.trim()) : undefined;
+    if (!id) throw badRequest(`Invalid request: ${field}[${i}] is not an id (64 hex characters or base58 of 32 bytes)`);
     if (!out.includes(id)) out.push(id);
   });
   return out;

@@ -5,7 +5,8 @@
  * elsewhere, `NoOwnedIdentity` when the node has no identity in the context, `SliceTooLarge`
  * `{size, max}` above 16 384 bytes. Contributed to `/jsonrpc` through `contexts/rpc-contract.ts`.
  */
-import { canonicalId, mayActOn } from '../auth/binding.ts';
+import { mayActOn } from '../auth/binding.ts';
+import { parseId } from '../crypto/ids.ts';
 import { RpcMethodError, type RpcMethodHandler } from '../contexts/rpc-contract.ts';
 import { PRESENCE_MAX_BYTES } from './constants.ts';
 import type { PresenceService } from './presence.ts';
@@ -17,8 +18,6 @@ export interface PresenceRpcDeps {
    */
   ownIdentity(contextId: string): Promise<{ author: string; applicationId: string | null } | null>;
 }
-
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
  * @example
@@ -45,8 +44,8 @@ export function presenceRpcMethods(presence: PresenceService, deps: PresenceRpcD
 function parseParams(params: unknown): { contextId: string; state: Uint8Array } {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new RpcMethodError('ParseError', 'params must be an object');
   const p = params as Record<string, unknown>;
-  const contextId = typeof p.contextId === 'string' ? canonicalId(p.contextId) : '';
-  if (!HEX64.test(contextId)) throw new RpcMethodError('ParseError', 'params.contextId must be a context id (64 hex characters)');
+  const contextId = typeof p.contextId === 'string' ? parseId(p.contextId) : undefined;
+  if (!contextId) throw new RpcMethodError('ParseError', 'params.contextId must be a context id (64 hex characters)');
   if (!Array.isArray(p.state)) throw new RpcMethodError('ParseError', 'params.state must be an array of bytes');
   if (p.state.length > PRESENCE_MAX_BYTES) throw new RpcMethodError('SliceTooLarge', { size: p.state.length, max: PRESENCE_MAX_BYTES });
   const bytes = new Uint8Array(p.state.length);

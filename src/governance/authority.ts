@@ -13,10 +13,6 @@ export function groupOf(ns: NamespaceState, groupId: string): GroupState {
   return g;
 }
 
-export function directMember(group: GroupState, account: string): MemberState | undefined {
-  return group.members[account];
-}
-
 export function isAdmin(group: GroupState, account: string): boolean {
   return group.members[account]?.role === 'Admin';
 }

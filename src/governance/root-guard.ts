@@ -9,7 +9,7 @@
  * invalid/mismatched proof → 400; proof required, wrong account → 403; stale counter → 409.
  */
 import type { NodeIdentity } from '../accounts/identity.ts';
-import { accountIdOf, domainHash, toHex } from '../crypto/ids.ts';
+import { accountIdOf, domainHash, isHexBytes, toHex } from '../crypto/ids.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
 import { badRequest, conflict, forbidden } from '../errors.ts';
 import { BorshReader, BorshWriter } from './borsh.ts';
@@ -115,7 +115,7 @@ export function signOwnerOp(rootKey: string, sign: (msg: Buffer) => string, auth
 export function parseRootProofField(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (raw === '') throw badRequest(EMPTY_ROOT_PROOF_MESSAGE);
-  if (!/^(?:[0-9a-fA-F]{2})+$/.test(raw)) throw badRequest('rootProof: expected hex-encoded borsh SignedOwnerOp');
+  if (!isHexBytes(raw)) throw badRequest('rootProof: expected hex-encoded borsh SignedOwnerOp');
   return raw.toLowerCase();
 }
 

@@ -100,6 +100,8 @@ export class HearthNode {
   runtime!: WasmRuntime;
   /** contexts: lifecycle, method calls (JSON-RPC `execute`, query) */
   contexts!: Contexts;
+  /** relayed, device-signed presence (`POST /contexts/{id}/presence-intents`) */
+  presenceIntents!: PresenceIntentService;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -158,6 +160,7 @@ export class HearthNode {
       clock,
     });
     this.presence = new PresenceService({ bus: this.bus, clock });
+    this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
     this.events = new EventStreamService({
       bus: this.bus,
       presence: this.presence,
@@ -195,7 +198,7 @@ export class HearthNode {
             events: {
               stream: this.events,
               rpcMethods: () => contextRpcMethods(this.contexts),
-              presenceIntents: new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) }),
+              presenceIntents: this.presenceIntents,
             },
             contexts: {
               ...this.contexts,

@@ -5,6 +5,7 @@
  * fails leaves at most an unreferenced blob, as in the reference whose writer task stores it too).
  */
 import type { BlobService } from '../blobs/service.ts';
+import { toHex as hex } from '../crypto/ids.ts';
 import { HearthError } from '../errors.ts';
 
 export interface RuntimeBlobs {
@@ -14,8 +15,6 @@ export interface RuntimeBlobs {
   /** stores the bytes; the 32-byte blob id */
   put(bytes: Uint8Array): Promise<Uint8Array>;
 }
-
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 export function blobAccess(service: BlobService): RuntimeBlobs {
   const missing = (e: unknown) => e instanceof HearthError && e.kind === 'not_found';

@@ -8,9 +8,10 @@
  * `memory.grow` detaches the previous `ArrayBuffer`. Any refusal throws a {@link Trap}, which
  * unwinds the guest and fails the call.
  */
-import { createPublicKey, randomFillSync, verify } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { ed25519Verify } from '../crypto/keys.ts';
 import type { CallRequestData } from './protocol.ts';
-import { HostState, compareBytes, type Space, type SyncBackend } from './host-state.ts';
+import { HostState, compareBytes, hex, type Space, type SyncBackend } from './host-state.ts';
 import { isEd25519Point } from './ed25519.ts';
 import { blobImports } from './host-blobs.ts';
 import { sealingImports } from './host-sealing.ts';
@@ -73,8 +74,8 @@ export function createHost(
     // the base may hold keys the call removed: ask for enough to still fill `want`
     const base = backend.range(lo, hi, want === Infinity ? Number.MAX_SAFE_INTEGER : want + own.length);
     const merged = new Map<string, [Uint8Array, Uint8Array | null]>();
-    for (const [k, v] of base) merged.set(Buffer.from(k).toString('hex'), [k, v]);
-    for (const [k, v] of own) merged.set(Buffer.from(k).toString('hex'), [k, v]);
+    for (const [k, v] of base) merged.set(hex(k), [k, v]);
+    for (const [k, v] of own) merged.set(hex(k), [k, v]);
     return [...merged.values()]
       .filter((e): e is [Uint8Array, Uint8Array] => e[1] !== null)
       .sort((a, b) => compareBytes(a[0], b[0]));
@@ -310,12 +311,7 @@ export function createHost(
       const pk = readSized(desc(pkPtr), 32);
       const msg = read(desc(msgPtr));
       if (!isEd25519Point(pk)) throw HostErrors.ed25519IncorrectPublicKey();
-      try {
-        const keyObject = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(pk).toString('base64url') }, format: 'jwk' });
-        return verify(null, msg, keyObject, sig) ? 1 : 0;
-      } catch {
-        return 0;
-      }
+      return ed25519Verify(hex(pk), msg, sig) ? 1 : 0;
     },
     fetch(_url, _method, _headers, _body, reg) {
       // blocked in the reference: failure status and the reason in the register, no request made

@@ -11,7 +11,7 @@
  * (docs/runtime.md). Sealing is pure and runs in the worker; opening needs the root private key,
  * which stays on the main thread behind {@link RuntimeSealing}.
  */
-import { accountIdOf } from '../crypto/ids.ts';
+import { accountIdOf, toHex } from '../crypto/ids.ts';
 import { sealToRoot, type SealedEnvelope } from '../governance/proofs/seal.ts';
 import { isEd25519Point } from './ed25519.ts';
 
@@ -73,7 +73,7 @@ export interface RootHolder {
 export function identitySealing(identity: RootHolder): RuntimeSealing {
   return {
     async open(executorId, bytes) {
-      if (Buffer.from(executorId).toString('hex') !== identity.accountId) return { opened: null, reason: 'no-key' };
+      if (toHex(executorId) !== identity.accountId) return { opened: null, reason: 'no-key' };
       const env = parseEnvelope(bytes);
       if (!env) return { opened: null, reason: 'refused' };
       try {

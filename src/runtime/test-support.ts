@@ -2,9 +2,8 @@
  * In-memory views and helpers for the runtime's tests (and for other domains' tests that run
  * guests): a sorted key-value view implementing `IndexView`, and a way to apply a call's writes.
  */
+import { toHex as hex } from '../crypto/ids.ts';
 import type { CallRequest, IndexView, Writes } from './contract.ts';
-
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 export class MemoryView implements IndexView {
   readonly entries = new Map<string, [Uint8Array, Uint8Array]>();

@@ -8,10 +8,9 @@ import { ROLES } from '../types.ts';
 
 const RoleName = Type.Union(ROLES.map((r) => Type.Literal(r)));
 
-export const GroupParams = Type.Object({ groupId: Type.String() });
+export { GroupParams } from './schemas.ts';
 export const MemberParams = Type.Object({ groupId: Type.String(), account: Type.String() });
 export const ContextParams = Type.Object({ groupId: Type.String(), contextId: Type.String() });
-export const ChildParams = Type.Object({ childGroupId: Type.String() });
 
 export const AddMembersRequest = Type.Object({
   members: Type.Array(Type.Object({ identity: Type.String(), role: RoleName }), { minItems: 1 }),

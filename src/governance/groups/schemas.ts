@@ -1,7 +1,6 @@
 /** Request schemas of the group routes (admin-wire-b §4). */
 import { Type } from 'typebox';
-
-const Hex64 = Type.String({ pattern: '^[0-9a-fA-F]{64}$|^[1-9A-HJ-NP-Za-km-z]{32,44}$' });
+import { Hex64 } from '../namespaces/schemas.ts';
 
 /**
  * `groupId` is refused (ids are derived: admin spec, README rule 3); every other field older

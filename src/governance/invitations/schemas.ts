@@ -7,5 +7,5 @@ export const JoinRequest = Type.Object({
   groupName: Type.Optional(Type.String()),
 });
 
-export const GroupParams = Type.Object({ groupId: Type.String() });
-export const NamespaceParams = Type.Object({ namespaceId: Type.String() });
+export { GroupParams } from '../groups/schemas.ts';
+export { NamespaceParams } from '../namespaces/schemas.ts';

@@ -13,7 +13,7 @@
  * `domain_hash("hearth.namespace.join.v1", [canonical JSON of statement])`.
  */
 import { badRequest, conflict, forbidden, type HearthError } from '../../errors.ts';
-import { domainHash } from '../../crypto/ids.ts';
+import { domainHash, isHexBytes } from '../../crypto/ids.ts';
 import { ed25519Verify } from '../../crypto/keys.ts';
 import { parseCredential } from '../../accounts/credentials.ts';
 import type { ApplierRegistry } from '../appliers.ts';
@@ -48,7 +48,7 @@ export const encodeSignedJoin = (j: SignedJoin): string => Buffer.from(JSON.stri
 /** Decodes `signedOp` (400 when it is not hex or not a signed join statement). */
 export function decodeSignedJoin(hex: string): SignedJoin {
   if (hex.trim() === '') throw badRequest('signedOp must not be blank');
-  if (!/^([0-9a-fA-F]{2})+$/.test(hex)) throw badRequest('signedOp: expected hex');
+  if (!isHexBytes(hex)) throw badRequest('signedOp: expected hex');
   let raw: unknown;
   try {
     raw = JSON.parse(Buffer.from(hex, 'hex').toString('utf8'));

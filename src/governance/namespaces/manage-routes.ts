@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AccountService } from '../../accounts/service.ts';
-import { requireId } from '../../crypto/ids.ts';
+import { isHexBytes, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import { namespaceView } from '../views.ts';
 import type { NamespaceManageService } from './manage-service.ts';
@@ -71,7 +71,7 @@ export function registerNamespaceManageRoutes(root: FastifyInstance, deps: Names
     if (typeof b.deviceId !== 'string') throw badRequest('deviceId is required');
     const deviceId = requireId(b.deviceId, 'deviceId');
     // this node holds the account root, so it signs the revocation itself; a proof is only checked for shape
-    if (b.proof !== undefined && (typeof b.proof !== 'string' || b.proof === '' || !/^([0-9a-fA-F]{2})+$/.test(b.proof))) {
+    if (b.proof !== undefined && (typeof b.proof !== 'string' || b.proof === '' || !isHexBytes(b.proof))) {
       throw badRequest('proof: expected non-empty hex; omit the field if you have no proof');
     }
     namespaces.get(id);
@@ -82,7 +82,7 @@ export function registerNamespaceManageRoutes(root: FastifyInstance, deps: Names
     const id = nsId(req.params);
     const b = optionalBody(req.body);
     for (const k of ['credential', 'scope'] as const) {
-      if (typeof b[k] !== 'string' || !/^([0-9a-fA-F]{2})+$/.test(b[k] as string)) throw badRequest(`${k}: expected non-empty hex`);
+      if (typeof b[k] !== 'string' || !isHexBytes(b[k] as string)) throw badRequest(`${k}: expected non-empty hex`);
     }
     namespaces.get(id);
     return { data: await accounts.linkDevice(id, (b.credential as string).toLowerCase(), (b.scope as string).toLowerCase()) };

@@ -12,5 +12,5 @@ export const ChangeAdminRequest = Type.Object({
   rootProof: Type.Optional(Type.String()),
 });
 
-export const GroupParams = Type.Object({ groupId: Type.String() });
-export const NamespaceParams = Type.Object({ namespaceId: Type.String() });
+export { GroupParams } from '../groups/schemas.ts';
+export { NamespaceParams } from '../namespaces/schemas.ts';

@@ -6,7 +6,7 @@
 import { Type } from 'typebox';
 
 export const SealParams = Type.Object({ groupId: Type.String(), account: Type.String() });
-export const GroupParams = Type.Object({ groupId: Type.String() });
+export { GroupParams } from '../groups/schemas.ts';
 
 export const SealToAccountRequest = Type.Object({ plaintext: Type.String() }, { additionalProperties: false });
 

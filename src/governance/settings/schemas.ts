@@ -6,9 +6,7 @@
  */
 import { Type } from 'typebox';
 
-export const GroupParams = Type.Object({ groupId: Type.String() });
-export const MemberParams = Type.Object({ groupId: Type.String(), account: Type.String() });
-export const ContextParams = Type.Object({ groupId: Type.String(), contextId: Type.String() });
+export { ContextParams, GroupParams, MemberParams } from '../groups/members-schemas.ts';
 
 export const SetCapabilitiesRequest = Type.Object({ capabilities: Type.Integer() });
 export const SetDefaultCapabilitiesRequest = Type.Object({ defaultCapabilities: Type.Integer() });
