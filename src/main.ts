@@ -1,149 +1,17 @@
 #!/usr/bin/env node
 /**
- * The `hearth` command line: `init` creates a node home, `run` serves it, `dev` does both for a
- * development node. Exit codes: 0 ok, 1 node error, 2 usage error.
+ * The `hearth` command line (src/cli/program.ts builds the tree). Exit codes: 0 ok, 1 node error,
+ * 2 usage error, 3 auth failure (src/cli/exit.ts).
  */
-import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from './config/config.ts';
-import { HomeExistsError, initHome, isInitialised, resolveHome, type HomePaths } from './config/home.ts';
-import { DEFAULT_NODE_NAME } from './config/defaults.ts';
-import { createLogger, type LogLevel } from './http/logging.ts';
-import { adminCredentials, CredentialsError } from './node/credentials.ts';
-import { AdminMissingError, HearthNode } from './node/node.ts';
+import { HomeExistsError } from './config/home.ts';
+import { AdminMissingError, CredentialsError } from './node/credentials.ts';
 import { HearthError } from './errors.ts';
-import { registerAppCommands } from './cli/app.ts';
-
-const EXIT_NODE = 1;
-const EXIT_USAGE = 2;
-
-interface CommonOpts {
-  home?: string;
-  node?: string;
-  adminUser?: string;
-  adminPassword?: string;
-  logLevel?: LogLevel;
-  output?: 'human' | 'json';
-}
-
-const port = (v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
-  return n;
-};
-
-function print(opts: CommonOpts, human: string, json: Record<string, unknown>): void {
-  process.stdout.write(opts.output === 'json' ? `${JSON.stringify(json)}\n` : `${human}\n`);
-}
-
-async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string }): Promise<void> {
-  const config = await loadConfig(paths.config, opts.node ?? DEFAULT_NODE_NAME);
-  const logger = createLogger(opts.logLevel ?? ((process.env.HEARTH_LOG as LogLevel) || 'info'));
-  const node = new HearthNode({ paths, config, logger, admin: adminCredentials(opts), port: opts.port, host: opts.host });
-  await node.start();
-  print(
-    opts,
-    [
-      `hearth node "${config.node.name}"${config.node.development ? ' (development)' : ''} is running`,
-      `  API:        ${node.url}/admin-api`,
-      `  login page: ${node.url}/auth/login`,
-      `  home:       ${paths.dir}`,
-      `  log in with the admin account, e.g. POST ${node.url}/auth/token (see docs/quick-start.md)`,
-    ].join('\n'),
-    { event: 'listening', url: node.url, home: paths.dir, node: config.node.name, development: config.node.development },
-  );
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) process.exit(EXIT_NODE); // a second signal: stop waiting
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    await node.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-}
-
-async function initNode(paths: HomePaths, opts: CommonOpts & InitFlags): Promise<void> {
-  const admin = adminCredentials(opts);
-  await initHome(paths, {
-    name: opts.node ?? DEFAULT_NODE_NAME,
-    serverPort: opts.serverPort,
-    swarmPort: opts.swarmPort,
-    serverHost: opts.serverHost,
-    development: opts.dev,
-    force: opts.force,
-  });
-  if (admin) {
-    const config = await loadConfig(paths.config, opts.node ?? DEFAULT_NODE_NAME);
-    const node = new HearthNode({ paths, config, logger: createLogger('silent') });
-    await node.open();
-    try {
-      await node.keys.provisionAdmin(admin.username, admin.password);
-    } finally {
-      await node.store.close();
-    }
-  }
-  print(opts, `initialised ${paths.dir}${admin ? ` with admin "${admin.username}"` : ''}\nstart it with: hearth run${opts.home ? ` --home ${opts.home}` : ''}${opts.node ? ` --node ${opts.node}` : ''}`, {
-    event: 'initialised',
-    home: paths.dir,
-    admin: admin?.username ?? null,
-  });
-}
-
-interface InitFlags {
-  serverPort?: number;
-  swarmPort?: number;
-  serverHost?: string;
-  dev?: boolean;
-  force?: boolean;
-}
-
-function common(cmd: Command): Command {
-  return cmd
-    .option('--home <dir>', 'root of node homes (default ~/.hearth, or $HEARTH_HOME)')
-    .option('--node <name>', 'node name: its home is <root>/<name>', DEFAULT_NODE_NAME)
-    .option('--admin-user <user>', 'admin account to create when the node has none (or MERO_AUTH_ADMIN_USER)')
-    .option('--admin-password <password>', 'its password, 8-128 characters (prefer MERO_AUTH_ADMIN_PASSWORD)')
-    .option('--output <format>', 'human or json', 'human');
-}
-
-const program = new Command('hearth').description('A node for WebAssembly applications and their shared state').exitOverride();
-
-common(program.command('init').description('create a node home: config.toml, signing key, token secret, data directory'))
-  .option('--server-port <port>', 'HTTP port', port)
-  .option('--swarm-port <port>', 'peer-to-peer port', port)
-  .option('--server-host <host>', 'HTTP bind address')
-  .option('--dev', 'development node: mock tokens enabled')
-  .option('--force', 'replace an existing home')
-  .action(async (opts: CommonOpts & InitFlags) => initNode(resolveHome(opts), opts));
-
-common(program.command('run').description('start the node'))
-  .option('--port <port>', 'override the configured HTTP port', port)
-  .option('--host <host>', 'override the configured HTTP bind address')
-  .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
-  .action(async (opts: CommonOpts & { port?: number; host?: string }) => {
-    const paths = resolveHome(opts);
-    if (!(await isInitialised(paths))) throw new UsageError(`${paths.dir} is not initialised: run "hearth init" first (or "hearth dev")`);
-    await runNode(paths, opts);
-  });
-
-common(program.command('dev').description('initialise a development node if needed, then start it'))
-  .option('--port <port>', 'override the configured HTTP port', port)
-  .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
-  .action(async (opts: CommonOpts & { port?: number }) => {
-    const paths = resolveHome(opts);
-    if (!(await isInitialised(paths))) {
-      await initHome(paths, { name: opts.node ?? DEFAULT_NODE_NAME, development: true });
-      print(opts, `initialised development node at ${paths.dir}`, { event: 'initialised', home: paths.dir });
-    }
-    await runNode(paths, opts);
-  });
-
-registerAppCommands(program);
-
-class UsageError extends Error {}
+import { Reported } from './cli/connect.ts';
+import { EXIT_NODE, EXIT_USAGE, UsageError } from './cli/exit.ts';
+import { buildProgram } from './cli/program.ts';
 
 function fail(err: unknown): never {
+  if (err instanceof Reported) process.exit(err.exitCode); // already printed by the command
   const usage = err instanceof UsageError || err instanceof HomeExistsError || err instanceof CredentialsError;
   const known = usage || err instanceof AdminMissingError || err instanceof HearthError;
   const message = known || !(err instanceof Error) ? String((err as Error)?.message ?? err) : err.stack ?? err.message;
@@ -151,7 +19,7 @@ function fail(err: unknown): never {
   process.exit(usage ? EXIT_USAGE : EXIT_NODE);
 }
 
-program.parseAsync(process.argv).catch((err: unknown) => {
+buildProgram().parseAsync(process.argv).catch((err: unknown) => {
   const code = (err as { code?: string }).code;
   if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);
   if (typeof code === 'string' && code.startsWith('commander.')) process.exit(EXIT_USAGE);

@@ -122,7 +122,7 @@ const TARGET_ROWS: readonly (readonly [pattern: string, kind: TargetKind | null,
   ['blobs/:id/**', 'blob', 'id'],
 ];
 
-const PUBLIC_ADMIN_API = new Set(['health', 'ready', 'is-authed']);
+const PUBLIC_ADMIN_API = new Set(['health', 'ready', 'is-authed', 'openapi.json']);
 
 function adminApiTarget(segs: readonly string[]): Target | undefined {
   for (const [pattern, kind, param] of TARGET_ROWS) {

@@ -76,8 +76,8 @@ interface BundleFlags extends OutputOpts {
   embedAbi: boolean;
 }
 
-export function registerAppCommands(program: Command): void {
-  const app = program.command('app').description('build, sign and publish application bundles (.mpk); works offline');
+export function registerAppCommands(program: Command): Command {
+  const app = program.command('app').description('applications: build, sign and publish bundles (offline); install and manage them on a node');
 
   app
     .command('keygen')
@@ -161,4 +161,5 @@ export function registerAppCommands(program: Command): void {
         ...r,
       });
     });
+  return app;
 }

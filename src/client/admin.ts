@@ -38,6 +38,21 @@ export class AdminApi {
   isAuthed(options?: CallOptions): Promise<StatusResponse> {
     return this.http.data('/admin-api/is-authed', options);
   }
+
+  /** `GET /admin-api/openapi.json` → the node's OpenAPI 3.1 document (public; flat). */
+  openApi(options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.http.json('/admin-api/openapi.json', options);
+  }
+
+  /** `GET /metrics` → Prometheus text (unauthenticated). */
+  metrics(options?: CallOptions): Promise<string> {
+    return this.http.text('/metrics', options);
+  }
+
+  /** `GET /admin-api/peers` → `{count}` (flat): connected peers, 0 on a standalone node. */
+  peers(options?: CallOptions): Promise<{ count: number }> {
+    return this.http.json('/admin-api/peers', options);
+  }
 }
 
 /** The `data.status` a health/ready answer or its 503 {@link HttpError} carries, if any. */

@@ -121,3 +121,45 @@ export async function saveConfig(path: string, cfg: NodeConfig): Promise<void> {
   await writeFile(tmp, renderConfig(cfg), { mode: 0o600 });
   await rename(tmp, path);
 }
+
+/** Every settable key, as `section.toml_key` (what `hearth config get|set` accepts). */
+export function configKeys(): string[] {
+  return Object.entries(TOML_NAMES).flatMap(([section, fields]) => Object.values(fields).map((k) => `${section}.${k}`));
+}
+
+function locate(key: string): { section: string; prop: string } {
+  const [section, tomlKey, ...rest] = key.split('.');
+  const prop = rest.length === 0 ? Object.entries(TOML_NAMES[section] ?? {}).find(([, k]) => k === tomlKey)?.[0] : undefined;
+  if (!prop) throw new ConfigError(`unknown config key "${key}"; known keys: ${configKeys().join(', ')}`);
+  return { section, prop };
+}
+
+export function getConfigValue(cfg: NodeConfig, key: string): unknown {
+  const { section, prop } = locate(key);
+  return (cfg as unknown as Record<string, Record<string, unknown>>)[section][prop];
+}
+
+/**
+ * Sets one key from its text form, typed by the key: integers, `true`/`false`, comma-separated
+ * lists (or a JSON array), strings. The result is checked the way a loaded file is.
+ */
+export function setConfigValue(cfg: NodeConfig, key: string, text: string): NodeConfig {
+  const { section, prop } = locate(key);
+  const copy = structuredClone(cfg) as unknown as Record<string, Record<string, unknown>>;
+  const want = copy[section][prop];
+  let value: unknown;
+  if (typeof want === 'number') {
+    value = Number(text);
+    if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) throw new ConfigError(`${key} must be an integer, not "${text}"`);
+  } else if (typeof want === 'boolean') {
+    if (text !== 'true' && text !== 'false') throw new ConfigError(`${key} must be true or false, not "${text}"`);
+    value = text === 'true';
+  } else if (Array.isArray(want)) {
+    value = text.trim().startsWith('[') ? JSON.parse(text) : text.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new ConfigError(`${key} must be a list of strings`);
+  } else {
+    value = text;
+  }
+  copy[section][prop] = value;
+  return parseConfig(renderConfig(copy as unknown as NodeConfig), cfg.node.name);
+}

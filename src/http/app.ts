@@ -11,6 +11,7 @@ import { formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
 import { loggablePath } from './logging.ts';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
+import { RouteCatalogue } from './openapi.ts';
 
 export type App = FastifyInstance;
 
@@ -20,7 +21,7 @@ export interface AppOptions {
   /** request counts and latencies for `GET /metrics` */
   metrics?: Metrics;
   /** mounts every route; called once, after the cross-cutting hooks are in place */
-  routes: (app: App) => void | Promise<void>;
+  routes: (app: App, catalogue: RouteCatalogue) => void | Promise<void>;
 }
 
 /** Probe routes log at debug so orchestrators polling them do not flood the log (product.md A12). */
@@ -53,10 +54,14 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerCors(app, opts.corsAllowedOrigins ?? []);
   // routes without a response schema serialise here: u64 values (BigInt) stay exact
   app.setReplySerializer((payload) => stringifyExact(payload));
+  // Response schemas document the wire (OpenAPI, contract tests); replies still serialise exactly.
+  app.setSerializerCompiler(() => (payload) => stringifyExact(payload));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: `No route ${request.method} ${loggablePath(request.url)}` });
   });
-  await opts.routes(app);
+  const catalogue = new RouteCatalogue();
+  catalogue.attach(app);
+  await opts.routes(app, catalogue);
   return app;
 }

@@ -11,6 +11,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../version.ts';
+import { Text } from './response-schemas.ts';
 
 type Labels = Record<string, string>;
 
@@ -133,7 +134,8 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIO
 export const UNMATCHED_ROUTE = '(unmatched)';
 
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): void {
-  app.get('/metrics', async (_request, reply) => {
+  const schema = { summary: 'Prometheus metrics (unauthenticated, as the reference)', response: { 200: Text('text/plain', 'Prometheus text format 0.0.4') } };
+  app.get('/metrics', { schema }, async (_request, reply) => {
     reply.header('content-type', 'text/plain; version=0.0.4; charset=utf-8');
     return metrics.render();
   });

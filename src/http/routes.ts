@@ -16,23 +16,27 @@ import type { Store } from '../store/store.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
 import { registerMetricsRoute, type Metrics } from './metrics.ts';
+import { registerOpenApiRoute, type RouteCatalogue } from './openapi.ts';
 
 export interface RouteDeps {
   auth: AuthRoutesDeps;
   store: Store;
   lifecycle: () => Lifecycle;
+  peerCount: () => number;
   blobs: BlobRoutesDeps;
   applications: ApplicationRoutesDeps;
   governance: GovernanceRouteDeps;
   events: EventRoutesDeps;
   contexts: ContextsRouteDeps;
   metrics: Metrics;
+  catalogue: RouteCatalogue;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerGuard(app, deps.auth.auth);
   registerHealthRoutes(app, deps);
   registerMetricsRoute(app, deps.metrics);
+  registerOpenApiRoute(app, deps.catalogue);
   registerAuthRoutes(app, deps.auth);
   registerBlobRoutes(app, deps.blobs);
   registerApplicationRoutes(app, deps.applications);

@@ -31,3 +31,8 @@ export function adminCredentials(
   if (problem) throw new CredentialsError(`Admin password rejected: ${problem} (8-128 characters).`);
   return { username, password };
 }
+
+/** The node refuses to start without an admin account (and says which env vars or flags to set). */
+export class AdminMissingError extends Error {
+  override name = 'AdminMissingError';
+}

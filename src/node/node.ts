@@ -38,12 +38,14 @@ import { SettingsService } from '../governance/settings/service.ts';
 import type { NodeConfig } from '../config/config.ts';
 import { readSecret, type HomePaths } from '../config/home.ts';
 import { buildApp, type App } from '../http/app.ts';
+import type { RouteCatalogue, RouteRecord } from '../http/openapi.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
 import { registerRoutes } from '../http/routes.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
 import type { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
+import { AdminMissingError } from './credentials.ts';
 
 export interface AdminCredentials {
   username: string;
@@ -62,9 +64,7 @@ export interface NodeOptions {
   host?: string;
 }
 
-export class AdminMissingError extends Error {
-  override name = 'AdminMissingError';
-}
+export { AdminMissingError };
 
 /** how long a stopping node waits for requests in flight before closing every connection */
 const DRAIN_DEADLINE_MS = 5_000;
@@ -72,6 +72,7 @@ const DRAIN_DEADLINE_MS = 5_000;
 export class HearthNode {
   private state: Lifecycle = 'starting';
   private app?: App;
+  private catalogue?: RouteCatalogue;
   private listening?: string;
   readonly store: Store;
   readonly keyStore: KeyStore;
@@ -107,6 +108,11 @@ export class HearthNode {
     this.store = new LevelStore(opts.paths.data);
     this.keyStore = new KeyStore(this.store);
     this.bus = new EventBus((err) => opts.logger.error({ err }, 'event listener failed'));
+  }
+
+  /** Every registered route with its schemas (the OpenAPI document's source). */
+  get routes(): readonly RouteRecord[] {
+    return this.catalogue?.routes ?? [];
   }
 
   get url(): string {
@@ -189,11 +195,15 @@ export class HearthNode {
         logger,
         corsAllowedOrigins: config.server.corsAllowedOrigins,
         metrics: this.metrics,
-        routes: (app) =>
-          registerRoutes(app, {
+        routes: (app, catalogue) => {
+          this.catalogue = catalogue;
+          return registerRoutes(app, {
+            catalogue,
             metrics: this.metrics,
             store: this.store,
             lifecycle: () => this.state,
+            // No libp2p swarm in this release: a standalone node, which the reference answers with 0.
+            peerCount: () => 0,
             blobs: { blobs: this.blobs },
             events: {
               stream: this.events,
@@ -229,7 +239,8 @@ export class HearthNode {
               version: VERSION,
               allowedCallbackOrigins: config.auth.allowedCallbackOrigins,
             },
-          }),
+          });
+        },
       });
       const host = this.opts.host ?? config.server.host;
       // Workers warm up in the background: readiness does not wait for them, and a call that

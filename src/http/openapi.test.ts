@@ -1,0 +1,46 @@
+import Fastify from 'fastify';
+import { Type } from 'typebox';
+import { expect, it } from 'vitest';
+import { openApiPath, RouteCatalogue } from './openapi.ts';
+import { Data, Errors, Text } from './response-schemas.ts';
+
+it('turns registered routes into OpenAPI operations: parameters, bodies, responses, security', async () => {
+  const app = Fastify();
+  const catalogue = new RouteCatalogue();
+  catalogue.attach(app);
+  const Params = Type.Object({ contextId: Type.String({ description: 'the context' }) });
+  app.post(
+    '/admin-api/contexts/:contextId/query',
+    { schema: { summary: 'Query', params: Params, body: Type.Object({ q: Type.String() }), response: { 200: Data(Type.Object({ n: Type.Integer() })), ...Errors(404) } } },
+    async () => ({ data: { n: 1 } }),
+  );
+  app.post('/jsonrpc', { config: { docs: { body: Type.Object({ jsonrpc: Type.Literal('2.0') }) } }, schema: { response: { 200: Type.Object({}) } } }, async () => ({}));
+  app.get('/admin-api/health', { schema: { response: { 200: Data(Type.Object({ status: Type.String() })) } } }, async () => ({ data: { status: 'alive' } }));
+  app.get('/sse', { schema: { response: { 200: Text('text/event-stream', 'events') } } }, async () => '');
+  await app.ready();
+
+  expect(catalogue.routes.map((r) => `${r.method} ${r.url}`)).toEqual([
+    'POST /admin-api/contexts/:contextId/query',
+    'POST /jsonrpc',
+    'GET /admin-api/health',
+    'GET /sse',
+  ]); // HEAD twins are left out
+  const doc = catalogue.document() as any;
+  const query = doc.paths['/admin-api/contexts/{contextId}/query'].post;
+  expect(query.summary).toBe('Query');
+  expect(query.parameters).toEqual([{ name: 'contextId', in: 'path', required: true, schema: Params.properties.contextId, description: 'the context' }]);
+  expect(query.requestBody.content['application/json'].schema.properties.q.type).toBe('string');
+  expect(Object.keys(query.responses)).toEqual(['200', '404']);
+  expect(query.responses['404'].content['application/json'].schema.properties.error.type).toBe('string');
+  expect(query.security).toEqual([{ bearer: [] }]);
+  expect(doc.paths['/jsonrpc'].post.requestBody.content['application/json'].schema.properties.jsonrpc.const).toBe('2.0');
+  expect(doc.paths['/admin-api/health'].get.security).toBeUndefined();
+  expect(doc.paths['/sse'].get.responses['200'].content['text/event-stream'].schema.type).toBe('string');
+  expect(doc.paths['/sse'].get.security).toEqual([{ bearer: [] }]);
+  await app.close();
+});
+
+it('writes fastify path templates in OpenAPI form', () => {
+  expect(openApiPath('/admin/keys/:key_id/clients/:client_id')).toBe('/admin/keys/{key_id}/clients/{client_id}');
+  expect(openApiPath('/static/*')).toBe('/static/{wildcard}');
+});
