@@ -7,7 +7,24 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseId, requireId } from '../crypto/ids.ts';
 import { badRequest } from '../errors.ts';
 import { MAX_SCOPE_APPLICATIONS, type AccountService, type DeviceScope } from './service.ts';
-import { DeviceParams, LabelRequest, PairCompleteRequest, PairInitRequest, ScopeRequest, SignWithRootRequest } from './schemas.ts';
+import { Errors } from '../http/response-schemas.ts';
+import {
+  ApplicationsAnswer,
+  DeviceParams,
+  DevicesAnswer,
+  LabelAnswer,
+  LabelRequest,
+  PairCompleteAnswer,
+  PairCompleteRequest,
+  PairInitAnswer,
+  PairInitRequest,
+  RelinkAnswer,
+  RelinkDoc,
+  RescopeAnswer,
+  ScopeRequest,
+  SignWithRootAnswer,
+  SignWithRootRequest,
+} from './schemas.ts';
 
 function deviceIdParam(s: string): string {
   const id = parseId(s);
@@ -26,7 +43,9 @@ export function registerAccountRoutes(root: FastifyInstance, deps: { accounts: A
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { accounts } = deps;
 
-  app.get('/admin-api/account/devices', async () => ({
+  const read = (summary: string, answer: object) => ({ schema: { summary, response: { 200: answer, ...Errors(401, 403) } } });
+
+  app.get('/admin-api/account/devices', read('Every device of the account, revoked ones included (flat)', DevicesAnswer), async () => ({
     devices: accounts.registry.all().map((r) => ({
       deviceId: r.deviceId,
       signingKey: r.signingKey,
@@ -39,9 +58,12 @@ export function registerAccountRoutes(root: FastifyInstance, deps: { accounts: A
     })),
   }));
 
-  app.get('/admin-api/account/applications', async () => ({ applications: accounts.applications() }));
+  app.get('/admin-api/account/applications', read('Applications of the namespaces the account takes part in (flat)', ApplicationsAnswer), async () => ({
+    applications: accounts.applications(),
+  }));
 
-  app.post('/admin-api/account/pair-init', { schema: { body: PairInitRequest } }, async (req) => {
+  const pairInit = { summary: 'Pairing offer, run on the new device\'s node', body: PairInitRequest, response: { 200: PairInitAnswer, ...Errors(400, 401, 403) } };
+  app.post('/admin-api/account/pair-init', { schema: pairInit }, async (req) => {
     const b = req.body;
     const rootKey = hexField(b.accountRootPublicKey, 'accountRootPublicKey', 32);
     for (const ns of b.namespaces ?? []) requireId(ns, `namespace id '${ns}'`);
@@ -52,7 +74,12 @@ export function registerAccountRoutes(root: FastifyInstance, deps: { accounts: A
     return { data: accounts.pairInit(rootKey) };
   });
 
-  app.post('/admin-api/account/pair-complete', { schema: { body: PairCompleteRequest } }, async (req) => {
+  const pairComplete = {
+    summary: 'Certifies a paired device, run on the node holding the account root',
+    body: PairCompleteRequest,
+    response: { 200: PairCompleteAnswer, ...Errors(400, 401, 403, 409) },
+  };
+  app.post('/admin-api/account/pair-complete', { schema: pairComplete }, async (req) => {
     const b = req.body;
     if (b.confirmationCode.trim() === '') throw badRequest('confirmationCode must not be blank');
     const result = await accounts.pairComplete({
@@ -67,7 +94,8 @@ export function registerAccountRoutes(root: FastifyInstance, deps: { accounts: A
   });
 
   // optional body (spec): no schema, so an absent body is `[]`, i.e. every application
-  app.post('/admin-api/account/devices/:deviceId/relink', { schema: { params: DeviceParams } }, async (req) => {
+  const relink = { summary: 'Widens a device\'s scope (add-only) and binds it where the scope reaches', params: DeviceParams, response: { 200: RelinkAnswer, ...Errors(400, 401, 403, 404) } };
+  app.post('/admin-api/account/devices/:deviceId/relink', { schema: relink, config: { docs: { body: RelinkDoc } } }, async (req) => {
     const deviceId = deviceIdParam(req.params.deviceId);
     const b = req.body as { applications?: unknown } | undefined | null;
     const apps = b?.applications ?? [];
@@ -77,7 +105,13 @@ export function registerAccountRoutes(root: FastifyInstance, deps: { accounts: A
     return { data: await accounts.relink(deviceId, appIds(apps as string[])) };
   });
 
-  app.put('/admin-api/account/devices/:deviceId/scope', { schema: { params: DeviceParams, body: ScopeRequest } }, async (req) => {
+  const scope = {
+    summary: 'Replaces a device\'s scope (DeviceScope); namespaces no longer covered lose the binding',
+    params: DeviceParams,
+    body: ScopeRequest,
+    response: { 200: RescopeAnswer, ...Errors(400, 401, 403, 404) },
+  };
+  app.put('/admin-api/account/devices/:deviceId/scope', { schema: scope }, async (req) => {
     const deviceId = deviceIdParam(req.params.deviceId);
     const s = req.body.scope;
     let scope: DeviceScope;
@@ -90,7 +124,13 @@ export function registerAccountRoutes(root: FastifyInstance, deps: { accounts: A
     return { data: await accounts.rescope(deviceId, scope) };
   });
 
-  app.put('/admin-api/account/devices/:deviceId/label', { schema: { params: DeviceParams, body: LabelRequest } }, async (req) => {
+  const label = {
+    summary: 'Names a device (replicated; labelEpoch orders concurrent renames)',
+    params: DeviceParams,
+    body: LabelRequest,
+    response: { 200: LabelAnswer, ...Errors(400, 401, 403, 404, 409, 429) },
+  };
+  app.put('/admin-api/account/devices/:deviceId/label', { schema: label }, async (req) => {
     const deviceId = deviceIdParam(req.params.deviceId);
     const label = req.body.label.trim();
     if (label === '') throw badRequest('label must not be empty');
@@ -100,7 +140,8 @@ export function registerAccountRoutes(root: FastifyInstance, deps: { accounts: A
     return { data: await accounts.label(deviceId, label) };
   });
 
-  app.post('/admin-api/account/sign-with-root', { schema: { body: SignWithRootRequest } }, async (req) => {
+  const signWithRoot = { summary: 'Signs a challenge with the account root key', body: SignWithRootRequest, response: { 200: SignWithRootAnswer, ...Errors(400, 401, 403) } };
+  app.post('/admin-api/account/sign-with-root', { schema: signWithRoot }, async (req) => {
     const { domain, text, payload } = req.body;
     if (text !== undefined && payload !== undefined && text.toLowerCase() !== payload.toLowerCase()) {
       throw badRequest('text and payload name different challenges; send one of them');

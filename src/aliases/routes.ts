@@ -11,42 +11,50 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { badRequest } from '../errors.ts';
+import { DataNull, Errors } from '../http/response-schemas.ts';
 import type { Store } from '../store/store.ts';
-import {
-  CreateApplicationAliasRequest,
-  CreateContextAliasRequest,
-  CreateDeviceAliasRequest,
-  ScopeNameParams,
-  ScopeParams,
-} from './schemas.ts';
-import { AliasService, parseScope } from './service.ts';
+import { CreateAliasRequest, ListAliasesResponse, LookupAliasResponse, ScopeNameParams, ScopeParams } from './schemas.ts';
+import { AliasService, parseScope, VALUE_FIELD } from './service.ts';
+import type { AliasScope } from './store.ts';
+
+/**
+ * The create form of `scope`. One route serves every scope, so the scope is checked first (an
+ * unknown one is a 404 before the body is looked at) and then the form of that scope, with the
+ * validator's wording: a missing `contextId` is a 400 naming `body.contextId`.
+ */
+function createForm(scope: AliasScope, body: unknown): { alias: string; value: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('Invalid request: body must be object');
+  const form = body as Record<string, unknown>;
+  const fields = ['alias', VALUE_FIELD[scope]];
+  for (const f of fields) if (form[f] === undefined) throw badRequest(`Invalid request: body.${f} is required`);
+  for (const f of fields) if (typeof form[f] !== 'string') throw badRequest(`Invalid request: body.${f} must be string`);
+  return { alias: form.alias as string, value: form[VALUE_FIELD[scope]] as string };
+}
 
 export function registerAliasRoutes(root: FastifyInstance, deps: { store: Store }): void {
   const service = new AliasService(deps);
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
-  // One static route per scope, so each create form is validated by its own schema (a missing
-  // `contextId` is a 400 naming `body.contextId`).
-  app.post('/admin-api/alias/create/context', { schema: { body: CreateContextAliasRequest } }, async (req) => {
-    await service.create('context', req.body.alias, req.body.contextId);
+  const createSchema = {
+    summary: 'Create an alias for a context, application or device id (409 when it exists)',
+    params: ScopeParams,
+    response: { 200: DataNull, ...Errors(400, 401, 403, 404, 409) },
+  };
+  // The body is checked by `createForm` for the scope in the path (documented, not validated, here).
+  app.post('/admin-api/alias/create/:scope', { schema: createSchema, config: { docs: { body: CreateAliasRequest } } }, async (req) => {
+    const scope = parseScope(req.params.scope);
+    const { alias, value } = createForm(scope, req.body);
+    await service.create(scope, alias, value);
     return { data: null };
-  });
-  app.post('/admin-api/alias/create/application', { schema: { body: CreateApplicationAliasRequest } }, async (req) => {
-    await service.create('application', req.body.alias, req.body.applicationId);
-    return { data: null };
-  });
-  app.post('/admin-api/alias/create/device', { schema: { body: CreateDeviceAliasRequest } }, async (req) => {
-    await service.create('device', req.body.alias, req.body.deviceId);
-    return { data: null };
-  });
-  // Static routes win over this one, so it only sees unknown scopes (identity included): a 404
-  // that says which scopes exist, before the body is looked at.
-  app.post('/admin-api/alias/create/:scope', { schema: { params: ScopeParams } }, async (req) => {
-    parseScope(req.params.scope);
-    throw new Error('unreachable: known scopes have static routes');
   });
 
-  app.get('/admin-api/alias/list/:scope', { schema: { params: ScopeParams } }, async (req) => {
+  const listSchema = {
+    summary: 'Every alias of a scope, as {alias: id}',
+    params: ScopeParams,
+    response: { 200: ListAliasesResponse, ...Errors(401, 403, 404) },
+  };
+  app.get('/admin-api/alias/list/:scope', { schema: listSchema }, async (req) => {
     return { data: await service.list(parseScope(req.params.scope)) };
   });
 
@@ -58,15 +66,24 @@ export function registerAliasRoutes(root: FastifyInstance, deps: { store: Store 
     scoped.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
     const sub = scoped.withTypeProvider<TypeBoxTypeProvider>();
 
-    sub.post('/admin-api/alias/lookup/:scope/:name', { schema: { params: ScopeNameParams } }, async (req) => {
+    const lookupSchema = {
+      summary: 'The id an alias names (null when there is no such alias)',
+      params: ScopeNameParams,
+      response: { 200: LookupAliasResponse, ...Errors(400, 401, 403, 404) },
+    };
+    sub.post('/admin-api/alias/lookup/:scope/:name', { schema: lookupSchema }, async (req) => {
       const value = await service.lookup(parseScope(req.params.scope), req.params.name);
       return { data: { value } };
     });
 
-    sub.post('/admin-api/alias/delete/:scope/:name', { schema: { params: ScopeNameParams } }, async (req) => {
+    const deleteSchema = {
+      summary: 'Delete an alias (deleting an absent one succeeds too)',
+      params: ScopeNameParams,
+      response: { 200: DataNull, ...Errors(400, 401, 403, 404) },
+    };
+    sub.post('/admin-api/alias/delete/:scope/:name', { schema: deleteSchema }, async (req) => {
       await service.delete(parseScope(req.params.scope), req.params.name);
       return { data: null };
     });
   });
-
 }

@@ -11,7 +11,24 @@ import { isBound } from './binding.ts';
 import { satisfies } from './permissions.ts';
 import { classifyAdminRoute } from './route-permissions.ts';
 import type { AuthRoutesDeps } from './routes.ts';
-import { ClientKeyRequest, ClientParams, CreateKeyRequest, KeyIdParams, RevokeRequest, UpdatePermissionsRequest } from './schemas.ts';
+import { Errors } from '../http/response-schemas.ts';
+import {
+  ClientKeyRequest,
+  ClientKeysResponse,
+  ClientParams,
+  CreateKeyRequest,
+  CreateKeyResponse,
+  DeleteClientResponse,
+  DeleteKeyResponse,
+  IdentityResponse,
+  KeyIdParams,
+  PermissionsResponse,
+  RevokeRequest,
+  RevokeResponse,
+  RootKeysResponse,
+  TokenPairResponse,
+  UpdatePermissionsRequest,
+} from './schemas.ts';
 import { setSecurityHeaders } from './security-headers.ts';
 import type { Principal } from './service.ts';
 import { clientKeyView, ok, rootKeyView, tokenBody } from './views.ts';
@@ -48,45 +65,80 @@ export function registerAdminAuthRoutes(root: FastifyInstance, deps: AuthRoutesD
     });
 
     const principalOf = (req: FastifyRequest): Principal => req.principal as Principal;
+    // Every route passes the middleware above: 401 without a valid token, 403 without the permission.
+    const doc = (summary: string, ok: object, ...errors: number[]) => ({
+      summary,
+      response: { 200: ok, ...Errors(401, 403, ...errors) },
+    });
 
-    app.get('/admin/identity', { config }, async () =>
+    const identitySchema = doc('The auth service: name, version, mode, providers', IdentityResponse);
+    app.get('/admin/identity', { config, schema: identitySchema }, async () =>
       ok({ service: 'hearth-auth', version, authentication_mode: 'embedded', providers: ['user_password'] }),
     );
 
-    app.post('/admin/revoke', { config, schema: { body: RevokeRequest } }, async (req) => {
+    const revokeSchema = {
+      ...doc('Revoke a key (any key with keys:delete; a key may always revoke itself)', RevokeResponse, 400, 404, 409),
+      body: RevokeRequest,
+    };
+    app.post('/admin/revoke', { config, schema: revokeSchema }, async (req) => {
       await keys.revoke(principalOf(req), req.body.client_id);
       return ok({ success: true, message: 'Tokens revoked successfully' });
     });
 
-    app.get('/admin/keys', { config }, async () => ok((await keys.listRootKeys()).map(rootKeyView)));
+    app.get('/admin/keys', { config, schema: doc('List root keys', RootKeysResponse) }, async () =>
+      ok((await keys.listRootKeys()).map(rootKeyView)),
+    );
 
-    app.post('/admin/keys', { config, schema: { body: CreateKeyRequest } }, async (req) => ok(await keys.createRootKey(req.body)));
+    const createSchema = { ...doc('Create (or overwrite) a user_password root key', CreateKeyResponse, 400), body: CreateKeyRequest };
+    app.post('/admin/keys', { config, schema: createSchema }, async (req) => ok(await keys.createRootKey(req.body)));
 
-    app.delete('/admin/keys/:key_id', { config, schema: { params: KeyIdParams } }, async (req) =>
+    const deleteSchema = {
+      ...doc('Revoke a root key (refused, with status false, for the last active admin key)', DeleteKeyResponse, 400, 404),
+      params: KeyIdParams,
+    };
+    app.delete('/admin/keys/:key_id', { config, schema: deleteSchema }, async (req) =>
       ok(await keys.deleteRootKey(req.params.key_id)),
     );
 
-    app.get('/admin/keys/:key_id/permissions', { config, schema: { params: KeyIdParams } }, async (req) =>
+    const getPermsSchema = { ...doc('Permissions of a root or client key', PermissionsResponse, 404), params: KeyIdParams };
+    app.get('/admin/keys/:key_id/permissions', { config, schema: getPermsSchema }, async (req) =>
       ok({ permissions: await keys.getPermissions(req.params.key_id) }),
     );
 
     app.put(
       '/admin/keys/:key_id/permissions',
-      { config, schema: { params: KeyIdParams, body: UpdatePermissionsRequest } },
+      {
+        config,
+        schema: {
+          ...doc('Add and remove permissions of a key; answers the final list', PermissionsResponse, 400, 404, 409),
+          params: KeyIdParams,
+          body: UpdatePermissionsRequest,
+        },
+      },
       async (req) => {
         const permissions = await keys.updatePermissions(principalOf(req), req.params.key_id, req.body.add ?? [], req.body.remove ?? []);
         return ok({ permissions });
       },
     );
 
-    app.get('/admin/keys/clients', { config }, async () => ok((await keys.listClientKeys()).map(clientKeyView)));
+    app.get('/admin/keys/clients', { config, schema: doc('List client keys', ClientKeysResponse) }, async () =>
+      ok((await keys.listClientKeys()).map(clientKeyView)),
+    );
 
-    app.post('/admin/client-key', { config, schema: { body: ClientKeyRequest } }, async (req) => {
+    const clientKeySchema = {
+      ...doc('Mint a client key (optionally bound to a context or application) and its token pair', TokenPairResponse, 400, 404),
+      body: ClientKeyRequest,
+    };
+    app.post('/admin/client-key', { config, schema: clientKeySchema }, async (req) => {
       const { pair, clientId } = await keys.createClientKey(principalOf(req), req.body);
       return tokenBody(pair, { client_id: clientId });
     });
 
-    app.delete('/admin/keys/:key_id/clients/:client_id', { config, schema: { params: ClientParams } }, async (req) =>
+    const deleteClientSchema = {
+      ...doc('Revoke a client key of a root key', DeleteClientResponse, 400, 404),
+      params: ClientParams,
+    };
+    app.delete('/admin/keys/:key_id/clients/:client_id', { config, schema: deleteClientSchema }, async (req) =>
       ok(await keys.deleteClientKey(req.params.key_id, req.params.client_id)),
     );
   });

@@ -7,8 +7,10 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf } from '../http/request.ts';
+import { Text } from '../http/response-schemas.ts';
 import { isAllowedCallback } from './callback.ts';
 import type { AuthRoutesDeps } from './routes.ts';
+import { LoginPageQuery } from './schemas.ts';
 import { setSecurityHeaders } from './security-headers.ts';
 
 const TEMPLATE_URL = new URL('../../web/login.html', import.meta.url);
@@ -86,7 +88,15 @@ export function registerLoginPage(app: FastifyInstance, deps: AuthRoutesDeps): v
   const allowed = [...deps.allowedCallbackOrigins];
   const page = render(template, { allowedCallbackOrigins: allowed });
 
-  app.get('/auth/login', { config: { errorStyle: 'auth' } }, async (req, reply) => {
+  const schema = {
+    summary: 'The login page (HTML)',
+    querystring: LoginPageQuery,
+    response: {
+      200: Text('text/html', 'The login page'),
+      400: Text('text/html', 'The page without its form: callback-url may not receive tokens'),
+    },
+  };
+  app.get('/auth/login', { config: { errorStyle: 'auth' }, schema }, async (req, reply) => {
     // The first value, as the page's own URLSearchParams reads it.
     const q = req.url.indexOf('?');
     const callback = q === -1 ? '' : (new URLSearchParams(req.url.slice(q + 1)).get('callback-url') ?? '').trim();

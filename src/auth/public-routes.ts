@@ -8,7 +8,18 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
 import { bearerOf, hostOf } from '../http/request.ts';
 import type { AuthRoutesDeps } from './routes.ts';
-import { LogoutRequest, MockTokenRequest, RefreshRequest, TokenRequest } from './schemas.ts';
+import {
+  AuthHealthResponse,
+  LogoutRequest,
+  MockTokenRequest,
+  ProvidersResponse,
+  RefreshRequest,
+  SuccessResponse,
+  TokenPairResponse,
+  TokenRequest,
+  ValidateResponse,
+} from './schemas.ts';
+import { Errors } from '../http/response-schemas.ts';
 import { setSecurityHeaders } from './security-headers.ts';
 import { ok, tokenBody } from './views.ts';
 
@@ -17,7 +28,8 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
   const config = { errorStyle: 'auth' as const };
   const { auth, keys, store, startedAt, clock, development } = deps;
 
-  app.get('/auth/health', { config }, async (_req, reply) => {
+  const healthSchema = { summary: 'Auth service health and uptime', response: { 200: AuthHealthResponse } };
+  app.get('/auth/health', { config, schema: healthSchema }, async (_req, reply) => {
     setSecurityHeaders(reply);
     const storage = await store.ping();
     return ok({
@@ -27,7 +39,8 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
     });
   });
 
-  app.get('/auth/providers', { config }, async (_req, reply) => {
+  const providersSchema = { summary: 'Login providers and whether each is configured', response: { 200: ProvidersResponse } };
+  app.get('/auth/providers', { config, schema: providersSchema }, async (_req, reply) => {
     setSecurityHeaders(reply);
     const configured = await keys.hasUserPasswordAdmin();
     return ok({
@@ -44,17 +57,23 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
     });
   });
 
-  app.post('/auth/token', { config, schema: { body: TokenRequest } }, async (req, reply) => {
+  app.post('/auth/token', { config, schema: { summary: 'Log in with a provider (user_password)', body: TokenRequest, response: { 200: TokenPairResponse, ...Errors(400, 401, 429) } } }, async (req, reply) => {
     setSecurityHeaders(reply);
     return tokenBody(await auth.login(req.body));
   });
 
-  app.post('/auth/refresh', { config, schema: { body: RefreshRequest } }, async (req, reply) => {
+  const refreshSchema = {
+    summary: 'Exchange an expired access token and its single-use refresh token for a new pair',
+    body: RefreshRequest,
+    response: { 200: TokenPairResponse, ...Errors(400, 401, 403) },
+  };
+  app.post('/auth/refresh', { config, schema: refreshSchema }, async (req, reply) => {
     setSecurityHeaders(reply);
     return tokenBody(await auth.refresh(req.body.access_token, req.body.refresh_token, hostOf(req)));
   });
 
-  app.post('/auth/logout', { config, schema: { body: LogoutRequest } }, async (req, reply) => {
+  const logoutSchema = { summary: 'Retire a refresh token', body: LogoutRequest, response: { 200: SuccessResponse, ...Errors(400, 401) } };
+  app.post('/auth/logout', { config, schema: logoutSchema }, async (req, reply) => {
     setSecurityHeaders(reply);
     await auth.logout(req.body.refresh_token);
     return ok({ success: true });
@@ -65,13 +84,22 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
     const claims = await auth.validate(bearerOf(req) ?? forwardedUriToken(req), hostOf(req));
     reply.header('x-auth-user', claims.sub);
     if (claims.permissions.length > 0) reply.header('x-auth-permissions', claims.permissions.join(','));
-    return ok('');
+    return ok('' as const);
   };
   // HEAD is answered by the GET route without a body (fastify's exposeHeadRoute).
-  app.get('/auth/validate', { config }, validate);
-  app.post('/auth/validate', { config }, validate);
+  const validateSchema = {
+    summary: 'Forward-auth check of the bearer token (or the token= of X-Forwarded-Uri)',
+    response: { 200: ValidateResponse, ...Errors(401, 403) },
+  };
+  app.get('/auth/validate', { config, schema: validateSchema }, validate);
+  app.post('/auth/validate', { config, schema: validateSchema }, validate);
 
-  app.post('/auth/mock-token', { config, schema: { body: MockTokenRequest } }, async (req, reply) => {
+  const mockSchema = {
+    summary: 'Mint a token pair for a new mock root key (development nodes only; 404 elsewhere)',
+    body: MockTokenRequest,
+    response: { 200: TokenPairResponse, ...Errors(400, 404) },
+  };
+  app.post('/auth/mock-token', { config, schema: mockSchema }, async (req, reply) => {
     setSecurityHeaders(reply);
     if (!development) {
       throw notFound('Mock tokens are issued only by development nodes (hearth init --dev)');

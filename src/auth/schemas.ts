@@ -1,5 +1,5 @@
-/** Request schemas of the auth surface (auth spec "Request bodies"; auth-wire §2). */
-import { Type } from 'typebox';
+/** Request and response schemas of the auth surface (auth spec "Request bodies"; auth-wire §1.2, §2). */
+import { Type, type TSchema } from 'typebox';
 
 const NonEmpty = Type.String({ minLength: 1 });
 const Strings = Type.Array(Type.String());
@@ -50,3 +50,110 @@ export const ClientKeyRequest = Type.Object({
 
 export const KeyIdParams = Type.Object({ key_id: NonEmpty });
 export const ClientParams = Type.Object({ key_id: NonEmpty, client_id: NonEmpty });
+
+// ---- Responses (OpenAPI, issue #6). Every auth handler answers `{data, error: null}` (auth-wire §1.2).
+
+/** `{"data": T, "error": null}` — the auth handlers' success envelope. */
+const AuthData = <T extends TSchema>(data: T, description?: string) =>
+  Type.Object({ data, error: Type.Null() }, description ? { description } : {});
+
+const UnixSecs = (description: string) => Type.Integer({ minimum: 0, description });
+const NullableUnixSecs = (description: string) => Type.Union([UnixSecs(description), Type.Null()]);
+
+/**
+ * `{data: {access_token, refresh_token, error: null}, error: null}` — the answer of login, refresh
+ * and mock-token (auth-wire §2.2); `POST /admin/client-key` adds the minted key's `client_id`.
+ */
+export const TokenPairResponse = AuthData(
+  Type.Object({
+    access_token: Type.String({ description: 'JWT, sent as Authorization: Bearer' }),
+    refresh_token: Type.String({ description: 'JWT, single use, for POST /auth/refresh' }),
+    error: Type.Optional(Type.Null()),
+    client_id: Type.Optional(Type.String({ description: 'POST /admin/client-key only: the minted client key id' })),
+  }),
+);
+
+export const AuthHealthResponse = AuthData(
+  Type.Object({
+    status: Type.String({ description: '"alive", or "not_alive" when the storage probe fails' }),
+    storage: Type.Boolean(),
+    uptime_seconds: Type.Integer({ minimum: 0 }),
+  }),
+);
+
+export const ProvidersResponse = AuthData(
+  Type.Object({
+    providers: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        type: Type.String(),
+        description: Type.String(),
+        configured: Type.Boolean({ description: 'a valid root key of this provider exists' }),
+        config: Type.Object({}, { additionalProperties: true }),
+      }),
+    ),
+    count: Type.Integer({ minimum: 0 }),
+  }),
+);
+
+/** `{data: "", error: null}`; the outcome is the status and the X-Auth-User / X-Auth-Permissions headers. */
+export const ValidateResponse = AuthData(Type.Literal(''), 'Valid: X-Auth-User names the key, X-Auth-Permissions lists the claims');
+
+/** The login page reads these (web/login.html); the server itself reads only `callback-url`. */
+const QueryText = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], { description }));
+export const LoginPageQuery = Type.Object({
+  'callback-url': QueryText('where the page sends the tokens; refused (400 page) unless loopback, this node or allow-listed'),
+  permissions: QueryText('comma-separated permissions to request for a client key'),
+  'context-id': QueryText('context the client key is bound to'),
+  'context-identity': QueryText('identity within that context'),
+  'application-id': QueryText('application the client key is bound to'),
+  mode: QueryText('page mode'),
+});
+
+export const SuccessResponse = AuthData(Type.Object({ success: Type.Boolean() }));
+export const RevokeResponse = AuthData(Type.Object({ success: Type.Boolean(), message: Type.String() }));
+
+export const IdentityResponse = AuthData(
+  Type.Object({
+    service: Type.String(),
+    version: Type.String(),
+    authentication_mode: Type.String(),
+    providers: Type.Array(Type.String()),
+  }),
+);
+
+const RootKey = Type.Object({
+  key_id: Type.String(),
+  public_key: Type.String(),
+  auth_method: Type.String(),
+  created_at: UnixSecs('Unix seconds'),
+  revoked_at: NullableUnixSecs('Unix seconds; null while active'),
+  permissions: Type.Array(Type.String()),
+});
+export const RootKeysResponse = AuthData(Type.Array(RootKey), 'Root keys, active ones first, revoked ones included');
+
+export const CreateKeyResponse = AuthData(Type.Object({ status: Type.Boolean(), message: Type.String() }));
+
+export const DeleteKeyResponse = AuthData(
+  Type.Union([
+    Type.Object({ key_id: Type.String(), revoked_at: UnixSecs('Unix seconds') }),
+    Type.Object({ status: Type.Literal(false), message: Type.String({ description: 'why nothing was revoked (the last active admin key)' }) }),
+  ]),
+);
+
+export const PermissionsResponse = AuthData(Type.Object({ permissions: Type.Array(Type.String()) }));
+
+const ClientKey = Type.Object({
+  client_id: Type.String(),
+  root_key_id: Type.String(),
+  name: Type.String(),
+  permissions: Type.Array(Type.String()),
+  created_at: UnixSecs('Unix seconds'),
+  revoked_at: NullableUnixSecs('Unix seconds; null while active'),
+  expires_at: NullableUnixSecs('Unix seconds after which the key is invalid'),
+  application_id: Type.Union([Type.String(), Type.Null()]),
+  is_valid: Type.Boolean(),
+});
+export const ClientKeysResponse = AuthData(Type.Array(ClientKey), 'Client keys, revoked and expired ones included');
+
+export const DeleteClientResponse = AuthData(Type.Object({ message: Type.String(), revoked_at: UnixSecs('Unix seconds') }));

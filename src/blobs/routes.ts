@@ -7,9 +7,20 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { EXPOSED_HEADERS } from '../http/cors.ts';
+import { Errors } from '../http/response-schemas.ts';
 import { DEFAULT_MIME } from './mime.ts';
+import {
+  DeleteBlobResponse,
+  DownloadResponse,
+  IdParams,
+  InfoResponse,
+  ListBlobsResponse,
+  LookupQuery,
+  UploadBody,
+  UploadQuery,
+  UploadResponse,
+} from './schemas.ts';
 import type { BlobInfo, BlobService } from './service.ts';
 
 export interface BlobRoutesDeps {
@@ -26,10 +37,6 @@ export const BLOB_EXPOSED_HEADERS = [
   'Content-Length',
   EXPOSED_HEADERS,
 ].join(', ');
-
-const IdParams = Type.Object({ id: Type.String() });
-const LookupQuery = Type.Object({ context_id: Type.Optional(Type.String()) });
-const UploadQuery = Type.Object({ hash: Type.Optional(Type.String()), context_id: Type.Optional(Type.String()) });
 
 function setBlobHeaders(reply: FastifyReply, info: BlobInfo): void {
   reply.header('x-blob-id', info.blobId);
@@ -56,9 +63,14 @@ export function registerBlobRoutes(root: FastifyInstance, deps: BlobRoutesDeps):
     app.addContentTypeParser('application/octet-stream', passThrough);
     app.addContentTypeParser('*', passThrough);
 
+    const uploadSchema = {
+      summary: "Upload raw bytes (streamed; no size limit but the store's)",
+      querystring: UploadQuery,
+      response: { 200: UploadResponse, ...Errors(400, 401, 403, 413) },
+    };
     app.put(
       '/admin-api/blobs',
-      { schema: { querystring: UploadQuery }, bodyLimit: Number.MAX_SAFE_INTEGER },
+      { schema: uploadSchema, config: { docs: { body: UploadBody } }, bodyLimit: Number.MAX_SAFE_INTEGER },
       async (req) => {
         // no body at all (no content-length, no transfer-encoding) is an empty blob
         const body = (req.body ?? Readable.from([])) as AsyncIterable<Uint8Array>;
@@ -68,19 +80,35 @@ export function registerBlobRoutes(root: FastifyInstance, deps: BlobRoutesDeps):
       },
     );
 
-    app.get('/admin-api/blobs', async () => {
+    const listSchema = { summary: 'Every blob this node holds', response: { 200: ListBlobsResponse, ...Errors(401, 403) } };
+    app.get('/admin-api/blobs', { schema: listSchema }, async () => {
       const list = await blobs.list();
       return { data: { blobs: list.map((b) => ({ blob_id: b.blobId, size: b.size })) } };
     });
 
-    app.head('/admin-api/blobs/:id', { schema: { params: IdParams, querystring: LookupQuery } }, async (req, reply) => {
+    const lookupErrors = Errors(400, 401, 403, 404, 502);
+    const infoSchema = {
+      summary: 'Blob information, in headers',
+      params: IdParams,
+      querystring: LookupQuery,
+      response: { 200: InfoResponse, ...lookupErrors },
+    };
+    app.head('/admin-api/blobs/:id', { schema: infoSchema }, async (req, reply) => {
       setBlobHeaders(reply, await blobs.info(req.params.id, req.query.context_id));
       return reply.code(200).send();
     });
 
     app.get(
       '/admin-api/blobs/:id',
-      { schema: { params: IdParams, querystring: LookupQuery }, exposeHeadRoute: false },
+      {
+        schema: {
+          summary: 'Download the content',
+          params: IdParams,
+          querystring: LookupQuery,
+          response: { 200: DownloadResponse, ...lookupErrors },
+        },
+        exposeHeadRoute: false,
+      },
       async (req, reply) => {
         const { info, body } = await blobs.open(req.params.id, req.query.context_id);
         setBlobHeaders(reply, info);
@@ -88,7 +116,12 @@ export function registerBlobRoutes(root: FastifyInstance, deps: BlobRoutesDeps):
       },
     );
 
-    app.delete('/admin-api/blobs/:id', { schema: { params: IdParams } }, async (req) => {
+    const deleteSchema = {
+      summary: 'Drop one reference to a blob (flat answer)',
+      params: IdParams,
+      response: { 200: DeleteBlobResponse, ...Errors(400, 401, 403, 404) },
+    };
+    app.delete('/admin-api/blobs/:id', { schema: deleteSchema }, async (req) => {
       const r = await blobs.delete(req.params.id);
       return { blob_id: r.blobId, deleted: r.deleted };
     });

@@ -7,6 +7,7 @@
  * are integer Unix seconds (auth-wire §7, §12.2).
  */
 
+import type { CallOptions } from './http-types.ts';
 import type { U64 } from './json.ts';
 
 /** The `{data, error}` envelope every auth handler answers with (auth-wire §1.2). */
@@ -155,7 +156,13 @@ export interface DeleteClientResponse {
   revoked_at: number;
 }
 
-/** `HEAD /auth/validate` outcome, read from status and headers. */
+/** Options of `validate()`: the method to ask with (all three answer alike; HEAD has no body). */
+export interface ValidateOptions extends CallOptions {
+  /** Default `HEAD`, as the official clients and forward-auth proxies use it. */
+  method?: 'HEAD' | 'GET' | 'POST';
+}
+
+/** `/auth/validate` outcome, read from status and headers. */
 export interface ValidateResult {
   /** True for a 2xx answer. */
   valid: boolean;

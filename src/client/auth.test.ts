@@ -159,6 +159,14 @@ describe('AuthApi.validate', () => {
     await expect(node.auth.validate()).resolves.toMatchObject({ valid: false, authError: 'missing_token' });
     expect(fake.requests[0].headers.has('authorization')).toBe(false);
   });
+
+  it('asks with GET or POST when told to, reading the same headers', async () => {
+    const ok = () => json({ data: '', error: null }, 200, { 'x-auth-user': 'k' });
+    const { fake, node } = setup({ 'GET /auth/validate': ok, 'POST /auth/validate': () => empty(401, { 'x-auth-error': 'invalid_token' }) });
+    await expect(node.auth.validate(undefined, { method: 'GET' })).resolves.toMatchObject({ valid: true, user: 'k', permissions: [] });
+    await expect(node.auth.validate('bad', { method: 'POST' })).resolves.toMatchObject({ valid: false, status: 401, authError: 'invalid_token' });
+    expect(fake.requests.map((r) => r.method)).toEqual(['GET', 'POST']);
+  });
 });
 
 describe('AuthApi.logout (auth spec rule 5)', () => {

@@ -32,6 +32,7 @@ import type {
   TokenRequest,
   TokenResponse,
   UpdateKeyPermissionsRequest,
+  ValidateOptions,
   ValidateResult,
 } from './auth-types.ts';
 import type { CallOptions, HttpClient } from './http.ts';
@@ -161,12 +162,14 @@ export class AuthApi {
 
   /**
    * `HEAD /auth/validate` with `Authorization: Bearer <token>` (default: the stored
-   * access token). Never throws for a non-2xx answer; reads the outcome from the
-   * status and the `X-Auth-*` headers. Has no effect on the stored session.
+   * access token); `options.method` asks with `GET` or `POST` instead. Never throws
+   * for a non-2xx answer; reads the outcome from the status and the `X-Auth-*`
+   * headers. Has no effect on the stored session.
    */
-  async validate(token?: string, options?: CallOptions): Promise<ValidateResult> {
+  async validate(token?: string, options: ValidateOptions = {}): Promise<ValidateResult> {
+    const { method = 'HEAD', ...call } = options;
     const bearer = token ?? (await this.http.getTokens())?.accessToken;
-    const response = await this.http.head('/auth/validate', { ...options, auth: bearer ?? false });
+    const response = await this.http.raw('/auth/validate', { ...call, method, auth: bearer ?? false });
     const permissions = response.headers.get('x-auth-permissions');
     return {
       valid: response.status >= 200 && response.status < 300,

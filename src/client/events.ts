@@ -10,7 +10,8 @@
  * reference lacks: it resumes with `Last-Event-ID`, so frames sent while it was away are replayed
  * in order and without duplicates, and it reports a `gap` when the node could not keep them all.
  */
-import type { HttpClient } from './http.ts';
+import type { CallOptions, HttpClient } from './http.ts';
+import type { U64 } from './json.ts';
 
 // ---- frame types ----------------------------------------------------------
 
@@ -48,6 +49,18 @@ export type StreamFrame = ContextFrame | GroupFrame;
 export interface SubscriptionIds {
   contextIds?: string[];
   groupIds?: string[];
+}
+
+/** `GET /sse/session/{id}`: what a session is subscribed to (admin-wire-a §8.2; snake_case as sent). */
+export interface SseSessionInfo {
+  session_id: U64;
+  /** subscribed context ids */
+  subscriptions: string[];
+  groups: string[];
+  /** the number of the session's last frame */
+  event_counter: number;
+  /** `active` while a stream is attached, `persisted` while it may still be resumed */
+  status: 'active' | 'persisted';
 }
 
 /** The node could not replay everything after `lastEventId` (docs/events.md "Gap frame"). */
@@ -216,6 +229,15 @@ export class EventStream {
       this.awayRemoved.contextIds!.push(...(ids.contextIds ?? []));
       this.awayRemoved.groupIds!.push(...(ids.groupIds ?? []));
     }
+  }
+
+  /**
+   * `GET /sse/session/{id}` for the open session (or `sessionId`, e.g. one saved earlier): what the
+   * node holds for it. Rejects when no session is known; 404 once it expired, 403 for another key's.
+   */
+  async sessionInfo(sessionId = this.session, options?: CallOptions): Promise<SseSessionInfo> {
+    if (sessionId === undefined) throw new Error('no SSE session: start the stream and wait for its connect frame');
+    return (await this.http.json<{ result: SseSessionInfo }>(`/sse/session/${encodeURIComponent(sessionId)}`, options)).result;
   }
 
   /** Starts reading (and reconnecting) in the background. */

@@ -219,6 +219,7 @@ export {
   type GapInfo,
   type GroupFrame,
   type MembershipData,
+  type SseSessionInfo,
   type StateMutationData,
   type StreamEvents,
   type StreamFrame,

@@ -14,7 +14,29 @@ import { parseJson } from '../client/json.ts';
 import { requireId } from '../crypto/ids.ts';
 import { badRequest } from '../errors.ts';
 import type { ContextCalls } from './calls.ts';
-import { ApplicationParams, ContextParams, CreateContextRequest, ListQuery, QueryContextRequest, UpdateApplicationRequest } from './schemas.ts';
+import { Empty, Errors } from '../http/response-schemas.ts';
+import {
+  ApplicationParams,
+  ContextAnswer,
+  ContextListAnswer,
+  ContextParams,
+  CreateContextRequest,
+  CreatedContext,
+  DeletedAnswer,
+  GroupAnswer,
+  IdentitiesAnswer,
+  IntentsAnswer,
+  JoinedAnswer,
+  ListQuery,
+  NewIdentityAnswer,
+  QueryAnswer,
+  QueryContextRequest,
+  ResyncAnswer,
+  ResyncRequest,
+  StorageAnswer,
+  UpdateApplicationRequest,
+  WithExecutorsAnswer,
+} from './schemas.ts';
 import type { ContextService } from './service.ts';
 import { MAX_ARGS_BYTES } from './types.ts';
 
@@ -27,6 +49,10 @@ export interface ContextRoutesDeps {
 const LARGE_BODY = MAX_ARGS_BYTES + 64 * 1024;
 
 const none = (reply: FastifyReply) => reply.code(200).send();
+/** The spec's "none": 200 with an empty body. */
+const NONE = Empty('No payload (the spec’s "none"): an empty body');
+/** Guarded: a missing or bad token (401), a token without the permission (403). */
+const AUTH = [401, 403];
 const contextIdOf = (p: { contextId: string }) => requireId(p.contextId, 'context id');
 const applicationIdOf = (p: { applicationId: string }) => requireId(p.applicationId, 'application id');
 
@@ -57,10 +83,52 @@ export function registerContextRoutes(root: FastifyInstance, deps: ContextRoutes
   });
 }
 
+/** Route documentation (issue #6 OpenAPI): summaries, request schemas fastify validates, and answers. */
+const byContext = { params: ContextParams };
+const DOCS = {
+  create: {
+    summary: 'Create a context in a group (runs the application’s init)',
+    body: CreateContextRequest,
+    response: { 200: CreatedContext, ...Errors(400, ...AUTH, 404, 409) },
+  },
+  list: { summary: 'Contexts this node holds', querystring: ListQuery, response: { 200: ContextListAnswer, ...Errors(400, ...AUTH) } },
+  forApplication: { summary: 'Contexts of one application', params: ApplicationParams, response: { 200: ContextListAnswer, ...Errors(400, ...AUTH) } },
+  withExecutors: {
+    summary: 'Contexts of one application with their executors (flat)',
+    params: ApplicationParams,
+    response: { 200: WithExecutorsAnswer, ...Errors(400, ...AUTH) },
+  },
+  syncAll: { summary: 'Sync every context (progress as SyncStatus events)', response: { 200: NONE, ...Errors(...AUTH) } },
+  syncOne: { summary: 'Sync one context (progress as SyncStatus events)', ...byContext, response: { 200: NONE, ...Errors(400, ...AUTH, 404) } },
+  get: { summary: 'One context', ...byContext, response: { 200: ContextAnswer, ...Errors(400, ...AUTH, 404) } },
+  delete: { summary: 'Delete a context', ...byContext, response: { 200: DeletedAnswer, ...Errors(400, ...AUTH) } },
+  group: { summary: 'The group owning a context, or null', ...byContext, response: { 200: GroupAnswer, ...Errors(400, ...AUTH) } },
+  storage: { summary: 'Bytes of state a context holds', ...byContext, response: { 200: StorageAnswer, ...Errors(400, ...AUTH) } },
+  identities: { summary: 'Member identities of a context', ...byContext, response: { 200: IdentitiesAnswer, ...Errors(400, ...AUTH, 404) } },
+  identitiesOwned: { summary: 'Identities this node holds the keys of', ...byContext, response: { 200: IdentitiesAnswer, ...Errors(400, ...AUTH, 404) } },
+  join: { summary: 'Join a context of a group this node belongs to', ...byContext, response: { 200: JoinedAnswer, ...Errors(400, ...AUTH, 404) } },
+  leave: { summary: 'Leave a context', ...byContext, response: { 200: NONE, ...Errors(400, ...AUTH, 404) } },
+  application: {
+    summary: 'Move a context to another application',
+    ...byContext,
+    body: UpdateApplicationRequest,
+    response: { 200: NONE, ...Errors(400, ...AUTH, 404) },
+  },
+  resync: { summary: 'Re-pull a context from peers (flat answer)', ...byContext, response: { 200: ResyncAnswer, ...Errors(400, ...AUTH, 404) } },
+  intents: { summary: 'What a delegated-execution warrant for this node must name', ...byContext, response: { 200: IntentsAnswer, ...Errors(400, ...AUTH, 404) } },
+  query: {
+    summary: 'Call a read-only method (400 with type FunctionCallError when it fails)',
+    ...byContext,
+    body: QueryContextRequest,
+    response: { 200: QueryAnswer, ...Errors(400, ...AUTH, 404, 409) },
+  },
+  newIdentity: { summary: 'A fresh identity the node holds the key of', response: { 200: NewIdentityAnswer, ...Errors(...AUTH) } },
+};
+
 function routes(root: FastifyInstance, { contexts, calls }: ContextRoutesDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post('/admin-api/contexts', { bodyLimit: LARGE_BODY, schema: { body: CreateContextRequest } }, async (req) => {
+  app.post('/admin-api/contexts', { bodyLimit: LARGE_BODY, schema: DOCS.create }, async (req) => {
     const b = req.body;
     return {
       data: await contexts.create({
@@ -75,17 +143,17 @@ function routes(root: FastifyInstance, { contexts, calls }: ContextRoutesDeps): 
     };
   });
 
-  app.get('/admin-api/contexts', { schema: { querystring: ListQuery } }, async (req) => {
+  app.get('/admin-api/contexts', { schema: DOCS.list }, async (req) => {
     const { offset, limit } = window(req.query);
     const all = await contexts.list();
     return { data: { contexts: all.slice(offset, limit === undefined ? undefined : offset + limit) } };
   });
 
-  app.get('/admin-api/contexts/for-application/:applicationId', { schema: { params: ApplicationParams } }, async (req) => ({
+  app.get('/admin-api/contexts/for-application/:applicationId', { schema: DOCS.forApplication }, async (req) => ({
     data: { contexts: await contexts.forApplication(applicationIdOf(req.params)) },
   }));
 
-  app.get('/admin-api/contexts/with-executors/for-application/:applicationId', { schema: { params: ApplicationParams } }, async (req) => ({
+  app.get('/admin-api/contexts/with-executors/for-application/:applicationId', { schema: DOCS.withExecutors }, async (req) => ({
     contexts: await contexts.withExecutors(applicationIdOf(req.params)),
   }));
 
@@ -93,62 +161,63 @@ function routes(root: FastifyInstance, { contexts, calls }: ContextRoutesDeps): 
     await contexts.sync(contextId);
     return none(reply);
   };
-  app.post('/admin-api/contexts/sync', async (_req, reply) => sync(undefined, reply));
-  app.post('/admin-api/contexts/sync/:contextId', { schema: { params: ContextParams } }, async (req, reply) => sync(contextIdOf(req.params), reply));
+  app.post('/admin-api/contexts/sync', { schema: DOCS.syncAll }, async (_req, reply) => sync(undefined, reply));
+  app.post('/admin-api/contexts/sync/:contextId', { schema: DOCS.syncOne }, async (req, reply) => sync(contextIdOf(req.params), reply));
 
-  app.get('/admin-api/contexts/:contextId', { schema: { params: ContextParams } }, async (req) => ({
+  app.get('/admin-api/contexts/:contextId', { schema: DOCS.get }, async (req) => ({
     data: await contexts.get(contextIdOf(req.params)),
   }));
 
-  app.delete('/admin-api/contexts/:contextId', { schema: { params: ContextParams } }, async (req) => ({
+  app.delete('/admin-api/contexts/:contextId', { schema: DOCS.delete }, async (req) => ({
     data: { isDeleted: await contexts.delete(contextIdOf(req.params)) },
   }));
 
-  app.get('/admin-api/contexts/:contextId/group', { schema: { params: ContextParams } }, async (req) => ({
+  app.get('/admin-api/contexts/:contextId/group', { schema: DOCS.group }, async (req) => ({
     data: await contexts.groupOf(contextIdOf(req.params)),
   }));
 
-  app.get('/admin-api/contexts/:contextId/storage', { schema: { params: ContextParams } }, async (req) => ({
+  app.get('/admin-api/contexts/:contextId/storage', { schema: DOCS.storage }, async (req) => ({
     data: { sizeInBytes: await contexts.storageSize(contextIdOf(req.params)) },
   }));
 
-  app.get('/admin-api/contexts/:contextId/identities', { schema: { params: ContextParams } }, async (req) => ({
-    data: { identities: await contexts.identities(contextIdOf(req.params), false), identitiesOf: 'members' },
+  app.get('/admin-api/contexts/:contextId/identities', { schema: DOCS.identities }, async (req) => ({
+    data: { identities: await contexts.identities(contextIdOf(req.params), false), identitiesOf: 'members' as const },
   }));
 
   // Every session on this node speaks for the node (docs/contexts.md): the node's own identities.
-  app.get('/admin-api/contexts/:contextId/identities-owned', { schema: { params: ContextParams } }, async (req) => ({
-    data: { identities: await contexts.identities(contextIdOf(req.params), true), identitiesOf: 'node' },
+  app.get('/admin-api/contexts/:contextId/identities-owned', { schema: DOCS.identitiesOwned }, async (req) => ({
+    data: { identities: await contexts.identities(contextIdOf(req.params), true), identitiesOf: 'node' as const },
   }));
 
-  app.post('/admin-api/contexts/:contextId/join', { schema: { params: ContextParams } }, async (req) => ({
+  app.post('/admin-api/contexts/:contextId/join', { schema: DOCS.join }, async (req) => ({
     data: await contexts.join(contextIdOf(req.params)),
   }));
 
-  app.post('/admin-api/contexts/:contextId/leave', { schema: { params: ContextParams } }, async (req, reply) => {
+  app.post('/admin-api/contexts/:contextId/leave', { schema: DOCS.leave }, async (req, reply) => {
     await contexts.leave(contextIdOf(req.params));
     return none(reply);
   });
 
-  app.post('/admin-api/contexts/:contextId/application', { schema: { params: ContextParams, body: UpdateApplicationRequest } }, async (req, reply) => {
+  app.post('/admin-api/contexts/:contextId/application', { schema: DOCS.application }, async (req, reply) => {
     await contexts.updateApplication(contextIdOf(req.params), requireId(req.body.applicationId, 'applicationId'));
     return none(reply);
   });
 
-  app.post('/admin-api/contexts/:contextId/resync', { schema: { params: ContextParams } }, async (req) => {
+  // The body is optional and read by hand: documented (config.docs), not validated.
+  app.post('/admin-api/contexts/:contextId/resync', { config: { docs: { body: ResyncRequest } }, schema: DOCS.resync }, async (req) => {
     const body = req.body as { force?: unknown } | undefined;
     if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) throw badRequest('Invalid request: body must be an object');
     if (body?.force !== undefined && typeof body.force !== 'boolean') throw badRequest('Invalid request: body.force must be a boolean');
     return contexts.resync(contextIdOf(req.params));
   });
 
-  app.get('/admin-api/contexts/:contextId/intents', { schema: { params: ContextParams } }, async (req) => ({
+  app.get('/admin-api/contexts/:contextId/intents', { schema: DOCS.intents }, async (req) => ({
     data: await contexts.intents(contextIdOf(req.params)),
   }));
 
-  app.post('/admin-api/contexts/:contextId/query', { bodyLimit: LARGE_BODY, schema: { params: ContextParams, body: QueryContextRequest } }, async (req) => ({
+  app.post('/admin-api/contexts/:contextId/query', { bodyLimit: LARGE_BODY, schema: DOCS.query }, async (req) => ({
     data: await calls.query(contextIdOf(req.params), req.body.method, req.body.argsJson),
   }));
 
-  app.post('/admin-api/identity/context', async () => ({ data: await contexts.newIdentity() }));
+  app.post('/admin-api/identity/context', { schema: DOCS.newIdentity }, async () => ({ data: await contexts.newIdentity() }));
 }

@@ -20,7 +20,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { parseJson } from '../client/json.ts';
 import { badRequest, HearthError, unauthenticated } from '../errors.ts';
 import type { ContextCalls } from './calls.ts';
+import { Errors } from '../http/response-schemas.ts';
 import { RpcMethodError, type RpcMethodHandler } from './rpc-contract.ts';
+import { JsonRpcAnswer, JsonRpcRequest } from './schemas.ts';
 import { MAX_ARGS_BYTES } from './types.ts';
 
 export interface JsonRpcDeps {
@@ -84,7 +86,11 @@ export function registerJsonRpcRoute(root: FastifyInstance, deps: JsonRpcDeps): 
     });
 
     const outcome = deps.onOutcome ?? (() => undefined);
-    scoped.post('/jsonrpc', { bodyLimit: RPC_BODY_LIMIT }, async (req, reply) => {
+    const docs = {
+      config: { docs: { body: JsonRpcRequest } },
+      schema: { summary: 'JSON-RPC 2.0: execute an application method (and other methods)', response: { 200: JsonRpcAnswer, ...Errors(400, 401, 403) } },
+    };
+    scoped.post('/jsonrpc', { bodyLimit: RPC_BODY_LIMIT, ...docs }, async (req, reply) => {
       let envelope: Envelope;
       try {
         envelope = parseEnvelope(req.body, known);

@@ -2,9 +2,10 @@
  * Request schemas of the contexts routes (admin spec "Contexts"; admin-wire-a §4.3, §4.9). Fields
  * older clients still send (e.g. `protocol`, `executorPublicKey`, `requester`) are accepted and
  * ignored (reference README precedence rule 3); ids are checked by the handlers so the message says
- * which id is wrong.
+ * which id is wrong. Response schemas document the wire (issue #6); they never drive serialisation.
  */
 import { Type } from 'typebox';
+import { Data, Hex32, U64 } from '../http/response-schemas.ts';
 
 const Byte = Type.Integer({ minimum: 0, maximum: 255 });
 
@@ -25,3 +26,79 @@ export const QueryContextRequest = Type.Object({ method: Type.String(), argsJson
 export const ContextParams = Type.Object({ contextId: Type.String() });
 export const ApplicationParams = Type.Object({ applicationId: Type.String() });
 export const ListQuery = Type.Object({ offset: Type.Optional(Type.String()), limit: Type.Optional(Type.String()) });
+
+/** Documentation only: `resync` reads its optional body by hand (routes.ts). */
+export const ResyncRequest = Type.Object({ force: Type.Optional(Type.Boolean({ description: 'accepted; local state is kept without peers' })) });
+
+/** Documentation only: `/jsonrpc` parses its body with the u64-exact reader (rpc.ts). */
+export const JsonRpcRequest = Type.Object({
+  jsonrpc: Type.Literal('2.0'),
+  id: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
+  method: Type.String({ description: 'execute, sync_status, or a method another domain adds (set_ephemeral)' }),
+  params: Type.Optional(Type.Unknown({ description: 'execute: {contextId, method, argsJson}' })),
+});
+
+// ---- responses (admin-wire-a §4, §7) -----------------------------------------------------------
+
+const Key = (description?: string) => Hex32(description);
+
+/** admin spec "Context"; listings add `groupId` (ContextWithGroup). Absent fields are omitted, never null. */
+export const ContextRow = Type.Object({
+  id: Key(),
+  applicationId: Key(),
+  serviceName: Type.Optional(Type.String()),
+  contextStateHash: Key('64 `f` before the context has state on this node'),
+  dagHeads: Type.Optional(Type.Array(Type.Array(Type.Integer({ minimum: 0, maximum: 255 })), { description: 'each head as 32 bytes; omitted when empty' })),
+  applicationVersion: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  groupId: Type.Optional(Key()),
+});
+
+export const CreatedContext = Data(
+  Type.Object({ contextId: Key(), memberPublicKey: Key(), groupId: Key(), groupCreated: Type.Boolean() }),
+);
+export const ContextListAnswer = Data(Type.Object({ contexts: Type.Array(ContextRow) }));
+export const ContextAnswer = Data(ContextRow);
+/** Flat, with the reference's snake_case `application_id`. */
+export const WithExecutorsAnswer = Type.Object({
+  contexts: Type.Array(
+    Type.Object({ id: Key(), application_id: Key(), contextStateHash: Key(), executors: Type.Array(Key()) }),
+  ),
+});
+export const DeletedAnswer = Data(Type.Object({ isDeleted: Type.Boolean({ description: 'false for an unknown context' }) }));
+export const GroupAnswer = Data(Type.Union([Key('the owning group'), Type.Null()]));
+export const StorageAnswer = Data(Type.Object({ sizeInBytes: U64('bytes of state; 0 for an unknown context') }));
+export const IdentitiesAnswer = Data(
+  Type.Object({
+    identities: Type.Array(Key()),
+    identitiesOf: Type.Union([Type.Literal('members'), Type.Literal('node'), Type.Literal('caller')]),
+  }),
+);
+export const JoinedAnswer = Data(Type.Object({ contextId: Key(), memberPublicKey: Key() }));
+/** Flat, as the reference. */
+export const ResyncAnswer = Type.Object({ contextId: Key(), resyncStarted: Type.Boolean() });
+export const IntentsAnswer = Data(
+  Type.Object({
+    executorAccount: Key(),
+    executorKey: Key(),
+    releaseBytecodeId: Type.Optional(Key()),
+    releaseVersion: Type.Optional(Type.String()),
+    canAuthorOnBehalf: Type.Boolean({ description: 'false is an answer, not an error' }),
+  }),
+);
+export const QueryAnswer = Data(Type.Object({ output: Type.Unknown({ description: 'the method’s return value (null for none)' }) }));
+export const NewIdentityAnswer = Data(Type.Object({ publicKey: Key() }));
+
+/** A handled call is 200 either way: `result`, or `error: {type, data?}` (RpcMethodError). */
+export const JsonRpcAnswer = Type.Union([
+  Type.Object({
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
+    result: Type.Unknown({ description: 'execute: {output}' }),
+  }),
+  Type.Object({
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
+    error: Type.Object({ type: Type.String({ description: 'FunctionCallError, ContextNotFound, Uninitialized, …' }), data: Type.Optional(Type.Unknown()) }),
+  }),
+]);

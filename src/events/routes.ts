@@ -9,12 +9,14 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/service.ts';
 import { EXPOSED_HEADERS } from '../http/cors.ts';
+import { ErrorBody, Errors } from '../http/response-schemas.ts';
 import { unauthenticated } from '../errors.ts';
 import { WS_MAX_MESSAGE_BYTES } from './constants.ts';
 import { EventStreamService, parseSubscriptionRequest } from './service.ts';
 import { WsConnection, type WsDeps } from './ws.ts';
 import type { PresenceIntentService } from './presence-intents.ts';
 import { registerPresenceIntentRoute } from './presence-intents-route.ts';
+import { EventStreamAnswer, SessionAnswer, SessionParams, SubscriptionAnswer, SubscriptionRequest, WebSocketUpgrade } from './schemas.ts';
 
 export interface EventRoutesDeps {
   stream: EventStreamService;
@@ -23,6 +25,17 @@ export interface EventRoutesDeps {
   /** relayed account presence (`POST /admin-api/contexts/{id}/presence-intents`); unregistered without it */
   presenceIntents?: PresenceIntentService;
 }
+
+/** Route documentation (issue #6 OpenAPI). Bodies are parsed by hand: documented (config.docs), not validated. */
+const DOCS = {
+  sse: { summary: 'Open (or resume with Last-Event-ID) the live event stream', response: { 200: EventStreamAnswer, ...Errors(401, 403) } },
+  subscription: { summary: 'Subscribe or unsubscribe an SSE session', response: { 200: SubscriptionAnswer, ...Errors(400, 401, 403, 404) } },
+  session: { summary: 'What an SSE session is subscribed to', params: SessionParams, response: { 200: SessionAnswer, ...Errors(400, 401, 403, 404) } },
+  ws: {
+    summary: 'The live event stream over a WebSocket (?token= or bearer header)',
+    response: { 101: WebSocketUpgrade, 426: ErrorBody, ...Errors(401, 403) },
+  },
+};
 
 function principalOf(req: FastifyRequest): Principal {
   if (!req.principal) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
@@ -37,7 +50,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: EventRoutesDeps)
     done();
   });
 
-  app.get('/sse', async (req, reply) => {
+  app.get('/sse', { schema: DOCS.sse }, async (req, reply) => {
     const principal = principalOf(req);
     const header = req.headers['last-event-id'];
     const opening = stream.openSse(principal, Array.isArray(header) ? header[0] : header);
@@ -60,13 +73,13 @@ export function registerEventRoutes(app: FastifyInstance, deps: EventRoutesDeps)
 
   if (deps.presenceIntents) registerPresenceIntentRoute(app, deps.presenceIntents);
 
-  app.post('/sse/subscription', async (req) => {
+  app.post('/sse/subscription', { config: { docs: { body: SubscriptionRequest } }, schema: DOCS.subscription }, async (req) => {
     const principal = principalOf(req);
     const request = parseSubscriptionRequest(req.body);
     return { result: await stream.subscription(principal, request) };
   });
 
-  app.get<{ Params: { sid: string } }>('/sse/session/:sid', async (req) => {
+  app.get<{ Params: { sid: string } }>('/sse/session/:sid', { schema: DOCS.session }, async (req) => {
     return { result: stream.sessionInfo(principalOf(req), req.params.sid) };
   });
 
@@ -80,6 +93,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: EventRoutesDeps)
     scoped.route({
       method: 'GET',
       url: '/ws',
+      schema: DOCS.ws,
       // A plain GET (no upgrade) is told what the route is (the reference answers 400/426).
       handler: async (_req, reply) =>
         reply.code(426).header('upgrade', 'websocket').send({ error: 'Upgrade required: /ws is a WebSocket endpoint' }),

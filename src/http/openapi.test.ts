@@ -40,6 +40,31 @@ it('turns registered routes into OpenAPI operations: parameters, bodies, respons
   await app.close();
 });
 
+it('documents an explicit HEAD route, leaves out HEAD twins, and passes response headers through', async () => {
+  const app = Fastify();
+  const catalogue = new RouteCatalogue();
+  catalogue.attach(app);
+  const headers = { 'X-Blob-ID': { description: 'the id', schema: { type: 'string' } } };
+  const bytes = { description: 'headers only', content: { '*/*': { schema: Type.String({ maxLength: 0 }) } }, headers };
+  app.register(async (scope) => {
+    scope.head('/admin-api/blobs/:id', { schema: { response: { 200: bytes } } }, async () => '');
+    scope.get('/admin-api/blobs/:id', { exposeHeadRoute: false }, async () => 'bytes');
+    scope.get('/admin-api/blobs', async () => ({ data: [] }));
+  });
+  await app.ready();
+
+  expect(catalogue.routes.map((r) => `${r.method} ${r.url}`)).toEqual([
+    'HEAD /admin-api/blobs/:id',
+    'GET /admin-api/blobs/:id',
+    'GET /admin-api/blobs',
+  ]); // the twin HEAD /admin-api/blobs shares its GET's handler and is left out
+  const doc = catalogue.document() as any;
+  expect(doc.paths['/admin-api/blobs/{id}'].head.operationId).toBe('headAdminApiBlobsId');
+  expect(doc.paths['/admin-api/blobs/{id}'].head.responses['200'].headers).toEqual(headers);
+  expect(doc.paths['/admin-api/blobs'].head).toBeUndefined();
+  await app.close();
+});
+
 it('writes fastify path templates in OpenAPI form', () => {
   expect(openApiPath('/admin/keys/:key_id/clients/:client_id')).toBe('/admin/keys/{key_id}/clients/{client_id}');
   expect(openApiPath('/static/*')).toBe('/static/{wildcard}');

@@ -176,6 +176,25 @@ describe('alias errors', () => {
     const badJson = await raw('POST', '/admin-api/alias/create/context', { contentType: 'application/json', body: '{"alias":' });
     expect(badJson.status).toBe(400);
   });
+
+  it('answers 400 for a create body of the wrong shape, and 404 for an unknown scope whatever the body', async () => {
+    const create = (body: string | undefined, scope = 'device') =>
+      raw('POST', `/admin-api/alias/create/${scope}`, body === undefined ? {} : { contentType: 'application/json', body });
+    expect(await create(undefined)).toMatchObject({ status: 400, json: { error: 'Invalid request: body must be object' } });
+    expect(await create('[1]')).toMatchObject({ status: 400, json: { error: 'Invalid request: body must be object' } });
+    expect(await create('{}')).toMatchObject({ status: 400, json: { error: 'Invalid request: body.alias is required' } });
+    expect(await create(JSON.stringify({ alias: 7, deviceId: DEV }))).toMatchObject({
+      status: 400,
+      json: { error: 'Invalid request: body.alias must be string' },
+    });
+    expect(await create(JSON.stringify({ alias: 'd', deviceId: null }))).toMatchObject({
+      status: 400,
+      json: { error: 'Invalid request: body.deviceId must be string' },
+    });
+    const unknown = await create('{}', 'identity');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error).toMatch(/^Unknown alias scope 'identity'/);
+  });
 });
 
 describe('alias permissions', () => {

@@ -10,20 +10,31 @@ import { requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import { MEMBER_DEVICES_DEFAULT_LIMIT } from './members-service.ts';
+import { Empty, Errors } from '../../http/response-schemas.ts';
 import {
   AddMembersRequest,
   AutoFollowRequest,
   ContextParams,
+  ContextsAnswer,
+  DeletedAnswer,
   GroupParams,
+  JoinViaInheritanceAnswer,
+  MemberDevicesAnswer,
   MemberDevicesQuery,
   MemberParams,
+  MembersAnswer,
   RemoveMembersRequest,
+  ReparentedAnswer,
   ReparentRequest,
+  SubgroupsAnswer,
   UpdateRoleRequest,
 } from './members-schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
 
 const none = (reply: FastifyReply) => reply.code(200).send();
+/** What a "none" write answers (an empty 200), and the refusals these routes share. */
+const written = (...errors: number[]) => ({ 200: Empty('Done (spec: none): an empty 200'), ...Errors(400, 401, 403, 404, ...errors) });
+const read = <T>(answer: T) => ({ 200: answer, ...Errors(400, 401, 403, 404) });
 
 function nonNegative(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -45,70 +56,86 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { members } = deps;
 
-  app.delete('/admin-api/groups/:groupId', { schema: { params: GroupParams } }, async (req) => {
+  const deleteSchema = { summary: 'Delete a subgroup and its subtree', params: GroupParams, response: read(DeletedAnswer) };
+  app.delete('/admin-api/groups/:groupId', { schema: deleteSchema }, async (req) => {
     await members.deleteGroup(groupIdOf(req.params));
     return { data: { isDeleted: true } };
   });
 
-  app.get('/admin-api/groups/:groupId/members', { schema: { params: GroupParams } }, async (req) => ({
+  app.get('/admin-api/groups/:groupId/members', { schema: { summary: 'Members (flat)', params: GroupParams, response: read(MembersAnswer) } }, async (req) => ({
     members: members.members(groupIdOf(req.params)),
   }));
 
-  app.post('/admin-api/groups/:groupId/members', { schema: { params: GroupParams, body: AddMembersRequest } }, async (req, reply) => {
+  const addSchema = { summary: 'Add members', params: GroupParams, body: AddMembersRequest, response: written() };
+  app.post('/admin-api/groups/:groupId/members', { schema: addSchema }, async (req, reply) => {
     const groupId = groupIdOf(req.params);
     const list = req.body.members.map((m, i) => ({ identity: requireId(m.identity, `members[${i}].identity`), role: m.role }));
     await members.addMembers(groupId, list);
     return none(reply);
   });
 
-  app.post('/admin-api/groups/:groupId/members/remove', { schema: { params: GroupParams, body: RemoveMembersRequest } }, async (req, reply) => {
+  const removeSchema = { summary: 'Remove members', params: GroupParams, body: RemoveMembersRequest, response: written(409) };
+  app.post('/admin-api/groups/:groupId/members/remove', { schema: removeSchema }, async (req, reply) => {
     const groupId = groupIdOf(req.params);
     await members.removeMembers(groupId, req.body.members.map((m, i) => requireId(m, `members[${i}]`)));
     return none(reply);
   });
 
-  app.put('/admin-api/groups/:groupId/members/:account/role', { schema: { params: MemberParams, body: UpdateRoleRequest } }, async (req, reply) => {
+  const roleSchema = { summary: 'Set a member’s role', params: MemberParams, body: UpdateRoleRequest, response: written(409) };
+  app.put('/admin-api/groups/:groupId/members/:account/role', { schema: roleSchema }, async (req, reply) => {
     await members.setRole(groupIdOf(req.params), requireId(req.params.account, 'account'), req.body.role);
     return none(reply);
   });
 
-  app.put('/admin-api/groups/:groupId/members/:account/auto-follow', { schema: { params: MemberParams, body: AutoFollowRequest } }, async (req, reply) => {
+  const followSchema = { summary: 'Set a member’s auto-follow flags', params: MemberParams, body: AutoFollowRequest, response: written() };
+  app.put('/admin-api/groups/:groupId/members/:account/auto-follow', { schema: followSchema }, async (req, reply) => {
     const b = req.body;
     await members.setAutoFollow(groupIdOf(req.params), requireId(req.params.account, 'account'), b.autoFollowContexts, b.autoFollowSubgroups);
     return none(reply);
   });
 
-  app.get('/admin-api/groups/:groupId/member-devices', { schema: { params: GroupParams, querystring: MemberDevicesQuery } }, async (req) => {
+  const devicesSchema = { summary: 'Members’ devices (flat, paged)', params: GroupParams, querystring: MemberDevicesQuery, response: read(MemberDevicesAnswer) };
+  app.get('/admin-api/groups/:groupId/member-devices', { schema: devicesSchema }, async (req) => {
     const offset = nonNegative(req.query.offset, 'offset', 0);
     const limit = nonNegative(req.query.limit, 'limit', MEMBER_DEVICES_DEFAULT_LIMIT);
     return { members: members.memberDevices(groupIdOf(req.params), offset, limit) };
   });
 
-  app.get('/admin-api/groups/:groupId/contexts', { schema: { params: GroupParams } }, async (req) => ({
+  const contextsSchema = { summary: 'Contexts registered in the group', params: GroupParams, response: read(ContextsAnswer) };
+  app.get('/admin-api/groups/:groupId/contexts', { schema: contextsSchema }, async (req) => ({
     data: members.contexts(groupIdOf(req.params)),
   }));
 
-  app.post('/admin-api/groups/:groupId/contexts/:contextId/remove', { schema: { params: ContextParams } }, async (req, reply) => {
+  const detachSchema = { summary: 'Detach a context from the group', params: ContextParams, response: written() };
+  app.post('/admin-api/groups/:groupId/contexts/:contextId/remove', { schema: detachSchema }, async (req, reply) => {
     await members.removeContext(groupIdOf(req.params), requireId(req.params.contextId, 'context id'));
     return none(reply);
   });
 
-  app.get('/admin-api/groups/:groupId/subgroups', { schema: { params: GroupParams } }, async (req) => ({
+  const subgroupsSchema = { summary: 'Direct subgroups (flat)', params: GroupParams, response: read(SubgroupsAnswer) };
+  app.get('/admin-api/groups/:groupId/subgroups', { schema: subgroupsSchema }, async (req) => ({
     subgroups: members.subgroups(groupIdOf(req.params)),
   }));
 
   // the path segment is the child group (spec: /groups/{childGroupId}/reparent)
-  app.post('/admin-api/groups/:groupId/reparent', { schema: { params: GroupParams, body: ReparentRequest } }, async (req) => {
+  const reparentSchema = {
+    summary: 'Move a subgroup under another parent (flat answer)',
+    params: GroupParams,
+    body: ReparentRequest,
+    response: { ...read(ReparentedAnswer), ...Errors(409) },
+  };
+  app.post('/admin-api/groups/:groupId/reparent', { schema: reparentSchema }, async (req) => {
     await members.reparent(groupIdOf(req.params), requireId(req.body.newParentId, 'newParentId'));
     return { reparented: true };
   });
 
-  app.post('/admin-api/groups/:groupId/leave', { schema: { params: GroupParams } }, async (req, reply) => {
+  app.post('/admin-api/groups/:groupId/leave', { schema: { summary: 'Leave a subgroup', params: GroupParams, response: written(409) } }, async (req, reply) => {
     await members.leave(groupIdOf(req.params));
     return none(reply);
   });
 
-  app.post('/admin-api/groups/:groupId/join-via-inheritance', { schema: { params: GroupParams } }, async (req) => ({
+  const inheritSchema = { summary: 'Join an open subgroup through inherited membership', params: GroupParams, response: read(JoinViaInheritanceAnswer) };
+  app.post('/admin-api/groups/:groupId/join-via-inheritance', { schema: inheritSchema }, async (req) => ({
     data: await members.joinViaInheritance(groupIdOf(req.params)),
   }));
 }

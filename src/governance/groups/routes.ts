@@ -5,13 +5,19 @@ import { requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import { groupInfoView } from '../views.ts';
-import { CreateGroupRequest, GroupParams } from './schemas.ts';
+import { Errors } from '../../http/response-schemas.ts';
+import { CreateGroupAnswer, CreateGroupRequest, GroupInfoAnswer, GroupParams } from './schemas.ts';
 
 export function registerGroupRoutes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { groups } = deps;
 
-  app.post('/admin-api/groups', { schema: { body: CreateGroupRequest } }, async (req) => {
+  const createSchema = {
+    summary: 'Create a group: a new namespace without parentGroupId, else a subgroup',
+    body: CreateGroupRequest,
+    response: { 200: CreateGroupAnswer, ...Errors(400, 401, 403, 404) },
+  };
+  app.post('/admin-api/groups', { schema: createSchema }, async (req) => {
     const b = req.body as typeof req.body & { groupId?: unknown };
     if (b.groupId !== undefined) throw badRequest('groupId is not accepted: group ids are derived by the node');
     const appKey = b.appKey ?? b.bytecodeId;
@@ -25,7 +31,8 @@ export function registerGroupRoutes(root: FastifyInstance, deps: GovernanceRoute
     return { data: { groupId } };
   });
 
-  app.get('/admin-api/groups/:groupId', { schema: { params: GroupParams } }, async (req) => {
+  const infoSchema = { summary: 'GroupInfo', params: GroupParams, response: { 200: GroupInfoAnswer, ...Errors(400, 401, 403, 404) } };
+  app.get('/admin-api/groups/:groupId', { schema: infoSchema }, async (req) => {
     const { ns, group } = groups.get(requireId(req.params.groupId, 'group id'));
     return { data: groupInfoView(ns, group) };
   });

@@ -1,5 +1,9 @@
-/** Request schemas of the group routes (admin-wire-b §4). */
+/**
+ * Request and response schemas of the group routes (admin-wire-b §4.2–§4.3). Response schemas
+ * document the wire (issue #6, OpenAPI); they never drive serialisation.
+ */
 import { Type } from 'typebox';
+import { Data, Hex32, U64 } from '../../http/response-schemas.ts';
 import { Hex64 } from '../namespaces/schemas.ts';
 
 /**
@@ -15,4 +19,33 @@ export const CreateGroupRequest = Type.Object({
   visibility: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('restricted')])),
 });
 
-export const GroupParams = Type.Object({ groupId: Type.String() });
+export const GroupParams = Type.Object({ groupId: Type.String({ description: 'group (or namespace) id: 64 hex, base58 accepted' }) });
+
+// ---- responses ------------------------------------------------------------------------------------
+
+export const CreateGroupAnswer = Data(Type.Object({ groupId: Hex32('derived by the node') }));
+
+/** admin spec "MetadataRecord" (admin-wire-b §6.6): `name` is null until one is set. */
+export const MetadataRecord = Type.Object({
+  name: Type.Union([Type.String(), Type.Null()]),
+  data: Type.Record(Type.String(), Type.String()),
+  updatedAt: U64('unix milliseconds, stamped by the applying node'),
+  updatedBy: Hex32('the account that set it'),
+});
+
+/** GroupInfo (admin spec "GroupInfo"; admin-wire-b §4.3); `metadata` and `name` only when set. */
+export const GroupInfo = Type.Object({
+  groupId: Hex32(),
+  appKey: Hex32('the bytecode (blob) id the group pins'),
+  targetApplicationId: Hex32(),
+  memberCount: Type.Integer({ minimum: 0, description: 'direct and inherited effective members' }),
+  contextCount: Type.Integer({ minimum: 0 }),
+  defaultCapabilities: Type.Integer({ minimum: 0, description: 'u32 capability mask new members receive' }),
+  subgroupVisibility: Type.Union([Type.Literal('open'), Type.Literal('restricted')]),
+  metadata: Type.Optional(MetadataRecord),
+  groupStateHash: Hex32(),
+  namespaceId: Hex32('the namespace root; the group itself for a root'),
+  ownerOpCounter: U64('the counter the next root proof must name'),
+  name: Type.Optional(Type.String()),
+});
+export const GroupInfoAnswer = Data(GroupInfo);

@@ -8,8 +8,10 @@ import { parseId, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import type { InviteInput } from './service.ts';
-import { GroupParams, JoinRequest, NamespaceParams } from './schemas.ts';
+import { CreateInvitationDoc, GroupParams, InvitationAnswer, JoinGroupAnswer, JoinRequest, NamespaceParams } from './schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
+import { Data, Errors } from '../../http/response-schemas.ts';
+import { JoinNamespaceAnswer, NamespaceInviteAnswer } from '../namespaces/response-schemas.ts';
 
 function inviteBody(body: unknown): InviteInput & { recursive: boolean } {
   if (body === undefined || body === null) return { recursive: false };
@@ -45,24 +47,44 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { invitations, namespaces, governance } = deps;
 
-  app.post('/admin-api/groups/:groupId/invite', { schema: { params: GroupParams } }, async (req) => {
+  const inviteGroup = {
+    schema: { summary: 'Mint a signed invitation to a group', params: GroupParams, response: { 200: Data(InvitationAnswer), ...Errors(400, 401, 403, 404) } },
+    // `recursive` is read and ignored here: it is a namespace feature
+    config: { docs: { body: CreateInvitationDoc } },
+  };
+  app.post('/admin-api/groups/:groupId/invite', inviteGroup, async (req) => {
     const { recursive: _ignored, ...input } = inviteBody(req.body);
     return { data: invitations.invite(requireId(req.params.groupId, 'group id'), input) };
   });
 
-  app.post('/admin-api/groups/join', { schema: { body: JoinRequest } }, async (req) => {
+  const joinGroup = { summary: 'Join a group with an invitation', body: JoinRequest, response: { 200: Data(JoinGroupAnswer), ...Errors(400, 401, 403, 409) } };
+  app.post('/admin-api/groups/join', { schema: joinGroup }, async (req) => {
     const r = await invitations.join(req.body.invitation);
     return { data: { groupId: r.groupId, memberIdentity: r.memberIdentity, memberAccount: r.memberAccount } };
   });
 
-  app.post('/admin-api/namespaces/:namespaceId/invite', { schema: { params: NamespaceParams } }, async (req) => {
+  const inviteNamespace = {
+    schema: {
+      summary: 'Mints a signed namespace invitation (or, with recursive, one per group the inviter may invite to)',
+      params: NamespaceParams,
+      response: { 200: NamespaceInviteAnswer, ...Errors(400, 401, 403, 404) },
+    },
+    config: { docs: { body: CreateInvitationDoc } },
+  };
+  app.post('/admin-api/namespaces/:namespaceId/invite', inviteNamespace, async (req) => {
     const nsId = requireId(req.params.namespaceId, 'namespace id');
     if (governance.namespace(nsId)) namespaces.get(nsId); // a namespace outside the session's scope → 404; a subgroup → 400 below
     const { recursive, ...input } = inviteBody(req.body);
     return { data: invitations.inviteNamespace(nsId, input, recursive) };
   });
 
-  app.post('/admin-api/namespaces/:namespaceId/join', { schema: { params: NamespaceParams, body: JoinRequest } }, async (req) => {
+  const joinNamespace = {
+    summary: 'Joins a namespace with an invitation (recorded as pending while the namespace is unknown here)',
+    params: NamespaceParams,
+    body: JoinRequest,
+    response: { 200: JoinNamespaceAnswer, ...Errors(400, 401, 403, 404, 409) },
+  };
+  app.post('/admin-api/namespaces/:namespaceId/join', { schema: joinNamespace }, async (req) => {
     const r = await invitations.join(req.body.invitation, requireId(req.params.namespaceId, 'namespace id'));
     return { data: { namespaceId: r.groupId, memberIdentity: r.memberIdentity, memberAccount: r.memberAccount } };
   });

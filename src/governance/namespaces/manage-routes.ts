@@ -7,9 +7,20 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AccountService } from '../../accounts/service.ts';
 import { isHexBytes, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
+import { Empty, Errors } from '../../http/response-schemas.ts';
 import { namespaceView } from '../views.ts';
 import type { NamespaceManageService } from './manage-service.ts';
 import type { NamespaceService } from './service.ts';
+import { AdmitDoc, CreateSubgroupDoc, ForApplicationParams, LinkDeviceDoc, NamespaceParams, RevokeDeviceDoc } from './schemas.ts';
+import {
+  AdmitAnswer,
+  DeletedAnswer,
+  LinkDeviceAnswer,
+  NamespaceListAnswer,
+  RevokeDeviceAnswer,
+  SubgroupCreatedAnswer,
+  SubgroupListAnswer,
+} from './response-schemas.ts';
 
 export interface NamespaceManageDeps {
   manage: NamespaceManageService;
@@ -19,6 +30,11 @@ export interface NamespaceManageDeps {
 
 const none = (reply: FastifyReply) => reply.code(200).send();
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Route options: summary, path parameters and answers; `body` is documentation only (the handlers parse it). */
+function docs<R extends object>(summary: string, response: R, body?: object) {
+  return { schema: { summary, params: NamespaceParams, response }, ...(body ? { config: { docs: { body } } } : {}) };
+}
 
 /** Optional bodies (spec): absent, empty or a JSON object. */
 function optionalBody(body: unknown): Record<string, unknown> {
@@ -32,25 +48,32 @@ export function registerNamespaceManageRoutes(root: FastifyInstance, deps: Names
   const { manage, namespaces, accounts } = deps;
   const nsId = (p: unknown) => requireId((p as { namespaceId: string }).namespaceId, 'namespace id');
 
-  app.delete('/admin-api/namespaces/:namespaceId', async (req) => {
+  const deleted = docs('Deletes a namespace (an admin of the root; the body is optional and empty)', { 200: DeletedAnswer, ...Errors(400, 401, 403, 404) });
+  app.delete('/admin-api/namespaces/:namespaceId', deleted, async (req) => {
     optionalBody(req.body);
     await manage.delete(nsId(req.params));
-    return { data: { isDeleted: true } };
+    return { data: { isDeleted: true as const } };
   });
 
-  app.get('/admin-api/namespaces/for-application/:applicationId', async (req) => {
+  const forApp = {
+    schema: { summary: 'The namespaces of one application', params: ForApplicationParams, response: { 200: NamespaceListAnswer, ...Errors(400, 401, 403) } },
+  };
+  app.get('/admin-api/namespaces/for-application/:applicationId', forApp, async (req) => {
     const appId = requireId((req.params as { applicationId: string }).applicationId, 'application id');
     return { data: manage.forApplication(appId).map(namespaceView) };
   });
 
-  app.post('/admin-api/namespaces/:namespaceId/leave', async (req, reply) => {
+  const leave = docs('Cascading self-leave (the owner cannot leave); empty 200', { 200: Empty(), ...Errors(400, 401, 403, 404, 409) });
+  app.post('/admin-api/namespaces/:namespaceId/leave', leave, async (req, reply) => {
     await manage.leave(nsId(req.params));
     return none(reply);
   });
 
-  app.get('/admin-api/namespaces/:namespaceId/groups', async (req) => ({ data: manage.groups(nsId(req.params)) }));
+  const groups = docs('Every group below the namespace root', { 200: SubgroupListAnswer, ...Errors(400, 401, 403, 404) });
+  app.get('/admin-api/namespaces/:namespaceId/groups', groups, async (req) => ({ data: manage.groups(nsId(req.params)) }));
 
-  app.post('/admin-api/namespaces/:namespaceId/groups', async (req) => {
+  const createGroup = docs('Creates a subgroup directly below the root (derived id)', { 200: SubgroupCreatedAnswer, ...Errors(400, 401, 403, 404) }, CreateSubgroupDoc);
+  app.post('/admin-api/namespaces/:namespaceId/groups', createGroup, async (req) => {
     const id = nsId(req.params);
     const b = optionalBody(req.body);
     if (b.groupId !== undefined) throw badRequest('groupId is not accepted: group ids are derived by the node');
@@ -65,7 +88,8 @@ export function registerNamespaceManageRoutes(root: FastifyInstance, deps: Names
     return { data: { groupId: await manage.createGroup(id, { name, visibility }) } };
   });
 
-  app.post('/admin-api/namespaces/:namespaceId/account/revoke', async (req) => {
+  const revoke = docs('Revokes a device of this node\'s account in every namespace (forward-only)', { 200: RevokeDeviceAnswer, ...Errors(400, 401, 403, 404, 409) }, RevokeDeviceDoc);
+  app.post('/admin-api/namespaces/:namespaceId/account/revoke', revoke, async (req) => {
     const id = nsId(req.params);
     const b = optionalBody(req.body);
     if (typeof b.deviceId !== 'string') throw badRequest('deviceId is required');
@@ -78,7 +102,8 @@ export function registerNamespaceManageRoutes(root: FastifyInstance, deps: Names
     return { data: await accounts.revoke(id, deviceId) };
   });
 
-  app.post('/admin-api/namespaces/:namespaceId/account/link-device', async (req) => {
+  const link = docs('Carries the link of a member account\'s device into the namespace', { 200: LinkDeviceAnswer, ...Errors(400, 401, 403, 404) }, LinkDeviceDoc);
+  app.post('/admin-api/namespaces/:namespaceId/account/link-device', link, async (req) => {
     const id = nsId(req.params);
     const b = optionalBody(req.body);
     for (const k of ['credential', 'scope'] as const) {
@@ -88,12 +113,13 @@ export function registerNamespaceManageRoutes(root: FastifyInstance, deps: Names
     return { data: await accounts.linkDevice(id, (b.credential as string).toLowerCase(), (b.scope as string).toLowerCase()) };
   });
 
-  app.post('/admin-api/namespaces/:namespaceId/admit', async (req) => {
+  const admit = docs('Admits and publishes a keyholder\'s self-signed join (this node must be an admitter)', { 200: AdmitAnswer, ...Errors(400, 401, 403, 404, 409) }, AdmitDoc);
+  app.post('/admin-api/namespaces/:namespaceId/admit', admit, async (req) => {
     const id = nsId(req.params);
     const b = optionalBody(req.body);
     if (b.invitation === undefined) throw badRequest('invitation is required');
     if (typeof b.signedOp !== 'string' || b.signedOp.trim() === '') throw badRequest('signedOp must be non-blank hex');
     await manage.admit(id, b.invitation, b.signedOp);
-    return { data: { published: true } };
+    return { data: { published: true as const } };
   });
 }

@@ -7,8 +7,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseId, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
-import { ChangeAdminRequest, GroupParams, NamespaceParams, TransferOwnershipRequest } from './schemas.ts';
+import { ChangeAdminRequest, GroupParams, NamespaceParams, OwnerDeleteRequest, TransferOwnershipRequest } from './schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
+import { Empty, Errors } from '../../http/response-schemas.ts';
 
 const none = (reply: FastifyReply) => reply.code(200).send();
 
@@ -39,19 +40,29 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { owner, namespaces } = deps;
 
-  app.post('/admin-api/groups/:groupId/transfer-ownership', { schema: { params: GroupParams, body: TransferOwnershipRequest } }, async (req, reply) => {
+  // root-guarded: 403 without a usable proof, 409 on a stale counter or an unfit target (admin-wire-b §5.4)
+  const guarded = { 200: Empty('Done (spec: none): an empty 200'), ...Errors(400, 401, 403, 404, 409) };
+  const transferSchema = { summary: 'Transfer group ownership to an admin (root-guarded)', params: GroupParams, body: TransferOwnershipRequest, response: guarded };
+  app.post('/admin-api/groups/:groupId/transfer-ownership', { schema: transferSchema }, async (req, reply) => {
     const groupId = requireId(req.params.groupId, 'group id');
     await owner.transferOwnership(groupId, accountField(req.body.newOwner, 'newOwner'), req.body.rootProof);
     return none(reply);
   });
 
-  app.post('/admin-api/groups/:groupId/owner-delete', { schema: { params: GroupParams } }, async (req, reply) => {
+  const deleteSchema = { summary: 'Delete a subgroup without contexts as its owner (root-guarded)', params: GroupParams, response: guarded };
+  app.post('/admin-api/groups/:groupId/owner-delete', { schema: deleteSchema, config: { docs: { body: OwnerDeleteRequest } } }, async (req, reply) => {
     const groupId = requireId(req.params.groupId, 'group id');
     await owner.ownerDelete(groupId, optionalProofBody(req.body));
     return none(reply);
   });
 
-  app.post('/admin-api/namespaces/:namespaceId/admin', { schema: { params: NamespaceParams, body: ChangeAdminRequest } }, async (req, reply) => {
+  const changeAdmin = {
+    summary: 'Changes the namespace admin (owner only, root-guarded); empty 200',
+    params: NamespaceParams,
+    body: ChangeAdminRequest,
+    response: { 200: Empty(), ...Errors(400, 401, 403, 404, 409) },
+  };
+  app.post('/admin-api/namespaces/:namespaceId/admin', { schema: changeAdmin }, async (req, reply) => {
     const nsId = requireId(req.params.namespaceId, 'namespace id');
     namespaces.get(nsId); // outside the session's scope → 404
     await owner.changeNamespaceAdmin(nsId, accountField(req.body.newAdmin, 'newAdmin'), req.body.rootProof);

@@ -7,6 +7,11 @@ export const TransferOwnershipRequest = Type.Object({
   rootProof: Type.Optional(Type.String()),
 });
 
+/** Documentation only: owner-delete reads `{rootProof?}` by hand (no body and `{}` mean no proof). */
+export const OwnerDeleteRequest = Type.Object({
+  rootProof: Type.Optional(Type.String({ description: 'hex of a SignedOwnerOp; omit it to let this node sign with the root it holds' })),
+});
+
 export const ChangeAdminRequest = Type.Object({
   newAdmin: Type.String(),
   rootProof: Type.Optional(Type.String()),

@@ -11,21 +11,29 @@ import { requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import type { MetadataTarget } from './ops.ts';
+import { Empty, Errors } from '../../http/response-schemas.ts';
 import {
+  CapabilitiesAnswer,
   ContextParams,
   GroupParams,
   MemberParams,
+  MetadataAnswer,
+  OptionalRootProof,
   SetCapabilitiesRequest,
   SetDefaultCapabilitiesRequest,
   SetMetadataRequest,
   SetTeeAdmissionPolicyRequest,
   SetTeeAuthoringPolicyRequest,
   SetVisibilityRequest,
+  TeeAdmissionPolicyAnswer,
 } from './schemas.ts';
 import { requireVisibility } from './validate.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
 
 const none = (reply: FastifyReply) => reply.code(200).send();
+/** Writes answer an empty 200 (spec: none); reads their body; both share the usual refusals. */
+const written = (...errors: number[]) => ({ 200: Empty('Done (spec: none): an empty 200'), ...Errors(400, 401, 403, 404, ...errors) });
+const read = <T>(answer: T) => ({ 200: answer, ...Errors(400, 401, 403, 404) });
 
 /** The optional `{rootProof?}` body of the DELETE (no body or `{}` = no proof). */
 function optionalProof(body: unknown): string | undefined {
@@ -42,13 +50,14 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
   const group = (id: string) => requireId(id, 'group id');
   const account = (id: string) => requireId(id, 'account id');
 
-  app.get('/admin-api/groups/:groupId/members/:account/capabilities', { schema: { params: MemberParams } }, async (req) => ({
+  const capsSchema = { summary: 'A member’s capability mask', params: MemberParams, response: read(CapabilitiesAnswer) };
+  app.get('/admin-api/groups/:groupId/members/:account/capabilities', { schema: capsSchema }, async (req) => ({
     data: { capabilities: settings.capabilities(group(req.params.groupId), account(req.params.account)) },
   }));
 
   app.put(
     '/admin-api/groups/:groupId/members/:account/capabilities',
-    { schema: { params: MemberParams, body: SetCapabilitiesRequest } },
+    { schema: { summary: 'Set a member’s capability mask (admins)', params: MemberParams, body: SetCapabilitiesRequest, response: written(409) } },
     async (req, reply) => {
       await settings.setCapabilities(group(req.params.groupId), account(req.params.account), req.body.capabilities);
       return none(reply);
@@ -57,7 +66,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
 
   app.put(
     '/admin-api/groups/:groupId/settings/default-capabilities',
-    { schema: { params: GroupParams, body: SetDefaultCapabilitiesRequest } },
+    { schema: { summary: 'Set the group’s default capability mask (admins)', params: GroupParams, body: SetDefaultCapabilitiesRequest, response: written() } },
     async (req, reply) => {
       await settings.setDefaultCapabilities(group(req.params.groupId), req.body.defaultCapabilities);
       return none(reply);
@@ -66,20 +75,23 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
 
   app.put(
     '/admin-api/groups/:groupId/settings/subgroup-visibility',
-    { schema: { params: GroupParams, body: SetVisibilityRequest } },
+    { schema: { summary: 'Set subgroup visibility (open | restricted)', params: GroupParams, body: SetVisibilityRequest, response: written() } },
     async (req, reply) => {
       await settings.setSubgroupVisibility(group(req.params.groupId), requireVisibility(req.body.subgroupVisibility));
       return none(reply);
     },
   );
 
-  app.get('/admin-api/groups/:groupId/settings/tee-admission-policy', { schema: { params: GroupParams } }, async (req) =>
+  const policySchema = { summary: 'The namespace’s TEE admission policy (flat)', params: GroupParams, response: read(TeeAdmissionPolicyAnswer) };
+  app.get('/admin-api/groups/:groupId/settings/tee-admission-policy', { schema: policySchema }, async (req) =>
     settings.admissionPolicy(group(req.params.groupId)),
   );
 
   app.put(
     '/admin-api/groups/:groupId/settings/tee-admission-policy',
-    { schema: { params: GroupParams, body: SetTeeAdmissionPolicyRequest } },
+    {
+      schema: { summary: 'Set the TEE admission policy (root-guarded, namespace root)', params: GroupParams, body: SetTeeAdmissionPolicyRequest, response: written(409) },
+    },
     async (req, reply) => {
       const { rootProof, ...policy } = req.body;
       await settings.setAdmissionPolicy(group(req.params.groupId), policy, rootProof);
@@ -89,7 +101,9 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
 
   app.put(
     '/admin-api/groups/:groupId/settings/tee-authoring-policy',
-    { schema: { params: GroupParams, body: SetTeeAuthoringPolicyRequest } },
+    {
+      schema: { summary: 'Set the TEE authoring policy (root-guarded, namespace root)', params: GroupParams, body: SetTeeAuthoringPolicyRequest, response: written(409) },
+    },
     async (req, reply) => {
       await settings.setAuthoringPolicy(group(req.params.groupId), req.body.allowedMrtd ?? [], req.body.rootProof);
       return none(reply);
@@ -101,7 +115,10 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
     emptyJsonAsNoBody(scope);
     scope.withTypeProvider<TypeBoxTypeProvider>().delete(
       '/admin-api/groups/:groupId/settings/tee-authoring-policy',
-      { schema: { params: GroupParams } },
+      {
+        schema: { summary: 'Switch TEE authorship off (root-guarded, namespace root)', params: GroupParams, response: written(409) },
+        config: { docs: { body: OptionalRootProof } },
+      },
       async (req, reply) => {
         await settings.setAuthoringPolicy(group(req.params.groupId), [], optionalProof(req.body));
         return none(reply);
@@ -112,21 +129,22 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
   const metadataRoutes = <P extends typeof GroupParams | typeof MemberParams | typeof ContextParams>(
     path: string,
     params: P,
+    what: string,
     target: (p: Record<string, string>) => MetadataTarget,
   ) => {
-    app.get(path, { schema: { params } }, async (req) => {
+    app.get(path, { schema: { summary: `${what} metadata ({data: null} until set)`, params, response: read(MetadataAnswer) } }, async (req) => {
       const p = req.params as Record<string, string>;
       return { data: settings.metadata(group(p.groupId), target(p)) };
     });
-    app.put(path, { schema: { params, body: SetMetadataRequest } }, async (req, reply) => {
+    app.put(path, { schema: { summary: `Set ${what.toLowerCase()} metadata`, params, body: SetMetadataRequest, response: written() } }, async (req, reply) => {
       const p = req.params as Record<string, string>;
       await settings.setMetadata(group(p.groupId), target(p), { name: req.body.name ?? undefined, data: req.body.data });
       return none(reply);
     });
   };
-  metadataRoutes('/admin-api/groups/:groupId/metadata', GroupParams, () => ({ target: 'group' }));
-  metadataRoutes('/admin-api/groups/:groupId/members/:account/metadata', MemberParams, (p) => ({ target: 'member', account: account(p.account) }));
-  metadataRoutes('/admin-api/groups/:groupId/contexts/:contextId/metadata', ContextParams, (p) => ({
+  metadataRoutes('/admin-api/groups/:groupId/metadata', GroupParams, 'Group', () => ({ target: 'group' }));
+  metadataRoutes('/admin-api/groups/:groupId/members/:account/metadata', MemberParams, 'Member', (p) => ({ target: 'member', account: account(p.account) }));
+  metadataRoutes('/admin-api/groups/:groupId/contexts/:contextId/metadata', ContextParams, 'Context', (p) => ({
     target: 'context',
     contextId: requireId(p.contextId, 'context id'),
   }));

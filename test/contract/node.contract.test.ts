@@ -1,0 +1,30 @@
+/**
+ * Contract: the node's public probes, peers, the OpenAPI document and metrics, through the SDK.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Contract } from '../helpers/contract.ts';
+import { startTestNode, type TestNode } from '../helpers/node.ts';
+
+let node: TestNode;
+let contract: Contract;
+
+beforeAll(async () => {
+  node = await startTestNode();
+  contract = await Contract.load(node.url);
+});
+afterAll(() => node.destroy());
+
+it('answers every node-level route as documented', async () => {
+  const anonymous = contract.client();
+  expect(await anonymous.admin.health()).toEqual({ status: 'alive' });
+  expect(await anonymous.admin.ready()).toEqual({ status: 'ready' });
+  expect(await anonymous.admin.isAuthed()).toEqual({ status: 'alive' });
+  expect((await anonymous.admin.openApi()).openapi).toBe('3.1.0');
+  expect(await anonymous.admin.metrics()).toContain('http_requests_total{');
+
+  const admin = contract.client();
+  await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
+  expect(await admin.admin.peers()).toEqual({ count: 0 });
+
+  contract.assertAreaCovered('node');
+});
