@@ -58,7 +58,10 @@ describe('exit codes', () => {
     expect(describeFailure(notFound('gone')).code).toBe(EXIT_NODE);
     const unauth = describeFailure(httpError(401, { error: 'token expired' }), 'work');
     expect(unauth).toMatchObject({ code: EXIT_AUTH, message: 'token expired (HTTP 401)', hint: 'hearth login --profile work' });
-    expect(describeFailure(httpError(403, { error: 'needs admin' })).code).toBe(EXIT_AUTH);
+    const denied = httpError(403, { error: 'needs admin' });
+    Object.defineProperty(denied, 'authError', { value: 'permission_denied' });
+    expect(describeFailure(denied).code).toBe(EXIT_AUTH);
+    expect(describeFailure(httpError(403, { error: 'the owner cannot leave' })).code).toBe(EXIT_NODE);
     expect(describeFailure(httpError(409, { error: 'exists' }))).toMatchObject({ code: EXIT_NODE, message: 'exists (HTTP 409)', status: 409 });
     expect(describeFailure(new NetworkError('GET', 'http://n/x', new Error('ECONNREFUSED'))).hint).toMatch(/hearth dev/);
   });

@@ -4,7 +4,7 @@
  *
  * 0 ok · 1 node error (the node refused or failed; unreachable; timed out) · 2 usage error (bad
  * flags or arguments, a refused confirmation, a local file problem) · 3 auth failure (not logged
- * in, token expired or revoked, permission denied).
+ * in, token expired or revoked, a permission the credentials lack).
  */
 import { AuthRevokedError, HttpError, NetworkError, RpcError, TimeoutError } from '../client/index.ts';
 import { HearthError } from '../errors.ts';
@@ -41,7 +41,10 @@ export function describeFailure(err: unknown, profile?: string): Failure {
   if (err instanceof HttpError) {
     const message = nodeMessage(err);
     if (err.status === 401) return { code: EXIT_AUTH, message, hint: login, status: 401 };
-    if (err.status === 403) return { code: EXIT_AUTH, message, status: 403 };
+    // A 403 is an auth failure when the guard refused the credentials (it says so in X-Auth-Error:
+    // a missing permission, a binding); a 403 from a domain rule (a group owner may not leave) is
+    // the node refusing the operation.
+    if (err.status === 403 && err.authError) return { code: EXIT_AUTH, message, status: 403 };
     return { code: EXIT_NODE, message, status: err.status };
   }
   if (err instanceof NetworkError) {

@@ -4,13 +4,30 @@
  */
 import type { Command } from 'commander';
 import { registerAppCommands } from './app.ts';
+import { registerAppNodeCommands } from './app-node.ts';
+import { registerAliasCommands } from './alias.ts';
+import { registerBlobCommands } from './blob.ts';
+import { registerKeyCommands } from './key.ts';
 import { registerConfigCommands } from './config.ts';
+import { registerGroupCommands } from './group.ts';
+import { registerNamespaceCommands } from './namespace.ts';
 import { registerSessionCommands } from './session.ts';
 import { registerStatusCommands } from './status.ts';
+import { registerContextCommands } from './context.ts';
+import { registerCallCommand } from './call.ts';
+import { registerEventsCommands } from './events.ts';
 
 export function registerOperatorCommands(program: Command): void {
   registerSessionCommands(program);
   registerStatusCommands(program);
   registerConfigCommands(program);
-  registerAppCommands(program);
+  registerAppNodeCommands(registerAppCommands(program));
+  registerBlobCommands(program);
+  registerAliasCommands(program);
+  registerKeyCommands(program);
+  registerNamespaceCommands(program);
+  registerGroupCommands(program);
+  registerContextCommands(program);
+  registerCallCommand(program);
+  registerEventsCommands(program);
 }

@@ -164,6 +164,26 @@ describe('HttpClient session rules', () => {
     expect(store.get()).toEqual({ accessToken: NEW_ACCESS, refreshToken: 'new-refresh', expiresAt: 2_000_000_000_000 });
   });
 
+  it('renews a token about to expire before sending a streamed body, which could not be replayed', async () => {
+    const seen: string[] = [];
+    const fake = fakeFetch({
+      'PUT /admin-api/blobs': async (req) => {
+        seen.push(req.headers.get('authorization') ?? '');
+        return json({ data: { blobId: 'b', size: 1 } });
+      },
+      'POST /auth/refresh': () => json({ data: { access_token: NEW_ACCESS, refresh_token: 'new-refresh', error: null }, error: null }),
+    });
+    const soon = { accessToken: fakeJwt({ sub: 'root', exp: Math.floor(Date.now() / 1000) + 30 }), refreshToken: 'r' };
+    const http = new HttpClient({ baseUrl: BASE, tokenStore: new MemoryTokenStore(soon), fetch: fake.fetch });
+    const body = () => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new Uint8Array([1])), c.close()) });
+    await http.send('/admin-api/blobs', { method: 'PUT', rawBody: body() });
+    expect(seen).toEqual([`Bearer ${NEW_ACCESS}`]);
+    expect(fake.calls('POST /auth/refresh')).toHaveLength(1);
+    // A token with time left is sent as it is.
+    await http.send('/admin-api/blobs', { method: 'PUT', rawBody: body() });
+    expect(fake.calls('POST /auth/refresh')).toHaveLength(1);
+  });
+
   it('adopts a pair another call already rotated instead of refreshing again', async () => {
     const { fake, refreshes } = expiringNode();
     const { http } = client(fake.fetch);

@@ -30,6 +30,7 @@ import {
 } from './errors.ts';
 import { DEFAULT_TIMEOUT_MS, type HttpClientOptions, type HttpResponse, type Query, type RequestOptions } from './http-types.ts';
 import { parseJson, stringifyJson, type JsonParseOptions } from './json.ts';
+import { tokenExpiresAt } from './jwt.ts';
 import { Session, errorInit } from './session.ts';
 import { abortable, callSignal, type CallSignal } from './signal.ts';
 import { MemoryTokenStore, type Tokens, type TokenStore } from './token-store.ts';
@@ -42,6 +43,9 @@ interface Performed {
   raw: Response;
   bytes?: Uint8Array;
 }
+
+/** How close to expiry a token is renewed before sending a body that cannot be replayed. */
+const STREAM_REFRESH_MARGIN_MS = 60_000;
 
 export class HttpClient {
   readonly baseUrl: string;
@@ -196,6 +200,15 @@ export class HttpClient {
       const retryable = !(typeof ReadableStream !== 'undefined' && options.rawBody instanceof ReadableStream);
       const refresh = checked && retryable && (options.refresh ?? usesStore);
       const revocation = checked && (options.revocation ?? usesStore);
+      // A streamed body cannot be sent twice, so a 401 token_expired could not be retried after a
+      // refresh: renew first when the stored token ends within a minute.
+      if (checked && !retryable && usesStore && token && stored?.refreshToken && (options.refresh ?? true)) {
+        const expiresAt = stored.expiresAt ?? tokenExpiresAt(token);
+        if (expiresAt !== undefined && expiresAt - Date.now() < STREAM_REFRESH_MARGIN_MS) {
+          const renewed = await abortable(this.session.refresh(token), call.signal);
+          if (renewed) token = renewed.accessToken;
+        }
+      }
 
       for (let attempt = 0; ; attempt++) {
         const raw = await transport(this.fetchFn(url, this.requestInit(method, options, token, call.signal)));

@@ -6,12 +6,13 @@
  * seq, an unknown field and an account outside the context's group.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { ed25519FromSeed, mintProof, presenceBody, seedOf } from '../helpers/presence.ts';
 import { RawStream, streamFriendlyFetch, subscribeRaw } from '../helpers/sse.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
+import { statusOf } from '../helpers/status.ts';
 
 let node: TestNode;
 let c: Client;
@@ -38,15 +39,7 @@ function memberDevice(seed: number) {
   return { device, proof };
 }
 
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-    return 204;
-  } catch (err) {
-    if (err instanceof HttpError) return err.status;
-    throw err;
-  }
-}
+const statusOf204 = (p: Promise<unknown>) => statusOf(p, 204);
 
 it('relays a signed presence update: 204, and an Ephemeral frame naming the author account', async () => {
   const { device, proof } = memberDevice(0x61);
@@ -82,16 +75,16 @@ it('refuses a bad signature and a stale seq with 400', async () => {
   expect(bad.status).toBe(400);
   expect(JSON.parse(bad.bodyText)).toEqual({ error: 'the signature does not verify under the author' });
 
-  expect(await statusOf(c.contexts.postPresenceIntent(ctx, good))).toBe(204);
+  expect(await statusOf204(c.contexts.postPresenceIntent(ctx, good))).toBe(204);
   // the same statement again (a replay), then an older seq
-  expect(await statusOf(c.contexts.postPresenceIntent(ctx, good))).toBe(400);
+  expect(await statusOf204(c.contexts.postPresenceIntent(ctx, good))).toBe(400);
   const older = presenceBody({ contextId: ctx, device, proof, seq: 4, sentAtMs: Date.now(), state: { here: 2 } });
   const res = await c.http.raw(`/admin-api/contexts/${ctx}/presence-intents`, { method: 'POST', body: older });
   expect(res.status).toBe(400);
   expect(JSON.parse(res.bodyText).error).toMatch(/stale seq: 4 is not above 5/);
   // a statement stamped outside the 7 s window
   const stale = presenceBody({ contextId: ctx, device, proof, seq: 9, sentAtMs: Date.now() - 60_000, state: { here: 3 } });
-  expect(await statusOf(c.contexts.postPresenceIntent(ctx, stale))).toBe(400);
+  expect(await statusOf204(c.contexts.postPresenceIntent(ctx, stale))).toBe(400);
 });
 
 it('refuses an unknown body field with 400 naming it', async () => {
@@ -117,5 +110,5 @@ it('answers 403 for an account that is not a member of the context’s group', a
 it('answers 404 for an unknown context', async () => {
   const { device, proof } = memberDevice(0x65);
   const other = 'ab'.repeat(32);
-  expect(await statusOf(c.contexts.postPresenceIntent(other, presenceBody({ contextId: other, device, proof, seq: 1, sentAtMs: Date.now(), state: null })))).toBe(404);
+  expect(await statusOf204(c.contexts.postPresenceIntent(other, presenceBody({ contextId: other, device, proof, seq: 1, sentAtMs: Date.now(), state: null })))).toBe(404);
 });

@@ -1,0 +1,76 @@
+/**
+ * Parse-time checks of the ids operator commands take (issue #6; product.md §10 "parse-time
+ * validation of ids"): a bad id fails before any request, as a usage error (exit 2) naming the
+ * argument. Ids are 64 hex characters (any case) or base58 of 32 bytes (reference README "Id
+ * encodings"); they are always sent as 64 lowercase hex.
+ *
+ * Where the reference CLI takes an id *or* an alias (applications, contexts), the argument parses
+ * to an {@link IdRef}; {@link resolveRef} turns an alias into its id with the node's
+ * `alias/lookup`, and an unknown alias into a usage error naming the command that lists aliases.
+ */
+import { InvalidArgumentError } from 'commander';
+import type { AliasScope } from '../client/index.ts';
+import { parseId } from '../crypto/ids.ts';
+import type { Cli } from './connect.ts';
+import { UsageError } from './exit.ts';
+
+const ALIAS = /^[A-Za-z0-9._-]{1,50}$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** An id as typed: a 32-byte id (normalised to hex) or an alias to look up. */
+export type IdRef = { id: string } | { alias: string };
+
+/** A commander parser for a 32-byte id → 64 lowercase hex; `what` names it in the refusal. */
+export function idArgFor(what?: string): (value: string) => string {
+  const prefix = what ? `not ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what}: ` : '';
+  return (value) => {
+    const id = parseId(value);
+    if (!id) throw new InvalidArgumentError(`${prefix}expected 64 hex characters (or base58 of 32 bytes)`);
+    return id;
+  };
+}
+
+/** commander parser: a 32-byte id → 64 lowercase hex. */
+export const idArg = idArgFor();
+
+/** commander parser: an id, or an alias (1–50 of A-Z a-z 0-9 . _ -). An id wins when both fit. */
+export function idOrAliasArg(value: string): IdRef {
+  const id = parseId(value);
+  if (id) return { id };
+  if (ALIAS.test(value)) return { alias: value };
+  throw new InvalidArgumentError('expected 64 hex characters, base58 of 32 bytes, or an alias (letters, digits, ".", "_", "-"; at most 50)');
+}
+
+/** commander parser: a root key id (64 hex) or a client key id (a UUID). */
+export function keyIdArg(value: string): string {
+  if (UUID.test(value)) return value.toLowerCase();
+  const id = parseId(value);
+  if (!id) throw new InvalidArgumentError('expected a root key id (64 hex characters) or a client key id (a UUID)');
+  return id;
+}
+
+/** commander parser: a root key id (64 hex). */
+export function rootKeyIdArg(value: string): string {
+  const id = parseId(value);
+  if (!id) throw new InvalidArgumentError('expected a root key id (64 hex characters; see "hearth key list")');
+  return id;
+}
+
+/** commander parser: a client key id (a UUID). */
+export function clientKeyIdArg(value: string): string {
+  if (!UUID.test(value)) throw new InvalidArgumentError('expected a client key id (a UUID; see "hearth key clients")');
+  return value.toLowerCase();
+}
+
+/** The id a reference names; an alias the node does not know is a usage error with the next command. */
+export async function resolveRef(cli: Cli, scope: AliasScope, ref: IdRef): Promise<string> {
+  if ('id' in ref) return ref.id;
+  const id = await cli.client.aliases.lookup(scope, ref.alias, { signal: cli.signal });
+  if (id === null) throw new UsageError(`no ${scope} alias "${ref.alias}" on this node (see: hearth alias list ${scope})`);
+  return id;
+}
+
+/** commander collector for repeatable options. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
