@@ -18,9 +18,10 @@ interface CallFlags extends ConnectOpts {
   executor?: string;
 }
 
-export function registerCallCommand(program: Command): void {
+/** Mounted twice, as the reference's `call` and as `context call` (the issue's context verbs). */
+export function registerCallCommand(parent: Command): void {
   connectOptions(
-    program
+    parent
       .command('call')
       .description("call a method of a context's application (JSON-RPC execute) and print its output")
       .argument('<method>', 'the application method')

@@ -35,7 +35,7 @@ interface CreateFlags extends ConnectOpts {
   identitySecretFile?: string;
 }
 
-export function registerContextCommands(program: Command): void {
+export function registerContextCommands(program: Command): Command {
   const context = program.command('context').description('contexts: instances of an application with their own state, in a group');
 
   connectOptions(
@@ -217,4 +217,5 @@ export function registerContextCommands(program: Command): void {
       await watchEvents(cli, { contextIds: [contextId], groupIds: [], count: flags.count });
     }),
   );
+  return context;
 }

@@ -1,5 +1,5 @@
 /**
- * `hearth group` (issue #6, product.md B4 `group`): get, delete, invite, join, leave, subgroups,
+ * `hearth group` (issue #6, product.md B4 `group`): create, list, get, delete, invite, join, leave, subgroups,
  * reparent, contexts {list | detach}, settings {get | set-default-capabilities |
  * set-subgroup-visibility} over the admin API's "Groups" and "Capabilities, settings and metadata"
  * routes (admin-wire-b §4, §6). Members live in group-members.ts, metadata in group-metadata.ts.
@@ -34,6 +34,41 @@ function renderGroup(g: GroupInfo): string {
 
 export function registerGroupCommands(program: Command): void {
   const group = program.command('group').description('groups: members, roles, capabilities, settings, metadata, invitations');
+
+  connectOptions(
+    group
+      .command('create')
+      .description('create a subgroup below a group (a namespace is created with "hearth namespace create")')
+      .requiredOption('--parent <group>', 'the parent group or namespace id', idArg(GROUP))
+      .option('--application <id>', "the application the group targets (default: the parent's)", idArg('application id'))
+      .option('--name <text>', 'group name')
+      .option('--visibility <open|restricted>', 'who may join without an invitation (default open)', visibilityArg),
+  ).action(
+    withCli<ConnectOpts & { parent: string; application?: string; name?: string; visibility?: 'open' | 'restricted' }>(async (cli, _args, o) => {
+      const applicationId = o.application ?? (await cli.client.groups.info(o.parent, { signal: cli.signal })).targetApplicationId;
+      const r = await cli.client.groups.create(
+        { applicationId, parentGroupId: o.parent, name: o.name, visibility: o.visibility },
+        { signal: cli.signal },
+      );
+      cli.out.result({ ...r, parentGroupId: o.parent }, () => `created group ${r.groupId}${o.name ? ` (${o.name})` : ''} below ${o.parent}`);
+    }),
+  );
+
+  connectOptions(
+    group.command('list').alias('ls').description('list every group of a namespace').argument('<namespace>', 'namespace id', idArg('namespace id')),
+  ).action(
+    withCli(async (cli, [ns]) => {
+      const groups = await cli.client.namespaces.groups(ns, { signal: cli.signal });
+      cli.out.table(
+        groups,
+        [
+          { header: 'group', value: (g) => g.groupId },
+          { header: 'name', value: (g) => g.name },
+        ],
+        `no groups below the root yet: hearth group create --parent ${ns} --name <name>`,
+      );
+    }),
+  );
 
   connectOptions(group.command('get').description('show a group (GroupInfo)').argument('<group>', GROUP, idArg(GROUP))).action(
     withCli(async (cli, [id]) => {

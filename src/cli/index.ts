@@ -27,7 +27,7 @@ export function registerOperatorCommands(program: Command): void {
   registerKeyCommands(program);
   registerNamespaceCommands(program);
   registerGroupCommands(program);
-  registerContextCommands(program);
+  registerCallCommand(registerContextCommands(program));
   registerCallCommand(program);
   registerEventsCommands(program);
 }

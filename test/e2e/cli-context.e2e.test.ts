@@ -131,6 +131,9 @@ describe('hearth call and context query', { timeout: 120_000 }, () => {
     expect(await user.json(['call', 'get', '--context', ctx, '--args', `@${file}`])).toBe('hello');
     expect(await user.human(['call', 'get', '--context', ctx, '--args', '-'], { input: '{"key":"j"}' })).toBe('from human\n');
     expect(await user.json(['call', 'entries', '--context', ctx])).toEqual({ j: 'from human', k: 'hello' });
+    // `hearth context call` is the same command under the context group.
+    expect(await user.json(['context', 'call', 'get', '--context', ctx, '--args', '{"key":"k"}'])).toBe('hello');
+    expect(await user.human(['context', 'call', 'len', '--context', 'kv-main'])).toBe('2\n');
     expect(await user.human(['call', 'len', '--context', ctx])).toBe('2\n');
     expect(await sdk.rpc.execute(ctx, 'get', { key: 'k' })).toBe('hello');
   });

@@ -49,7 +49,7 @@ afterAll(async () => {
   await node?.destroy();
 });
 
-describe('hearth group get | subgroups | reparent | settings', { timeout: 120_000 }, () => {
+describe('hearth group create | list | get | subgroups | reparent | settings', { timeout: 120_000 }, () => {
   it('shows a group in both formats and refuses a bad id at parse time', async () => {
     const info = await user.json(['group', 'get', ns]);
     expect(info).toMatchObject({ groupId: ns, namespaceId: ns, targetApplicationId: appId, memberCount: 1, subgroupVisibility: 'open' });
@@ -61,6 +61,20 @@ describe('hearth group get | subgroups | reparent | settings', { timeout: 120_00
     const bad = await user.run(['group', 'get', 'xyz']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('not a group id');
+  });
+
+  it("creates a subgroup (the parent's application by default) and lists a namespace's groups, in both formats", async () => {
+    const made = await user.json(['group', 'create', '--parent', ns, '--name', 'made-by-cli']);
+    expect(made).toEqual({ groupId: expect.stringMatching(HEX), parentGroupId: ns });
+    expect((await sdk.groups.info(made.groupId)).targetApplicationId).toBe(appId);
+    const human = await user.human(['group', 'create', '--parent', made.groupId, '--name', 'inner', '--visibility', 'restricted']);
+    expect(human).toMatch(new RegExp(`^created group [0-9a-f]{64} \\(inner\\) below ${made.groupId}\n$`));
+    const listed = await user.json(['group', 'list', ns]);
+    expect(listed).toEqual(expect.arrayContaining([{ groupId: made.groupId, name: 'made-by-cli' }]));
+    expect(await user.human(['group', 'ls', ns])).toMatch(new RegExp(`${made.groupId}  made-by-cli\n`));
+    const unknownParent = await user.run(['group', 'create', '--parent', X]);
+    expect(unknownParent.code).toBe(1);
+    expect(unknownParent.stderr).toContain('(HTTP 404)');
   });
 
   it('lists subgroups and moves one below another', async () => {

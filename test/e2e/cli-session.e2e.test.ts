@@ -105,6 +105,14 @@ describe('hearth health', { timeout: 120_000 }, () => {
     expect(res.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
   });
 
+  it('a parse-time usage error is one JSON object on stderr with --output json', async () => {
+    const res = await runCli(['group', 'get', 'xyz', '--output', 'json']);
+    expect(res.code).toBe(2);
+    expect(JSON.parse(res.stderr)).toEqual({ error: expect.stringContaining('not a group id'), exitCode: 2 });
+    const human = await runCli(['group', 'get', 'xyz']);
+    expect(human.stderr).toMatch(/^error: .*not a group id/);
+  });
+
   it('a --node that is neither a URL nor a local node home is a usage error', async () => {
     const res = await runCli(['health', '--node', 'nowhere', '--home', user.root]);
     expect(res.code).toBe(2);
