@@ -54,3 +54,4 @@ export const notFound = (m: string) => new HearthError('not_found', m);
 export const conflict = (m: string) => new HearthError('conflict', m);
 export const rateLimited = (m: string, retryAfterSecs: number) => new HearthError('rate_limited', m, { retryAfterSecs });
 export const unavailable = (m: string) => new HearthError('unavailable', m);
+export const badGateway = (m: string) => new HearthError('bad_gateway', m);

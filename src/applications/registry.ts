@@ -16,7 +16,7 @@
  */
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { HearthError, badRequest, conflict } from '../errors.ts';
+import { HearthError, badGateway, badRequest, conflict } from '../errors.ts';
 import { MAX_BUNDLE_BYTES } from './constants.ts';
 import { verifyBundle } from './bundle.ts';
 import { checkComponent } from './manifest.ts';
@@ -34,7 +34,6 @@ export interface RegistrySource {
   fetch(pkg: string, version: string, signal: AbortSignal): Promise<ResolvedBundle | null>;
 }
 
-export const badGateway = (m: string) => new HearthError('bad_gateway', m);
 
 /** Relative paths of a registry's files (the HTTP layout, also used on disk). */
 export const registryPaths = (pkg: string, version: string) => ({

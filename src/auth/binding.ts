@@ -5,6 +5,7 @@
  * which the mint adds, and `group[<id>]`) and its `application_id`. This module only decides;
  * the guard and the stream/JSON-RPC handlers answer the 403.
  */
+import { parseId } from '../crypto/ids.ts';
 import { parsePermission } from './permissions.ts';
 
 export interface Binding {
@@ -73,33 +74,16 @@ export function mayActOn(binding: Binding, target: { kind: string; id: string } 
   }
 }
 
-const HEX64 = /^[0-9a-fA-F]{64}$/;
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const BASE58_32_BYTES = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
-
 /**
  * The comparable form of an id: 64 lowercase hex. Ids are hex on the wire (README "Id encodings")
  * but may arrive in upper case, or as base58 from older clients; a string that is neither is
  * returned unchanged and compares exactly.
  */
 export function canonicalId(id: string): string {
-  if (HEX64.test(id)) return id.toLowerCase();
-  if (BASE58_32_BYTES.test(id)) return base58ToHex32(id) ?? id;
-  return id;
+  return parseId(id) ?? id;
 }
 
 /** Whether two ids name the same thing (hex in any case, or base58 of the same 32 bytes). */
 export function idsEqual(a: string, b: string): boolean {
   return a === b || canonicalId(a) === canonicalId(b);
-}
-
-/** Base58 (bitcoin alphabet) to hex, only when it decodes to exactly 32 bytes. */
-function base58ToHex32(s: string): string | null {
-  let n = 0n;
-  for (const c of s) n = n * 58n + BigInt(BASE58.indexOf(c));
-  let hex = n === 0n ? '' : n.toString(16);
-  if (hex.length % 2 === 1) hex = `0${hex}`;
-  const leadingZeros = s.length - s.replace(/^1+/, '').length;
-  hex = '00'.repeat(leadingZeros) + hex;
-  return hex.length === 64 ? hex : null;
 }

@@ -10,7 +10,7 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { parseJson } from '../client/json.ts';
+import { exactJsonBodies } from '../http/body.ts';
 import { requireId } from '../crypto/ids.ts';
 import { badRequest } from '../errors.ts';
 import type { ContextCalls } from './calls.ts';
@@ -39,6 +39,7 @@ import {
 } from './schemas.ts';
 import type { ContextService } from './service.ts';
 import { MAX_ARGS_BYTES } from './types.ts';
+import { emptyOk } from '../http/reply.ts';
 
 export interface ContextRoutesDeps {
   contexts: ContextService;
@@ -48,7 +49,6 @@ export interface ContextRoutesDeps {
 /** A maximal `initializationParams` (1 MiB as JSON numbers) or `argsJson` fits. */
 const LARGE_BODY = MAX_ARGS_BYTES + 64 * 1024;
 
-const none = (reply: FastifyReply) => reply.code(200).send();
 /** The spec's "none": 200 with an empty body. */
 const NONE = Empty('No payload (the spec’s "none"): an empty body');
 /** Guarded: a missing or bad token (401), a token without the permission (403). */
@@ -68,15 +68,7 @@ function window(query: { offset?: string; limit?: string }): { offset: number; l
 export function registerContextRoutes(root: FastifyInstance, deps: ContextRoutesDeps): void {
   void root.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: LARGE_BODY }, (_req, body, done) => {
-      const text = body as string;
-      if (text.trim() === '') return done(null, undefined);
-      try {
-        done(null, parseJson(text));
-      } catch (err) {
-        done(badRequest(`Invalid JSON: ${(err as Error).message}`), undefined);
-      }
-    });
+    exactJsonBodies(scope, { bodyLimit: LARGE_BODY, emptyAsNoBody: true });
     // other content types carry nothing the routes read; schema'd bodies then fail validation (400)
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
     routes(scope, deps);
@@ -159,7 +151,7 @@ function routes(root: FastifyInstance, { contexts, calls }: ContextRoutesDeps): 
 
   const sync = async (contextId: string | undefined, reply: FastifyReply) => {
     await contexts.sync(contextId);
-    return none(reply);
+    return emptyOk(reply);
   };
   app.post('/admin-api/contexts/sync', { schema: DOCS.syncAll }, async (_req, reply) => sync(undefined, reply));
   app.post('/admin-api/contexts/sync/:contextId', { schema: DOCS.syncOne }, async (req, reply) => sync(contextIdOf(req.params), reply));
@@ -195,12 +187,12 @@ function routes(root: FastifyInstance, { contexts, calls }: ContextRoutesDeps): 
 
   app.post('/admin-api/contexts/:contextId/leave', { schema: DOCS.leave }, async (req, reply) => {
     await contexts.leave(contextIdOf(req.params));
-    return none(reply);
+    return emptyOk(reply);
   });
 
   app.post('/admin-api/contexts/:contextId/application', { schema: DOCS.application }, async (req, reply) => {
     await contexts.updateApplication(contextIdOf(req.params), requireId(req.body.applicationId, 'applicationId'));
-    return none(reply);
+    return emptyOk(reply);
   });
 
   // The body is optional and read by hand: documented (config.docs), not validated.

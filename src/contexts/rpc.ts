@@ -17,7 +17,7 @@
  * guest unchanged, and may be as large as the reference allows (`argsJson` ≤ 10 MiB).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { parseJson } from '../client/json.ts';
+import { exactJsonBodies } from '../http/body.ts';
 import { badRequest, HearthError, unauthenticated } from '../errors.ts';
 import type { ContextCalls } from './calls.ts';
 import { Errors } from '../http/response-schemas.ts';
@@ -76,14 +76,7 @@ export function registerJsonRpcRoute(root: FastifyInstance, deps: JsonRpcDeps): 
   const known = new Set(Object.keys(methods));
 
   root.register(async (scoped) => {
-    scoped.removeContentTypeParser('application/json');
-    scoped.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: RPC_BODY_LIMIT }, (_req, text, done) => {
-      try {
-        done(null, parseJson(text as string));
-      } catch (err) {
-        done(badRequest(`Invalid JSON: ${(err as Error).message}`), undefined);
-      }
-    });
+    exactJsonBodies(scoped, { bodyLimit: RPC_BODY_LIMIT });
 
     const outcome = deps.onOutcome ?? (() => undefined);
     const docs = {

@@ -49,10 +49,13 @@ export function toWireEvent(event: NodeEvent): WireEvent | null {
   return { groupId: event.groupId, type: event.kind, data: event.data };
 }
 
-/** The subscription key a wire event is delivered under (`c:<id>` or `g:<id>`). */
+/** Subscription keys: `c:<context>` and `g:<group>`, ids as 64 lowercase hex. */
+export const contextTopic = (id: string): string => `c:${id.toLowerCase()}`;
+export const groupTopic = (id: string): string => `g:${id.toLowerCase()}`;
+
+/** The subscription key a wire event is delivered under. */
 export function topicOf(event: WireEvent): string {
-  // Ids are 64 lowercase hex on the wire; subscriptions are stored that way too.
-  return 'contextId' in event ? `c:${event.contextId.toLowerCase()}` : `g:${event.groupId.toLowerCase()}`;
+  return 'contextId' in event ? contextTopic(event.contextId) : groupTopic(event.groupId);
 }
 
 /** `{"result": …}`: the SSE `data:` payload and the body of a WebSocket push. One line. */

@@ -16,9 +16,6 @@ export interface Sink {
   deliver(json: string, event: WireEvent): void;
 }
 
-export const contextTopic = (id: string): string => `c:${id}`;
-export const groupTopic = (id: string): string => `g:${id}`;
-
 export class EventHub {
   private readonly topics = new Map<string, Set<Sink>>();
   private unsubscribe?: () => void;

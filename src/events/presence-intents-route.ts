@@ -6,8 +6,7 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { parseJson } from '../client/json.ts';
-import { badRequest } from '../errors.ts';
+import { exactJsonBodies } from '../http/body.ts';
 import { Errors } from '../http/response-schemas.ts';
 import { parsePresenceIntentRequest, type PresenceIntentService } from './presence-intents.ts';
 import { ContextIdParams, PresenceIntentAccepted, PresenceIntentRequest } from './schemas.ts';
@@ -15,14 +14,7 @@ import { ContextIdParams, PresenceIntentAccepted, PresenceIntentRequest } from '
 export function registerPresenceIntentRoute(root: FastifyInstance, service: PresenceIntentService): void {
   void root.register(async (scope) => {
     // `seq` and `sentAtMs` are u64: parsed exactly, never through a double.
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
-      try {
-        done(null, parseJson(text as string));
-      } catch (err) {
-        done(badRequest(`Invalid JSON: ${(err as Error).message}`), undefined);
-      }
-    });
+    exactJsonBodies(scope);
     const docs = {
       config: { docs: { body: PresenceIntentRequest } },
       schema: {

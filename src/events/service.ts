@@ -12,7 +12,8 @@ import { observable, parseIdSets, type IdSets, type ObserveDeps } from './access
 import type { EventBus } from './bus.ts';
 import * as C from './constants.ts';
 import { connectJson, gapJson, resultJson } from './frames.ts';
-import { EventHub, contextTopic, groupTopic, type Sink } from './hub.ts';
+import { contextTopic, groupTopic } from './frames.ts';
+import { EventHub, type Sink } from './hub.ts';
 import type { PresenceService } from './presence.ts';
 import { encodeSseFrame, frameId, parseFrameId } from './sse-format.ts';
 import { SseSession, type SseLimits } from './sse-session.ts';

@@ -5,27 +5,9 @@
  * accepts any 32 bytes, so the decompression test is done here: the point exists when
  * x² = (y² − 1) / (d·y² + 1) has a square root modulo p = 2^255 − 19.
  */
-const P = 2n ** 255n - 19n;
+import { inverse, mod, P, pow } from '../crypto/field25519.ts';
+
 const D = mod(-121665n * inverse(121666n));
-
-function mod(a: bigint): bigint {
-  const r = a % P;
-  return r < 0n ? r + P : r;
-}
-
-function pow(base: bigint, exp: bigint): bigint {
-  let result = 1n;
-  let b = mod(base);
-  for (let e = exp; e > 0n; e >>= 1n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-  }
-  return result;
-}
-
-function inverse(a: bigint): bigint {
-  return pow(a, P - 2n);
-}
 
 export function isEd25519Point(key: Uint8Array): boolean {
   if (key.length !== 32) return false;

@@ -4,7 +4,7 @@
  * empty 200 (reference README). Routes whose spec body is optional accept no body, an empty body
  * even when it is declared JSON, and ignore fields older clients send (`requester`).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
@@ -30,8 +30,8 @@ import {
   UpdateRoleRequest,
 } from './members-schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
+import { emptyOk } from '../../http/reply.ts';
 
-const none = (reply: FastifyReply) => reply.code(200).send();
 /** What a "none" write answers (an empty 200), and the refusals these routes share. */
 const written = (...errors: number[]) => ({ 200: Empty('Done (spec: none): an empty 200'), ...Errors(400, 401, 403, 404, ...errors) });
 const read = <T>(answer: T) => ({ 200: answer, ...Errors(400, 401, 403, 404) });
@@ -71,27 +71,27 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
     const groupId = groupIdOf(req.params);
     const list = req.body.members.map((m, i) => ({ identity: requireId(m.identity, `members[${i}].identity`), role: m.role }));
     await members.addMembers(groupId, list);
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const removeSchema = { summary: 'Remove members', params: GroupParams, body: RemoveMembersRequest, response: written(409) };
   app.post('/admin-api/groups/:groupId/members/remove', { schema: removeSchema }, async (req, reply) => {
     const groupId = groupIdOf(req.params);
     await members.removeMembers(groupId, req.body.members.map((m, i) => requireId(m, `members[${i}]`)));
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const roleSchema = { summary: 'Set a member’s role', params: MemberParams, body: UpdateRoleRequest, response: written(409) };
   app.put('/admin-api/groups/:groupId/members/:account/role', { schema: roleSchema }, async (req, reply) => {
     await members.setRole(groupIdOf(req.params), requireId(req.params.account, 'account'), req.body.role);
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const followSchema = { summary: 'Set a member’s auto-follow flags', params: MemberParams, body: AutoFollowRequest, response: written() };
   app.put('/admin-api/groups/:groupId/members/:account/auto-follow', { schema: followSchema }, async (req, reply) => {
     const b = req.body;
     await members.setAutoFollow(groupIdOf(req.params), requireId(req.params.account, 'account'), b.autoFollowContexts, b.autoFollowSubgroups);
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const devicesSchema = { summary: 'Members’ devices (flat, paged)', params: GroupParams, querystring: MemberDevicesQuery, response: read(MemberDevicesAnswer) };
@@ -109,7 +109,7 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   const detachSchema = { summary: 'Detach a context from the group', params: ContextParams, response: written() };
   app.post('/admin-api/groups/:groupId/contexts/:contextId/remove', { schema: detachSchema }, async (req, reply) => {
     await members.removeContext(groupIdOf(req.params), requireId(req.params.contextId, 'context id'));
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const subgroupsSchema = { summary: 'Direct subgroups (flat)', params: GroupParams, response: read(SubgroupsAnswer) };
@@ -131,7 +131,7 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
 
   app.post('/admin-api/groups/:groupId/leave', { schema: { summary: 'Leave a subgroup', params: GroupParams, response: written(409) } }, async (req, reply) => {
     await members.leave(groupIdOf(req.params));
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const inheritSchema = { summary: 'Join an open subgroup through inherited membership', params: GroupParams, response: read(JoinViaInheritanceAnswer) };

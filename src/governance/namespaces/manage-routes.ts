@@ -2,7 +2,7 @@
  * Namespace management routes (admin spec "Namespaces"; admin-wire-b §2.5, §2.6, §2.9, §2.11, §2.12,
  * §2.10, §2.14, §2.15): parse, call, shape. Invite, join, admin change are registered elsewhere.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AccountService } from '../../accounts/service.ts';
 import { isHexBytes, requireId } from '../../crypto/ids.ts';
@@ -21,6 +21,7 @@ import {
   SubgroupCreatedAnswer,
   SubgroupListAnswer,
 } from './response-schemas.ts';
+import { emptyOk } from '../../http/reply.ts';
 
 export interface NamespaceManageDeps {
   manage: NamespaceManageService;
@@ -28,7 +29,6 @@ export interface NamespaceManageDeps {
   accounts: AccountService;
 }
 
-const none = (reply: FastifyReply) => reply.code(200).send();
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Route options: summary, path parameters and answers; `body` is documentation only (the handlers parse it). */
@@ -66,7 +66,7 @@ export function registerNamespaceManageRoutes(root: FastifyInstance, deps: Names
   const leave = docs('Cascading self-leave (the owner cannot leave); empty 200', { 200: Empty(), ...Errors(400, 401, 403, 404, 409) });
   app.post('/admin-api/namespaces/:namespaceId/leave', leave, async (req, reply) => {
     await manage.leave(nsId(req.params));
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const groups = docs('Every group below the namespace root', { 200: SubgroupListAnswer, ...Errors(400, 401, 403, 404) });

@@ -2,7 +2,7 @@
  * Root-guarded owner routes (admin-wire-b §5.1, §2.13, §4.21): parse, call, answer an empty 200
  * (spec: none). `owner-delete`'s body is optional: no body, an empty body or `{}` all mean "no proof".
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseId, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
@@ -10,8 +10,8 @@ import type { GovernanceRouteDeps } from '../routes.ts';
 import { ChangeAdminRequest, GroupParams, NamespaceParams, OwnerDeleteRequest, TransferOwnershipRequest } from './schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
 import { Empty, Errors } from '../../http/response-schemas.ts';
+import { emptyOk } from '../../http/reply.ts';
 
-const none = (reply: FastifyReply) => reply.code(200).send();
 
 function accountField(value: string, name: string): string {
   const id = parseId(value);
@@ -46,14 +46,14 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   app.post('/admin-api/groups/:groupId/transfer-ownership', { schema: transferSchema }, async (req, reply) => {
     const groupId = requireId(req.params.groupId, 'group id');
     await owner.transferOwnership(groupId, accountField(req.body.newOwner, 'newOwner'), req.body.rootProof);
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const deleteSchema = { summary: 'Delete a subgroup without contexts as its owner (root-guarded)', params: GroupParams, response: guarded };
   app.post('/admin-api/groups/:groupId/owner-delete', { schema: deleteSchema, config: { docs: { body: OwnerDeleteRequest } } }, async (req, reply) => {
     const groupId = requireId(req.params.groupId, 'group id');
     await owner.ownerDelete(groupId, optionalProofBody(req.body));
-    return none(reply);
+    return emptyOk(reply);
   });
 
   const changeAdmin = {
@@ -66,6 +66,6 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
     const nsId = requireId(req.params.namespaceId, 'namespace id');
     namespaces.get(nsId); // outside the session's scope → 404
     await owner.changeNamespaceAdmin(nsId, accountField(req.body.newAdmin, 'newAdmin'), req.body.rootProof);
-    return none(reply);
+    return emptyOk(reply);
   });
 }

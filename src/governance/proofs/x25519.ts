@@ -6,34 +6,7 @@
  * half of SHA-512(seed), clamped. node:crypto has no conversion, so the map is done here with BigInt.
  */
 import { createHash, createPrivateKey, type KeyObject } from 'node:crypto';
-
-/** The field prime of Curve25519 / edwards25519: 2^255 − 19. */
-const P = (1n << 255n) - 19n;
-
-function modPow(base: bigint, exp: bigint): bigint {
-  let result = 1n;
-  let b = ((base % P) + P) % P;
-  for (let e = exp; e > 0n; e >>= 1n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-  }
-  return result;
-}
-
-function fromLittleEndian(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]);
-  return n;
-}
-
-function toLittleEndian32(n: bigint): Buffer {
-  const out = Buffer.alloc(32);
-  for (let i = 0; i < 32; i++) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
-  return out;
-}
+import { fromLittleEndian, inverse, P, toLittleEndian32 } from '../../crypto/field25519.ts';
 
 /**
  * The X25519 public key (32 bytes) of an Ed25519 public key (32 bytes). Returns undefined for an
@@ -46,7 +19,7 @@ export function ed25519PublicToX25519(edPublic: Uint8Array): Buffer | undefined 
   yBytes[31] &= 0x7f; // the top bit is the sign of x; u does not depend on it
   const y = fromLittleEndian(yBytes);
   if (y >= P || y === 1n || y === P - 1n) return undefined;
-  const u = ((1n + y) * modPow(1n - y, P - 2n)) % P; // division by Fermat inversion
+  const u = ((1n + y) * inverse(1n - y)) % P;
   return toLittleEndian32(u);
 }
 

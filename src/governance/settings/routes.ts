@@ -5,7 +5,7 @@
  * enveloped in `{data}`, metadata getters answering `{data: null}` when none is set. The TEE policy
  * writes are root-guarded (an optional `rootProof`; this node signs with its own root otherwise).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
@@ -29,8 +29,8 @@ import {
 } from './schemas.ts';
 import { requireVisibility } from './validate.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
+import { emptyOk } from '../../http/reply.ts';
 
-const none = (reply: FastifyReply) => reply.code(200).send();
 /** Writes answer an empty 200 (spec: none); reads their body; both share the usual refusals. */
 const written = (...errors: number[]) => ({ 200: Empty('Done (spec: none): an empty 200'), ...Errors(400, 401, 403, 404, ...errors) });
 const read = <T>(answer: T) => ({ 200: answer, ...Errors(400, 401, 403, 404) });
@@ -60,7 +60,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
     { schema: { summary: 'Set a member’s capability mask (admins)', params: MemberParams, body: SetCapabilitiesRequest, response: written(409) } },
     async (req, reply) => {
       await settings.setCapabilities(group(req.params.groupId), account(req.params.account), req.body.capabilities);
-      return none(reply);
+      return emptyOk(reply);
     },
   );
 
@@ -69,7 +69,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
     { schema: { summary: 'Set the group’s default capability mask (admins)', params: GroupParams, body: SetDefaultCapabilitiesRequest, response: written() } },
     async (req, reply) => {
       await settings.setDefaultCapabilities(group(req.params.groupId), req.body.defaultCapabilities);
-      return none(reply);
+      return emptyOk(reply);
     },
   );
 
@@ -78,7 +78,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
     { schema: { summary: 'Set subgroup visibility (open | restricted)', params: GroupParams, body: SetVisibilityRequest, response: written() } },
     async (req, reply) => {
       await settings.setSubgroupVisibility(group(req.params.groupId), requireVisibility(req.body.subgroupVisibility));
-      return none(reply);
+      return emptyOk(reply);
     },
   );
 
@@ -95,7 +95,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
     async (req, reply) => {
       const { rootProof, ...policy } = req.body;
       await settings.setAdmissionPolicy(group(req.params.groupId), policy, rootProof);
-      return none(reply);
+      return emptyOk(reply);
     },
   );
 
@@ -106,7 +106,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
     },
     async (req, reply) => {
       await settings.setAuthoringPolicy(group(req.params.groupId), req.body.allowedMrtd ?? [], req.body.rootProof);
-      return none(reply);
+      return emptyOk(reply);
     },
   );
 
@@ -121,7 +121,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
       },
       async (req, reply) => {
         await settings.setAuthoringPolicy(group(req.params.groupId), [], optionalProof(req.body));
-        return none(reply);
+        return emptyOk(reply);
       },
     );
   });
@@ -139,7 +139,7 @@ export function registerSettingsRoutes(root: FastifyInstance, deps: GovernanceRo
     app.put(path, { schema: { summary: `Set ${what.toLowerCase()} metadata`, params, body: SetMetadataRequest, response: written() } }, async (req, reply) => {
       const p = req.params as Record<string, string>;
       await settings.setMetadata(group(p.groupId), target(p), { name: req.body.name ?? undefined, data: req.body.data });
-      return none(reply);
+      return emptyOk(reply);
     });
   };
   metadataRoutes('/admin-api/groups/:groupId/metadata', GroupParams, 'Group', () => ({ target: 'group' }));
