@@ -38,6 +38,14 @@ describe('profiles', () => {
     expect((await profiles.list()).map((p) => p.name)).toEqual(['work']);
   });
 
+  it('adopts a pair another process rotated into the file', async () => {
+    const profiles = new Profiles(await tempDir());
+    const mine = new ProfileTokenStore(profiles, { name: 'p', node: 'http://n' });
+    await mine.set({ accessToken: 'a1', refreshToken: 'r1' });
+    await new ProfileTokenStore(profiles, await profiles.read('p')).set({ accessToken: 'a2', refreshToken: 'r2' });
+    expect(await mine.get()).toEqual({ accessToken: 'a2', refreshToken: 'r2' });
+  });
+
   it('refuses names that could escape the directory', () => {
     expect(() => new Profiles('/tmp').path('../x')).toThrow(UsageError);
     expect(() => new Profiles('/tmp').path('')).toThrow(/profile name/);

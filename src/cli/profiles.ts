@@ -84,7 +84,9 @@ export class Profiles {
 
 /**
  * The SDK's token store backed by a profile file: the SDK writes a rotated pair after every
- * refresh, so a later command starts from the newest tokens.
+ * refresh, so a later command starts from the newest tokens. `get` re-reads the file, so when
+ * another `hearth` process rotated the pair meanwhile, this one adopts it instead of spending the
+ * already-used refresh token (which the node would treat as reuse and end the session).
  */
 export class ProfileTokenStore implements TokenStore {
   constructor(
@@ -92,7 +94,9 @@ export class ProfileTokenStore implements TokenStore {
     private profile: Profile,
   ) {}
 
-  get(): Tokens | null {
+  async get(): Promise<Tokens | null> {
+    const onDisk = await this.profiles.read(this.profile.name);
+    if (onDisk.node === this.profile.node && onDisk.tokens) this.profile = { ...this.profile, tokens: onDisk.tokens };
     return this.profile.tokens ?? null;
   }
 

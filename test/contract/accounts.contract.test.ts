@@ -5,22 +5,17 @@
  * refusal checked against the node's OpenAPI document.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { HttpError, type Client } from '../../src/client/index.ts';
+import { type Client } from '../../src/client/index.ts';
 import { ed25519Verify } from '../../src/crypto/keys.ts';
 import { Contract } from '../helpers/contract.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 const APP = 'a'.repeat(64);
 const APP2 = 'b'.repeat(64);
 let node: TestNode;
 let contract: Contract;
 let admin: Client;
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
-}
 
 beforeAll(async () => {
   node = await startTestNode();

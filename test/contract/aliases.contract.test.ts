@@ -3,9 +3,10 @@
  * answers and the documented refusals checked against the node's OpenAPI document.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { HttpError, type AliasScope } from '../../src/client/index.ts';
+import { type AliasScope } from '../../src/client/index.ts';
 import { Contract } from '../helpers/contract.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 let node: TestNode;
 let contract: Contract;
@@ -15,12 +16,6 @@ const IDS: [AliasScope, string][] = [
   ['application', '2b'.repeat(32)],
   ['device', '3c'.repeat(32)],
 ];
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
-}
 
 beforeAll(async () => {
   node = await startTestNode();

@@ -5,21 +5,16 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FakeClock } from '../../src/auth/testkit.ts';
-import { HttpError, type Client } from '../../src/client/index.ts';
+import { type Client } from '../../src/client/index.ts';
 import { Contract } from '../helpers/contract.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 let node: TestNode;
 let contract: Contract;
 let clock: FakeClock;
 
 const subOf = (jwt: string): string => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sub;
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
-}
 
 beforeAll(async () => {
   clock = new FakeClock(Date.now());

@@ -5,21 +5,15 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { HttpError } from '../../src/client/index.ts';
 import { Contract } from '../helpers/contract.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 let node: TestNode;
 let contract: Contract;
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
-}
 
 beforeAll(async () => {
   node = await startTestNode();

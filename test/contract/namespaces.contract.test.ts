@@ -9,12 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeScopeProof } from '../../src/accounts/credentials.ts';
 import { encodeCredential } from '../../src/accounts/pairing.ts';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { accountIdOf, deviceIdOf } from '../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../src/crypto/keys.ts';
 import { encodeSignedJoin, joinDigest } from '../../src/governance/namespaces/manage-admit.ts';
 import { Contract } from '../helpers/contract.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 const APP = 'a'.repeat(64);
 const APP2 = 'b'.repeat(64);
@@ -25,12 +26,6 @@ let admin: Client;
 /** not recorded: set-up through other areas' routes */
 let setup: Client;
 let me: { accountId: string; deviceId: string | null; publicKey: string; accountRootPublicKey?: string };
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
-}
 
 /** An account with no node: its root certifies devices (credential + scope proof) and one signs a join. */
 function keyholder(namespaceId: string) {

@@ -3,8 +3,9 @@
  * through the project's SDK over HTTP, with raw `fetch` where the exact wire bytes matter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, tokensFromPair, type AliasScope, type Client } from '../../src/client/index.ts';
+import { createClient, MemoryTokenStore, tokensFromPair, type AliasScope, type Client } from '../../src/client/index.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 const CTX = '1a'.repeat(32);
 const APP = '2b'.repeat(32);
@@ -20,12 +21,6 @@ let admin: Client;
 let token: string;
 
 const clientFor = (): Client => createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
-}
 
 /** A raw request with the admin token, for wire-level assertions. */
 async function raw(method: string, path: string, init: { body?: string; contentType?: string } = {}) {

@@ -13,6 +13,7 @@ import { readArchive, writeArchive } from '../../src/applications/archive.ts';
 import { createClient, HttpError, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { makeBundle, signingKey, testAbi, tinyWasm } from '../helpers/bundles.ts';
 import { runCli, startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 let work: string;
 /** a node without a registry */
@@ -31,12 +32,6 @@ async function login(node: TestNode): Promise<Client> {
   const client = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
   await client.auth.login({ username: node.adminUser, password: node.adminPassword });
   return client;
-}
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
 }
 
 async function raw(method: string, path: string, body?: unknown) {

@@ -3,20 +3,15 @@
  * HTTP. Every row of the auth spec's Endpoints table, success and documented failures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, AuthRevokedError, type Client } from '../../src/client/index.ts';
+import { createClient, MemoryTokenStore, AuthRevokedError, type Client } from '../../src/client/index.ts';
 import { FakeClock } from '../../src/auth/testkit.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 let node: TestNode;
 let clock: FakeClock;
 const clientFor = (): Client => createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
 let admin: Client;
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
-}
 
 const subOf = (jwt: string): string => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sub;
 

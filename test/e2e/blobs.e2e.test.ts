@@ -6,20 +6,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { makeHome, spawnNode, startTestNode, type TestNode } from '../helpers/node.ts';
+import { httpError } from '../helpers/status.ts';
 
 const MiB = 1024 * 1024;
 let node: TestNode;
 let client: Client;
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
-}
 
 /** A stream of `total` pseudo-random bytes made on the fly, hashed as it goes. */
 function generated(total: number, piece = 256 * 1024): { stream: ReadableStream<Uint8Array>; hash: () => string } {
@@ -131,8 +126,14 @@ describe('blob rules', () => {
     });
     await expect(client.blobs.upload(stream, { signal: abort.signal })).rejects.toThrow();
     const tmp = join(node.paths.blobs, 'tmp');
-    // cleanup waits for the chunk writes still in flight (up to 8 fsyncs): allow for a loaded disk
-    for (let i = 0; i < 250 && (await readdir(tmp)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // The node may still be reading the aborted body when the client's promise settles, and its
+    // cleanup waits for chunk writes in flight (up to 8 fsyncs): wait until the temp directory has
+    // stayed empty for a whole second (10 s at most, for a loaded disk).
+    let quietSince = Date.now();
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && Date.now() - quietSince < 1000; ) {
+      if ((await readdir(tmp)).length > 0) quietSince = Date.now();
+      await new Promise((r) => setTimeout(r, 20));
+    }
     expect(await readdir(tmp)).toEqual([]);
     expect(await client.blobs.list()).toHaveLength(before);
     expect(await readdir(join(node.paths.blobs, 'chunks'))).toHaveLength(chunksBefore);

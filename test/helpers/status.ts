@@ -1,6 +1,8 @@
-/** The HTTP status an SDK call ended with: `success` when it resolved, the error's status when it threw one. */
+/** Test helpers for how an SDK call ended. */
+import { expect } from 'vitest';
 import { HttpError } from '../../src/client/index.ts';
 
+/** The HTTP status an SDK call ended with: `success` when it resolved, the error's status when it threw one. */
 export async function statusOf(p: Promise<unknown>, success = 200): Promise<number> {
   try {
     await p;
@@ -9,4 +11,14 @@ export async function statusOf(p: Promise<unknown>, success = 200): Promise<numb
     if (err instanceof HttpError) return err.status;
     throw err;
   }
+}
+
+/** The HttpError an SDK call must end with (the test fails when it resolves or throws something else). */
+export async function httpError(p: Promise<unknown>): Promise<HttpError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(HttpError);
+  return err as HttpError;
 }
