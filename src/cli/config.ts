@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { configKeys, ConfigError, getConfigValue, loadConfig, saveConfig, setConfigValue } from '../config/config.ts';
 import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
 import { isInitialised, resolveHome } from '../config/home.ts';
-import { parseFormat, report } from './connect.ts';
+import { localNodeOptions, report } from './connect.ts';
 import { UsageError } from './exit.ts';
 import { Output, renderRecord, type OutputFormat } from './output.ts';
 
@@ -15,13 +15,6 @@ interface ConfigFlags {
   home?: string;
   node?: string;
   output?: OutputFormat;
-}
-
-function local(cmd: Command): Command {
-  return cmd
-    .option('--home <dir>', 'root of node homes (default ~/.hearth, or $HEARTH_HOME)')
-    .option('--node <name>', 'node name: its home is <root>/<name>', DEFAULT_NODE_NAME)
-    .option('--output <format>', 'human or json', parseFormat, 'human');
 }
 
 async function open(flags: ConfigFlags) {
@@ -38,7 +31,7 @@ const guard = (flags: ConfigFlags, fn: () => Promise<void>) =>
 export function registerConfigCommands(program: Command): void {
   const config = program.command('config').description("read or change a local node's config.toml");
 
-  local(config.command('get').description('print one key, or every key').argument('[key]', `one of: ${configKeys().join(', ')}`)).action(
+  localNodeOptions(config.command('get').description('print one key, or every key').argument('[key]', `one of: ${configKeys().join(', ')}`)).action(
     (key: string | undefined, flags: ConfigFlags) =>
       guard(flags, async () => {
         const { config: cfg } = await open(flags);
@@ -53,7 +46,7 @@ export function registerConfigCommands(program: Command): void {
       }),
   );
 
-  local(config.command('set').description('change one key (restart the node to apply)').argument('<key>').argument('<value>')).action(
+  localNodeOptions(config.command('set').description('change one key (restart the node to apply)').argument('<key>').argument('<value>')).action(
     (key: string, value: string, flags: ConfigFlags) =>
       guard(flags, async () => {
         const { paths, config: cfg } = await open(flags);

@@ -56,10 +56,23 @@ export function parseFormat(value: string): OutputFormat {
   return value;
 }
 
-export function parseMs(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of milliseconds');
-  return n;
+/** A commander parser for a positive whole number (`unit` names it in the refusal). */
+export function positiveInt(unit: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError(`must be a positive whole number of ${unit}`);
+    return n;
+  };
+}
+
+export const parseMs = positiveInt('milliseconds');
+
+/** The options of a command that works on a local node home (`init`, `run`, `config …`). */
+export function localNodeOptions(cmd: Command): Command {
+  return cmd
+    .option('--home <dir>', 'root of node homes (default ~/.hearth, or $HEARTH_HOME)')
+    .option('--node <name>', 'node name: its home is <root>/<name>', DEFAULT_NODE_NAME)
+    .option('--output <format>', 'human or json', parseFormat, 'human');
 }
 
 /** Adds the connection options to an operator command. */

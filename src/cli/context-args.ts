@@ -6,9 +6,8 @@
  * application aliases), and JSON values given inline, as `@file` or as `-` (stdin). The id and
  * alias parsers are the shared ones of id-args.ts; this file adds what these groups need on top.
  */
-import { InvalidArgumentError } from 'commander';
 import { stringifyJson, type AliasScope } from '../client/index.ts';
-import type { Cli } from './connect.ts';
+import { positiveInt, type Cli } from './connect.ts';
 import { UsageError } from './exit.ts';
 import { idArg, idOrAliasArg, resolveRef as lookupRef, type IdRef } from './id-args.ts';
 import { readJson } from './json-args.ts';
@@ -33,11 +32,7 @@ export function collectId(value: string, previous: string[] = []): string[] {
 }
 
 /** commander parser for `--count <n>`. */
-export function parseCount(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive whole number');
-  return n;
-}
+export const parseCount = positiveInt('events');
 
 /**
  * The id a reference names. An alias the node does not know is the caller's mistake (exit 2),

@@ -8,7 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { CAPABILITIES, parseJson, type GroupRole, type MetadataRecord, type SetMetadataRequest, type SignedGroupOpenInvitation } from '../client/index.ts';
 import { UsageError } from './exit.ts';
+import { positiveInt } from './connect.ts';
 import { idArgFor } from './id-args.ts';
+import { readJson } from './json-args.ts';
 
 /** A commander argument parser: 64 hex or base58 of 32 bytes → 64 lowercase hex, naming `what`. */
 export const idArg = idArgFor;
@@ -34,13 +36,7 @@ export function visibilityArg(value: string): 'open' | 'restricted' {
   return v;
 }
 
-export function secondsArg(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
-  return n;
-}
-
-import { readJson } from './json-args.ts';
+export const secondsArg = positiveInt('seconds');
 
 /** A JSON argument from a value, `@file` or `-` (see json-args.ts). */
 export const readJsonArg = readJson;

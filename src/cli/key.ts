@@ -11,12 +11,14 @@
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ClientKey, GenerateClientKeyRequest, RootKey } from '../client/index.ts';
 import { conflict } from '../errors.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
 import { UsageError } from './exit.ts';
 import { clientKeyIdArg, collect, idArg, keyIdArg, rootKeyIdArg } from './id-args.ts';
+import { secondsArg } from './group-args.ts';
+import { when } from './output.ts';
 import { readSecretFrom } from './prompt.ts';
 
 interface CreateKeyFlags extends ConnectOpts {
@@ -44,13 +46,6 @@ interface PermissionFlags extends ConnectOpts {
 }
 
 /** Unix seconds → ISO 8601 (UTC), for people. */
-const when = (secs: number | null | undefined): string => (secs === null || secs === undefined ? '-' : new Date(secs * 1000).toISOString());
-
-function secondsArg(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive whole number of seconds');
-  return n;
-}
 
 export function registerKeyCommands(program: Command): void {
   const key = program.command('key').description('root keys (who may log in) and client keys (scoped tokens)');

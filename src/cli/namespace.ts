@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import type { InvitationResult, Namespace, RecursiveInvitationResult } from '../client/index.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
-import type { Output } from './output.ts';
+import { when, type Output } from './output.ts';
 import { idArg, idList, pickInvitation, readJsonArg, secondsArg, visibilityArg } from './group-args.ts';
 
 const NS = 'namespace id';
@@ -18,7 +18,6 @@ interface InviteFlags extends ConnectOpts {
   admitter?: string[];
 }
 
-const when = (secs: number | bigint | undefined) => (secs === undefined ? '-' : new Date(Number(secs) * 1000).toISOString());
 
 function renderNamespace(n: Namespace): string {
   return [

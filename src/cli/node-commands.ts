@@ -9,6 +9,7 @@ import { initHome, isInitialised, resolveHome, type HomePaths } from '../config/
 import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
 import type { LogLevel } from '../http/logging.ts';
 import { adminCredentials } from '../node/credentials.ts';
+import { localNodeOptions } from './connect.ts';
 import { EXIT_NODE, UsageError } from './exit.ts';
 
 interface CommonOpts {
@@ -102,12 +103,9 @@ interface InitFlags {
 }
 
 function common(cmd: Command): Command {
-  return cmd
-    .option('--home <dir>', 'root of node homes (default ~/.hearth, or $HEARTH_HOME)')
-    .option('--node <name>', 'node name: its home is <root>/<name>', DEFAULT_NODE_NAME)
+  return localNodeOptions(cmd)
     .option('--admin-user <user>', 'admin account to create when the node has none (or MERO_AUTH_ADMIN_USER)')
-    .option('--admin-password <password>', 'its password, 8-128 characters (prefer MERO_AUTH_ADMIN_PASSWORD)')
-    .option('--output <format>', 'human or json', 'human');
+    .option('--admin-password <password>', 'its password, 8-128 characters (prefer MERO_AUTH_ADMIN_PASSWORD)');
 }
 
 export function registerNodeCommands(program: Command): void {

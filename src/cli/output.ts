@@ -58,3 +58,8 @@ function cell(value: unknown): string {
   if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) return value.length ? value.join(', ') : '-';
   return stringifyJson(value);
 }
+
+/** Unix seconds as ISO 8601 (UTC) for people; `-` when absent. */
+export function when(secs: number | bigint | null | undefined): string {
+  return secs === null || secs === undefined ? '-' : new Date(Number(secs) * 1000).toISOString();
+}

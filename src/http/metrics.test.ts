@@ -44,11 +44,19 @@ describe('Metrics', () => {
       await mkdir(join(dir, 'sub'));
       await writeFile(join(dir, 'a'), Buffer.alloc(10));
       await writeFile(join(dir, 'sub', 'b'), Buffer.alloc(5));
-      const samples = await storeSizeGauge({ data: dir, blobs: join(dir, 'absent') }).read();
+      let t = 0;
+      const gauge = storeSizeGauge({ data: dir, blobs: join(dir, 'absent') }, { maxAgeMs: 1000, now: () => t });
+      const samples = await gauge.read();
       expect(samples).toEqual([
         { labels: { store: 'data' }, value: 15 },
         { labels: { store: 'blobs' }, value: 0 },
       ]);
+      // one walk serves scrapes within maxAgeMs; a later scrape walks again
+      await writeFile(join(dir, 'c'), Buffer.alloc(7));
+      t = 999;
+      expect((await gauge.read())[0].value).toBe(15);
+      t = 1000;
+      expect((await gauge.read())[0].value).toBe(22);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -142,11 +142,22 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics): vo
 }
 
 /** Bytes under each directory (the LevelDB data dir, the blob chunks), read at scrape time. */
-export function storeSizeGauge(dirs: Record<string, string>): GaugeSource {
+/**
+ * Walking the blob directory costs a stat per chunk, so one walk serves every scrape for
+ * `maxAgeMs` (concurrent scrapes share the walk in flight): a size is a slow-moving gauge.
+ */
+export function storeSizeGauge(dirs: Record<string, string>, opts: { maxAgeMs?: number; now?: () => number } = {}): GaugeSource {
+  const maxAgeMs = opts.maxAgeMs ?? 10_000;
+  const now = opts.now ?? Date.now;
+  let last: { at: number; samples: Promise<Array<{ labels: Labels; value: number }>> } | undefined;
+  const walk = () => Promise.all(Object.entries(dirs).map(async ([store, dir]) => ({ labels: { store }, value: await dirBytes(dir) })));
   return {
     name: 'hearth_store_bytes',
-    help: 'Bytes on disk by store (data = the embedded key-value store, blobs = blob chunks)',
-    read: async () => Promise.all(Object.entries(dirs).map(async ([store, dir]) => ({ labels: { store }, value: await dirBytes(dir) }))),
+    help: 'Bytes on disk by store (data = the embedded key-value store, blobs = blob chunks); refreshed at most every 10 s',
+    read: () => {
+      if (!last || now() - last.at >= maxAgeMs) last = { at: now(), samples: walk() };
+      return last.samples;
+    },
   };
 }
 
