@@ -1,0 +1,148 @@
+/**
+ * What the rest of the node sees of the peer-to-peer network (issue #12; domain.md §1): gossip on
+ * named topics, request/response exchanges on named stream protocols, and peer events. No libp2p
+ * type crosses this line: `src/network/` implements it over libp2p for the node and in memory for
+ * tests (`memory.ts`), and every other domain is handed a `Network`.
+ *
+ * A peer is named by its node signing key (64 lowercase hex of the Ed25519 public key): the libp2p
+ * peer id is derived from that same key, and Noise authenticates it on every connection, so a
+ * request's `peer` is the key the remote node signs governance ops and deltas with. Domains
+ * authorize peers with it (which account that key speaks for) and never see libp2p's peer id form.
+ */
+
+/** A peer: the hex Ed25519 public key of its node signing identity. */
+export type PeerKey = string;
+
+export interface GossipMessage {
+  topic: string;
+  /** the node that published the message (gossipsub signs messages with the origin's key) */
+  from: PeerKey;
+  data: Uint8Array;
+}
+
+/**
+ * Receives one gossip message. A throw or a rejected promise is caught by the network, counted as a
+ * dropped message and logged at debug; it never reaches the publisher.
+ */
+export type GossipHandler = (msg: GossipMessage) => void | Promise<void>;
+
+export interface RequestContext {
+  /** the authenticated remote node */
+  peer: PeerKey;
+  protocol: string;
+  /** aborted when the handler's deadline passes, the stream breaks or the node stops */
+  signal: AbortSignal;
+}
+
+/**
+ * Answers one request frame with one response frame, or with a sequence of frames (snapshots,
+ * blobs). Throwing `PeerRefusal` sends its message to the requester as a refusal; any other throw
+ * sends a generic refusal and is logged (the message may hold local details).
+ */
+export type RequestHandler = (request: Uint8Array, ctx: RequestContext) => Promise<Uint8Array | AsyncIterable<Uint8Array>>;
+
+export interface ProtocolOptions {
+  /** a larger request frame is refused before it is read and counts against the peer */
+  maxRequestBytes: number;
+  /** the handler's deadline; the stream is reset when it passes */
+  timeoutMs: number;
+  /** concurrent inbound exchanges of this protocol per peer; more are refused (default 8) */
+  maxInboundPerPeer?: number;
+}
+
+export interface RequestOptions {
+  /** deadline for the whole exchange, dial included */
+  timeoutMs: number;
+  /** a larger response frame ends the exchange with `NetworkError('too_large')` */
+  maxResponseFrameBytes: number;
+  signal?: AbortSignal;
+}
+
+export type PeerEvent = { type: 'connected' | 'disconnected'; peer: PeerKey };
+
+export type NetworkErrorKind =
+  /** no connection to the peer could be made */
+  | 'unreachable'
+  /** the peer does not serve this protocol */
+  | 'unsupported'
+  /** the deadline passed */
+  | 'timeout'
+  /** the caller's signal aborted */
+  | 'aborted'
+  /** a frame exceeded its bound */
+  | 'too_large'
+  /** the peer refused the request (its message is in `message`) */
+  | 'refused'
+  /** the stream broke or carried malformed framing */
+  | 'protocol';
+
+export class NetworkError extends Error {
+  override name = 'NetworkError';
+  constructor(
+    readonly kind: NetworkErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown by a request handler to refuse with a message the requester may see. */
+export class PeerRefusal extends Error {
+  override name = 'PeerRefusal';
+}
+
+export interface Network {
+  /** this node's own key (its signing identity) */
+  readonly self: PeerKey;
+
+  /**
+   * Delivers messages published on `topic` by other nodes (never this node's own). Subscribing
+   * joins the topic's mesh; the returned function unsubscribes this handler, and the topic is left
+   * when its last handler goes.
+   */
+  subscribe(topic: string, handler: GossipHandler): () => void;
+
+  /**
+   * Publishes to every subscribed peer (flood publish). Resolves with the number of peers it was
+   * sent to; 0 when none is subscribed (not an error: catch-up repairs what gossip misses).
+   * Rejects with `NetworkError('too_large')` past the gossip size bound.
+   */
+  publish(topic: string, data: Uint8Array): Promise<number>;
+
+  /** connected peers subscribed to `topic` */
+  topicPeers(topic: string): PeerKey[];
+
+  /** every connected peer */
+  peers(): PeerKey[];
+
+  /** Serves a request/response protocol. Registering the same protocol twice is a bug (throws). */
+  handle(protocol: string, handler: RequestHandler, opts: ProtocolOptions): void;
+
+  /** One request, one response frame. Rejects with `NetworkError`. */
+  request(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): Promise<Uint8Array>;
+
+  /** One request, a stream of response frames (ends when the responder ends it). Throws `NetworkError`. */
+  requestStream(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array>;
+
+  /** Peer connection events; the returned function removes the listener. */
+  onPeer(listener: (e: PeerEvent) => void): () => void;
+
+  /**
+   * Reports one piece of hostile or malformed input from a peer (a bad frame, a bad signature, an
+   * op it had no right to send). The network counts it per reason (metrics), logs it at debug with
+   * the peer, and disconnects and refuses a peer that keeps it up.
+   */
+  penalize(peer: PeerKey, reason: string): void;
+}
+
+/** Largest gossip message (domain.md §1.1: gossipsub `max_transmit_size` 1 MiB). */
+export const MAX_GOSSIP_BYTES = 1024 * 1024;
+
+/** Largest stream frame (domain.md §1.5: 8 MiB). */
+export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+
+/** Gossip topic of a namespace's governance (domain.md §1.3). */
+export const namespaceTopic = (namespaceId: string): string => `ns/${namespaceId}`;
+
+/** Gossip topic of a context's state (domain.md §1.3: the bare context id, hex on hearth). */
+export const contextTopic = (contextId: string): string => contextId;
