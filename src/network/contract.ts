@@ -115,6 +115,15 @@ export interface Network {
   /** every connected peer */
   peers(): PeerKey[];
 
+  /**
+   * Addresses other nodes can dial this node at (libp2p multiaddrs ending in `/p2p/<peer id>`;
+   * `/memory/<key>` in memory), e.g. for an invitation's `admitter_addrs` hints.
+   */
+  addresses(): string[];
+
+  /** Connects to a node at an address from `addresses()`; resolves with its key. Rejects with `NetworkError`. */
+  dial(address: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey>;
+
   /** Serves a request/response protocol. Registering the same protocol twice is a bug (throws). */
   handle(protocol: string, handler: RequestHandler, opts: ProtocolOptions): void;
 

@@ -83,6 +83,15 @@ describe('MemoryNetwork gossip', () => {
     expect(events).toEqual(['connected:b', 'disconnected:b']);
     expect(a.peers()).toEqual([]);
   });
+
+  it('dials a node by its address', async () => {
+    const hub = new MemoryHub();
+    const a = hub.join(A);
+    const b = hub.join(B);
+    expect(await a.dial(b.addresses()[0]!, { timeoutMs: 100 })).toBe(B);
+    expect(hub.linked(A, B)).toBe(true);
+    await expect(a.dial(`/memory/${C}`, { timeoutMs: 100 })).rejects.toMatchObject({ kind: 'unreachable' });
+  });
 });
 
 describe('MemoryNetwork requests', () => {

@@ -133,6 +133,17 @@ export class MemoryNetwork implements Network {
     return this.hub.neighbours(this.self).map((n) => n.self);
   }
 
+  addresses(): string[] {
+    return [`/memory/${this.self}`];
+  }
+
+  async dial(address: string, _opts?: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey> {
+    const peer = /^\/memory\/([0-9a-f]{64})$/.exec(address)?.[1];
+    if (!peer || !this.hub.node(peer)) throw new NetworkError('unreachable', `no node at ${address}`);
+    this.hub.link(this.self, peer);
+    return peer;
+  }
+
   handle(protocol: string, handler: RequestHandler, opts: ProtocolOptions): void {
     if (this.served.has(protocol)) throw new Error(`protocol ${protocol} is already handled`);
     this.served.set(protocol, { handler, opts, inflight: new Map() });
