@@ -4,6 +4,7 @@
  * and its X25519 agreement key. Minted once, on the first start, and kept in the store.
  */
 import { randomBytes, type KeyObject } from 'node:crypto';
+import { encodeCredential } from './pairing.ts';
 import { accountIdOf, deviceIdOf, domainHash, toHex } from '../crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject, publicKeyOf, type KeyPair } from '../crypto/keys.ts';
 import type { Store } from '../store/store.ts';
@@ -33,6 +34,11 @@ export interface NodeIdentityView {
 export class NodeIdentity {
   /** the node signing identity: author of governance ops and the node's context identity */
   readonly publicKey: string;
+  /**
+   * This node's device credential (accounts/credentials.ts): binds its signing key to its account,
+   * signed by the account root; governance ops carry it where a namespace does not know the key yet.
+   */
+  readonly credential: string;
 
   private constructor(
     private readonly stored: StoredIdentity,
@@ -40,6 +46,10 @@ export class NodeIdentity {
     private readonly rootKey: KeyObject,
   ) {
     this.publicKey = publicKeyOf(signingKey);
+    this.credential = encodeCredential(
+      { rootPublicKey: stored.root.publicKey, deviceId: stored.deviceId, signPublicKey: this.publicKey, kemPublicKey: stored.agreement.publicKey, deviceEpoch: 0 },
+      (m) => ed25519Sign(rootKey, m),
+    );
   }
 
   /** Loads the identity, minting it on the first start; `signingKey` is the home's node key. */

@@ -12,6 +12,7 @@ import { createAppliers } from '../governance/ops.ts';
 import type { UnsignedOp } from '../governance/types.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { NodeIdentity } from './identity.ts';
+import { encodeCredential } from './pairing.ts';
 import { AccountService } from './service.ts';
 
 it('revokedFrom appears once a revocation of this node\'s device reaches it', async () => {
@@ -24,7 +25,13 @@ it('revokedFrom appears once a revocation of this node\'s device reaches it', as
   expect(accounts.revokedFrom()).toBeUndefined();
   await expect(accounts.revoke(ns.id, identity.deviceId)).rejects.toMatchObject({ kind: 'forbidden' });
 
+  // another device of this account: its credential (signed by the account root) binds its key
   const other = generateKeyPair('ed25519');
+  const otherDevice = 'd1'.repeat(32);
+  const credential = encodeCredential(
+    { rootPublicKey: identity.rootPublicKey, deviceId: otherDevice, signPublicKey: other.publicKey, kemPublicKey: 'ee'.repeat(32), deviceEpoch: 0 },
+    (m) => identity.signWithRoot(m),
+  );
   const unsigned: UnsignedOp = {
     namespaceId: ns.id,
     groupId: ns.id,
@@ -36,8 +43,10 @@ it('revokedFrom appears once a revocation of this node\'s device reaches it', as
     kind: 'account.device.revoked',
     body: { account: identity.accountId, deviceId: identity.deviceId },
     timestampMs: 9_000,
+    credential,
   };
   const id = opIdOf(unsigned);
-  await governance.applyRemote({ ...unsigned, id, signature: ed25519Sign(privateKeyObject(other.privateKey), Buffer.from(id, 'hex')) });
+  const result = await governance.ingest(ns.id, [{ ...unsigned, id, signature: ed25519Sign(privateKeyObject(other.privateKey), Buffer.from(id, 'hex')) }]);
+  expect(result.rejected).toEqual([]);
   expect(accounts.revokedFrom()).toEqual({ accountId: identity.accountId, deviceId: identity.deviceId });
 });

@@ -1,19 +1,29 @@
 /**
- * The governance log (domain.md §4.1–§4.2): every mutation of a namespace is a signed op, applied
- * through its kind's applier to a draft of the state and persisted with that state in one atomic
- * batch; reads come from the derived state held in memory. Ops are applied one at a time per node.
- * Replication only has to ship ops and call `applyRemote` with each.
+ * The governance log (domain.md §4.1–§4.2): every mutation of a namespace is a signed op; the
+ * namespace's state is the fold (fold.ts) of its ops in (seq, id) order over their DAG (dag.ts),
+ * persisted with the ops in one atomic batch per change, and read from memory.
+ *
+ * Ops come from two places. `submit` authors one here: its parents are the current heads, so it
+ * sorts after every known op and folds onto the current state; an op its applier refuses is an
+ * error to the caller and is not kept. `ingest` takes ops authored elsewhere (replication): each is
+ * checked on its own (id, signature, seq against its parents) and stored once its parents are
+ * known; when one sorts before ops already folded (a concurrent op), the namespace is re-folded
+ * from its genesis, so every node reaches the same state whatever order ops arrived in. Changes are
+ * serialised per node; listeners hear of every stored op (the replicator publishes local ones).
  */
 import { createHash } from 'node:crypto';
 import type { NodeIdentity } from '../accounts/identity.ts';
 import { Serial } from '../auth/serial.ts';
 import type { Clock } from '../clock.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import type { EventBus, NodeEvent } from '../events/bus.ts';
 import { collect, type Store } from '../store/store.ts';
 import type { ApplierRegistry } from './appliers.ts';
 import { canonicalJson } from './canonical.ts';
+import { OpDag, orderKey } from './dag.ts';
+import { foldOp, genesisState, GENESIS_KIND, isGenesis, reasonOf } from './fold.ts';
+import { speaksFor } from './signers.ts';
 import type { GovOp, GroupState, NamespaceState, UnsignedOp } from './types.ts';
 
 const DOMAIN = 'hearth.governance.op.v1';
@@ -22,7 +32,13 @@ export function opIdOf(unsigned: UnsignedOp): string {
   return createHash('sha256').update(DOMAIN).update(canonicalJson(unsigned)).digest('hex');
 }
 
-const pad = (seq: string) => seq.padStart(20, '0');
+/** Why an op cannot be taken whatever the state (id or signature wrong), or undefined. */
+export function opDefect(op: GovOp): string | undefined {
+  const { id, signature, ...unsigned } = op;
+  if (opIdOf(unsigned) !== id) return 'op id does not match its content';
+  if (!ed25519Verify(op.signer, Buffer.from(id, 'hex'), Buffer.from(signature, 'hex'))) return 'op signature is invalid';
+  return undefined;
+}
 
 export interface GovernanceDeps {
   store: Store;
@@ -32,11 +48,50 @@ export interface GovernanceDeps {
   appliers: ApplierRegistry;
 }
 
+export interface IngestOptions {
+  /** a namespace this node does not hold may start from its genesis op (a join's or a pull's answer) */
+  allowGenesis?: boolean;
+}
+
+export interface IngestResult {
+  /** ops newly stored, in fold order */
+  added: GovOp[];
+  /** of `added`, those the fold gave no effect, with why */
+  rejected: { op: GovOp; reason: string }[];
+  /** ops held back because a parent is unknown here */
+  waiting: GovOp[];
+  /** the unknown parents */
+  missing: string[];
+  /** ops refused whatever the state (bad id, signature, seq, namespace), with why */
+  refused: { op: GovOp; reason: string }[];
+}
+
+export interface OpsApplied {
+  namespaceId: string;
+  ops: GovOp[];
+  /** authored by this node (`submit`) rather than received */
+  local: boolean;
+}
+
+interface Held {
+  state: NamespaceState;
+  dag: OpDag;
+  /** order key of the last op folded into `state` */
+  last: string;
+}
+
+const byOrder = (a: GovOp, b: GovOp): number => {
+  const ka = orderKey(BigInt(a.seq), a.id);
+  const kb = orderKey(BigInt(b.seq), b.id);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+};
+
 export class Governance {
-  private readonly states = new Map<string, NamespaceState>();
-  /** group id → namespace id */
+  private readonly held = new Map<string, Held>();
+  /** group id → namespace id, for live namespaces */
   private readonly groupIndex = new Map<string, string>();
   private readonly serial = new Serial();
+  private readonly listeners = new Set<(e: OpsApplied) => void>();
   private readonly stateSpace;
   private readonly opSpace;
 
@@ -46,21 +101,39 @@ export class Governance {
   }
 
   async load(): Promise<void> {
-    for (const [, ns] of await collect(this.stateSpace.entries())) this.remember(ns);
+    for (const [, state] of await collect(this.stateSpace.entries())) this.remember(await this.loadHeld(state));
   }
 
+  /** Hears of every op stored (local and received), after it is persisted. */
+  onOps(listener: (e: OpsApplied) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Live namespaces (a deleted one is kept as a tombstone but not listed). */
   namespaces(): NamespaceState[] {
-    return [...this.states.values()];
+    return [...this.held.values()].filter((h) => h.state.deletedAt === undefined).map((h) => h.state);
   }
 
   namespace(id: string): NamespaceState | undefined {
-    return this.states.get(id);
+    const state = this.held.get(id)?.state;
+    return state && state.deletedAt === undefined ? state : undefined;
+  }
+
+  /** Every namespace this node holds a log of, deleted ones included (replication serves their tombstones). */
+  knownNamespaces(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /** The state of a namespace, deleted ones included. */
+  stateOf(namespaceId: string): NamespaceState | undefined {
+    return this.held.get(namespaceId)?.state;
   }
 
   /** The namespace holding a group (a namespace id is its root group's id). */
   locate(groupId: string): { ns: NamespaceState; group: GroupState } | undefined {
     const nsId = this.groupIndex.get(groupId);
-    const ns = nsId ? this.states.get(nsId) : undefined;
+    const ns = nsId ? this.namespace(nsId) : undefined;
     const group = ns?.groups[groupId];
     return ns && group ? { ns, group } : undefined;
   }
@@ -71,92 +144,215 @@ export class Governance {
     return found;
   }
 
+  /** The log's heads (empty for an unknown namespace). */
+  heads(namespaceId: string): string[] {
+    return this.held.get(namespaceId)?.dag.heads() ?? [];
+  }
+
+  knows(namespaceId: string, opId: string): boolean {
+    return this.held.get(namespaceId)?.dag.has(opId) ?? false;
+  }
+
+  opCount(namespaceId: string): number {
+    return this.held.get(namespaceId)?.dag.size ?? 0;
+  }
+
+  /** Every op of a namespace, in fold order. */
   async ops(namespaceId: string): Promise<GovOp[]> {
-    return (await collect(this.opSpace.entries({ prefix: `${namespaceId}/` }))).map(([, op]) => op);
+    return (await collect(this.opSpace.entries({ prefix: `${namespaceId}/` }))).map(([, op]) => op).sort(byOrder);
   }
 
-  /**
-   * Authors an op as this node's account, applies it and persists op + state atomically.
-   * `genesis` creates the namespace state the op applies to (namespace creation).
-   */
-  submit(
-    namespaceId: string,
-    groupId: string,
-    kind: string,
-    body: Record<string, unknown>,
-    genesis?: NamespaceState,
-  ): Promise<{ op: GovOp; ns: NamespaceState }> {
+  /** The ops a holder of `theirHeads` lacks, in fold order (at most `limit`). */
+  async lacking(namespaceId: string, theirHeads: readonly string[], limit = Number.MAX_SAFE_INTEGER): Promise<GovOp[]> {
+    const h = this.held.get(namespaceId);
+    if (!h) return [];
+    const out: GovOp[] = [];
+    for (const id of h.dag.lacking(theirHeads).slice(0, limit)) {
+      const op = await this.opSpace.get(`${namespaceId}/${orderKey(h.dag.seqOf(id)!, id)}`);
+      if (op) out.push(op);
+    }
+    return out;
+  }
+
+  /** Founds a namespace: its genesis op, authored here. */
+  submitGenesis(namespaceId: string, body: Record<string, unknown>): Promise<{ op: GovOp; ns: NamespaceState }> {
     return this.serial.run(async () => {
-      const current = genesis ?? this.states.get(namespaceId);
-      if (!current) throw notFound(`namespace '${namespaceId}' not found`);
-      if (genesis && this.states.has(namespaceId)) throw conflict(`namespace '${namespaceId}' already exists`);
-      const signer = this.d.identity.publicKey;
-      const unsigned: UnsignedOp = {
-        namespaceId,
-        groupId,
-        seq: (BigInt(current.seq) + 1n).toString(),
-        parents: current.heads,
-        signer,
-        account: this.d.identity.accountId,
-        nonce: (BigInt(current.nonces[signer] ?? '0') + 1n).toString(),
-        kind,
-        body,
-        timestampMs: this.d.clock.now(),
-      };
-      const id = opIdOf(unsigned);
-      const op: GovOp = { ...unsigned, id, signature: this.d.identity.sign(Buffer.from(id, 'hex')) };
-      return this.applyAndPersist(current, op);
+      if (this.held.has(namespaceId)) throw conflict(`namespace '${namespaceId}' already exists`);
+      const op = this.author(namespaceId, namespaceId, GENESIS_KIND, body, new OpDag(), undefined);
+      return this.commitLocal({ state: genesisState(op), dag: new OpDag(), last: '' }, op);
     });
   }
 
-  /** Applies an op authored elsewhere (replication): signature, position and nonce are checked. */
-  applyRemote(op: GovOp): Promise<{ op: GovOp; ns: NamespaceState }> {
+  /** Authors an op as this node's account, folds it and persists op + state atomically. */
+  submit(namespaceId: string, groupId: string, kind: string, body: Record<string, unknown>): Promise<{ op: GovOp; ns: NamespaceState }> {
     return this.serial.run(async () => {
-      const ns = this.states.get(op.namespaceId);
-      if (!ns) throw notFound(`namespace '${op.namespaceId}' not found`);
-      const { id, signature, ...unsigned } = op;
-      if (opIdOf(unsigned) !== id) throw badRequest('governance op id does not match its content');
-      if (!ed25519Verify(op.signer, Buffer.from(id, 'hex'), Buffer.from(signature, 'hex'))) {
-        throw badRequest('governance op signature is invalid');
+      const h = this.held.get(namespaceId);
+      if (!h || h.state.deletedAt !== undefined) throw notFound(`namespace '${namespaceId}' not found`);
+      return this.commitLocal(h, this.author(namespaceId, groupId, kind, body, h.dag, h.state));
+    });
+  }
+
+  /** Takes ops authored elsewhere (see the module header). Never throws for a bad op: it reports it. */
+  ingest(namespaceId: string, incoming: readonly GovOp[], opts: IngestOptions = {}): Promise<IngestResult> {
+    return this.serial.run(() => this.ingestNow(namespaceId, incoming, opts));
+  }
+
+  private author(namespaceId: string, groupId: string, kind: string, body: Record<string, unknown>, dag: OpDag, state: NamespaceState | undefined): GovOp {
+    const { identity } = this.d;
+    const signer = identity.publicKey;
+    const bound = state !== undefined && speaksFor(state, signer, identity.accountId);
+    const unsigned: UnsignedOp = {
+      namespaceId,
+      groupId,
+      seq: dag.nextSeq().toString(),
+      parents: dag.heads(),
+      signer,
+      account: identity.accountId,
+      nonce: (BigInt(state?.nonces[signer] ?? '0') + 1n).toString(),
+      kind,
+      body,
+      timestampMs: this.d.clock.now(),
+      ...(bound ? {} : { credential: identity.credential }),
+    };
+    const id = opIdOf(unsigned);
+    return { ...unsigned, id, signature: identity.sign(Buffer.from(id, 'hex')) };
+  }
+
+  private async commitLocal(h: Held, op: GovOp): Promise<{ op: GovOp; ns: NamespaceState }> {
+    const out = foldOp(this.d.appliers, h.state, op);
+    if (!out.ok) throw out.error;
+    const dag = h.dag;
+    dag.add(op.id, BigInt(op.seq), op.parents);
+    const next: Held = { state: this.withDag(out.state, dag), dag, last: orderKey(BigInt(op.seq), op.id) };
+    await this.persist(next, [op]);
+    this.remember(next, h);
+    this.announce(out.events, { namespaceId: op.namespaceId, ops: [op], local: true });
+    return { op, ns: next.state };
+  }
+
+  private async ingestNow(namespaceId: string, incoming: readonly GovOp[], opts: IngestOptions): Promise<IngestResult> {
+    const result: IngestResult = { added: [], rejected: [], waiting: [], missing: [], refused: [] };
+    let h = this.held.get(namespaceId);
+    const fresh: GovOp[] = [];
+    const pending = [...incoming].sort(byOrder);
+    for (const op of pending) {
+      if (h?.dag.has(op.id)) continue; // known, or an earlier copy in this batch was taken
+      const refuse = (reason: string) => result.refused.push({ op, reason });
+      if (op.namespaceId !== namespaceId) {
+        refuse(`op belongs to namespace '${op.namespaceId}'`);
+        continue;
       }
-      if (BigInt(op.seq) !== BigInt(ns.seq) + 1n) throw conflict(`governance op out of order: expected seq ${BigInt(ns.seq) + 1n}`);
-      if (BigInt(op.nonce) <= BigInt(ns.nonces[op.signer] ?? '0')) throw conflict('governance op nonce already used');
-      return this.applyAndPersist(ns, op);
-    });
+      const defect = opDefect(op);
+      if (defect) {
+        refuse(defect);
+        continue;
+      }
+      if (!h) {
+        if (!opts.allowGenesis || !isGenesis(op)) {
+          result.waiting.push(op);
+          continue;
+        }
+        h = { state: genesisState(op), dag: new OpDag(), last: '' };
+      }
+      const missing = h.dag.missing(op.parents);
+      if (missing.length > 0) {
+        result.waiting.push(op);
+        for (const m of missing) if (!result.missing.includes(m)) result.missing.push(m);
+        continue;
+      }
+      if (op.parents.length === 0 && h.dag.size > 0) {
+        refuse('a second genesis op for a namespace that has one');
+        continue;
+      }
+      if (BigInt(op.seq) !== h.dag.expectedSeq(op.parents)) {
+        refuse(`op seq ${op.seq} does not follow its parents`);
+        continue;
+      }
+      h.dag.add(op.id, BigInt(op.seq), op.parents);
+      fresh.push(op);
+    }
+    if (!h || fresh.length === 0) return result;
+    result.added = fresh;
+    try {
+      await this.foldIn(h, fresh, result);
+    } catch (e) {
+      await this.reload(namespaceId); // the DAG took ops that were not persisted: start again from disk
+      throw e;
+    }
+    return result;
   }
 
-  /** Forgets a namespace on this node: its state and ops go in one batch. */
-  drop(namespaceId: string): Promise<void> {
-    return this.serial.run(async () => {
-      const ops = await collect(this.opSpace.entries({ prefix: `${namespaceId}/` }));
-      await this.d.store.batch([this.stateSpace.delOp(namespaceId), ...ops.map(([k]) => this.opSpace.delOp(k))]);
-      const ns = this.states.get(namespaceId);
-      for (const g of Object.keys(ns?.groups ?? {})) this.groupIndex.delete(g);
-      this.states.delete(namespaceId);
-    });
-  }
-
-  private async applyAndPersist(current: NamespaceState, op: GovOp): Promise<{ op: GovOp; ns: NamespaceState }> {
-    const draft = structuredClone(current);
+  /** Folds freshly stored ops: onto the current state when they all sort last, else from genesis. */
+  private async foldIn(h: Held, fresh: GovOp[], result: IngestResult): Promise<void> {
+    const prev = this.held.get(h.state.id);
     const events: NodeEvent[] = [];
-    this.d.appliers.get(op.kind)({
-      ns: draft,
-      op,
-      emit: (groupId, kind, data) => events.push({ type: 'group', namespaceId: op.namespaceId, groupId, kind, data }),
-    });
-    draft.seq = op.seq;
-    draft.heads = [op.id];
-    draft.nonces[op.signer] = op.nonce;
-    await this.d.store.batch([this.opSpace.putOp(`${op.namespaceId}/${pad(op.seq)}`, op), this.stateSpace.putOp(op.namespaceId, draft)]);
-    this.forgetGroups(current);
-    this.remember(draft);
-    for (const e of events) this.d.bus.publish(e);
-    return { op, ns: draft };
+    const freshIds = new Set(fresh.map((o) => o.id));
+    const inOrder = prev !== undefined && orderKey(BigInt(fresh[0]!.seq), fresh[0]!.id) > prev.last;
+    let state: NamespaceState;
+    let ops: GovOp[];
+    if (inOrder) {
+      state = prev.state;
+      ops = fresh;
+    } else {
+      const stored = prev ? await this.ops(h.state.id) : [];
+      ops = [...stored, ...fresh].sort(byOrder);
+      state = genesisState(ops[0]!);
+    }
+    for (const op of ops) {
+      const out = foldOp(this.d.appliers, state, op);
+      if (out.ok) {
+        state = out.state;
+        if (freshIds.has(op.id)) events.push(...out.events);
+      } else if (freshIds.has(op.id)) {
+        result.rejected.push({ op, reason: reasonOf(out.error) });
+      }
+    }
+    const last = fresh.map((o) => orderKey(BigInt(o.seq), o.id)).reduce((a, b) => (a > b ? a : b), prev?.last ?? '');
+    const next: Held = { state: this.withDag(state, h.dag), dag: h.dag, last };
+    await this.persist(next, fresh);
+    this.remember(next, prev);
+    this.announce(events, { namespaceId: h.state.id, ops: fresh, local: false });
   }
 
-  private remember(ns: NamespaceState): void {
-    this.states.set(ns.id, ns);
-    for (const g of Object.keys(ns.groups)) this.groupIndex.set(g, ns.id);
+  private withDag(state: NamespaceState, dag: OpDag): NamespaceState {
+    return { ...state, heads: dag.heads(), seq: dag.highestSeq().toString() };
+  }
+
+  private async persist(h: Held, ops: GovOp[]): Promise<void> {
+    await this.d.store.batch([
+      ...ops.map((op) => this.opSpace.putOp(`${op.namespaceId}/${orderKey(BigInt(op.seq), op.id)}`, op)),
+      this.stateSpace.putOp(h.state.id, h.state),
+    ]);
+  }
+
+  private async reload(namespaceId: string): Promise<void> {
+    const prev = this.held.get(namespaceId);
+    if (prev) this.forgetGroups(prev.state);
+    this.held.delete(namespaceId);
+    const state = await this.stateSpace.get(namespaceId);
+    if (state) this.remember(await this.loadHeld(state));
+  }
+
+  private async loadHeld(state: NamespaceState): Promise<Held> {
+    const dag = new OpDag();
+    let last = '';
+    for await (const [key, op] of this.opSpace.entries({ prefix: `${state.id}/` })) {
+      dag.add(op.id, BigInt(op.seq), op.parents);
+      last = key.slice(state.id.length + 1); // keys iterate in fold order
+    }
+    return { state, dag, last };
+  }
+
+  private announce(events: NodeEvent[], applied: OpsApplied): void {
+    for (const e of events) this.d.bus.publish(e);
+    for (const l of this.listeners) l(applied);
+  }
+
+  private remember(h: Held, prev?: Held): void {
+    if (prev) this.forgetGroups(prev.state);
+    this.held.set(h.state.id, h);
+    if (h.state.deletedAt !== undefined) return;
+    for (const g of Object.keys(h.state.groups)) this.groupIndex.set(g, h.state.id);
   }
 
   private forgetGroups(ns: NamespaceState): void {

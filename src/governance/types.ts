@@ -84,8 +84,9 @@ export interface NamespaceState {
   /** Unix seconds */
   createdAt: number;
   groups: Record<string, GroupState>;
-  /** log position: u64 decimal */
+  /** the highest op seq in the log (u64 decimal; dag.ts) */
   seq: string;
+  /** the log's DAG heads: the parents of the next op authored here */
   heads: string[];
   /** highest nonce applied per signer (u64 decimal) */
   nonces: Record<string, string>;
@@ -101,6 +102,13 @@ export interface NamespaceState {
    * read by the seal route. Absent on older state.
    */
   accountRoots?: Record<string, string>;
+  /**
+   * Node signing key → the account and device it speaks for, recorded from the device credentials
+   * ops carry (signers.ts). Never pruned. Absent on older state.
+   */
+  signers?: Record<string, { account: string; deviceId: string }>;
+  /** set by the namespace.deleted op (unix ms): the log stays as a tombstone, every later op is refused */
+  deletedAt?: number;
 }
 
 /** A device's binding in a namespace: it may write for its account here until revoked or descoped. */
@@ -112,7 +120,11 @@ export interface DeviceBinding {
   revokedAt?: number;
 }
 
-/** A signed governance op. `id` = SHA-256 over the canonical unsigned envelope; the signature covers it. */
+/**
+ * A signed governance op. `id` = SHA-256 over the canonical unsigned envelope; the signature covers
+ * it. `parents` are the log heads its author had applied and `seq` is one above the highest parent's
+ * (dag.ts), so ops from several nodes form a DAG folded in (seq, id) order.
+ */
 export interface GovOp {
   id: string;
   namespaceId: string;
@@ -127,6 +139,8 @@ export interface GovOp {
   kind: string;
   body: Record<string, unknown>;
   timestampMs: number;
+  /** the signer's device credential (hex), carried while the namespace does not bind the signer yet (signers.ts) */
+  credential?: string;
   signature: string;
 }
 

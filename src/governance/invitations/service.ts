@@ -3,14 +3,15 @@
  * credential minted and signed by this node's key; nothing is published when it is created. A join
  * verifies the invitation, then either appends the join op (the group is on this node), answers as
  * a no-op (this account is already a direct member), or — for a group this node does not have yet —
- * records a pending join persistently: the namespace's ops arrive with replication (a later issue),
- * which completes the join. Knows nothing of HTTP.
+ * first fetches the namespace's log from the inviter or an admitter (replication, `remote`), and
+ * when no peer answers records a pending join persistently, which `resolvePending` completes once
+ * a peer is reachable (replication calls it on every connection and heartbeat). Knows nothing of HTTP.
  */
 import { randomBytes } from 'node:crypto';
 import type { NodeIdentity } from '../../accounts/identity.ts';
 import type { Clock } from '../../clock.ts';
-import { badRequest, conflict } from '../../errors.ts';
-import type { Store } from '../../store/store.ts';
+import { badRequest, conflict, HearthError } from '../../errors.ts';
+import { collect, type Store } from '../../store/store.ts';
 import { groupOf, requireCapability } from '../authority.ts';
 import type { Governance } from '../log.ts';
 import type { GroupState } from '../types.ts';
@@ -34,6 +35,14 @@ export interface PendingJoin {
   recordedAt: number;
 }
 
+/** Fetches the log of the namespace holding an invitation's group from peers (replication). */
+export interface RemoteJoin {
+  fetchForInvitation(inv: SignedInvitation, signal?: AbortSignal): Promise<boolean>;
+}
+
+/** How long a join waits for a peer to hand over the namespace before answering as pending. */
+export const JOIN_FETCH_TIMEOUT_MS = 20_000;
+
 export interface JoinResult {
   groupId: string;
   memberIdentity: string;
@@ -45,8 +54,19 @@ const TEE_ROLES = new Set(['ReadOnlyTee', 'RelayTee']);
 
 export class InvitationService {
   private readonly pending;
+  private resolving = false;
 
-  constructor(private readonly d: { governance: Governance; identity: NodeIdentity; clock: Clock; store: Store }) {
+  constructor(
+    private readonly d: {
+      governance: Governance;
+      identity: NodeIdentity;
+      clock: Clock;
+      store: Store;
+      remote?: RemoteJoin;
+      /** this node's dialable network addresses: the default `admitter_addrs` hints of its invitations */
+      addresses?: () => string[];
+    },
+  ) {
     this.pending = d.store.space<PendingJoin>('gov.pending-joins');
   }
 
@@ -91,7 +111,7 @@ export class InvitationService {
       invitation: body,
       inviter_signature: this.d.identity.sign(invitationHash(body)),
       inviter_account: this.d.identity.accountId,
-      admitter_addrs: input.admitterAddrs ?? [],
+      admitter_addrs: input.admitterAddrs ?? this.d.addresses?.() ?? [],
       application_id: bytes32(group.targetApplicationId),
       app_key: bytes32(group.appKey),
     };
@@ -110,11 +130,16 @@ export class InvitationService {
     if (Math.floor(this.d.clock.now() / 1000) > inv.invitation.expiration_timestamp) throw conflict('invitation expired');
     const me = this.d.identity.accountId;
     const answer = (pending: boolean): JoinResult => ({ groupId, memberIdentity: this.d.identity.publicKey, memberAccount: me, pending });
-    const found = this.d.governance.locate(groupId);
+    let found = this.d.governance.locate(groupId);
+    if (!found && this.d.remote) {
+      await this.d.remote.fetchForInvitation(inv, AbortSignal.timeout(JOIN_FETCH_TIMEOUT_MS));
+      found = this.d.governance.locate(groupId);
+    }
     if (!found) {
       await this.pending.put(groupId, { groupId, invitation: inv, recordedAt: this.d.clock.now() });
       return answer(true);
     }
+    await this.pending.del(groupId);
     if (pathNamespaceId !== undefined && found.group.parentId !== null) throw badRequest('namespace_id must reference a root group (namespace)');
     const group = groupOf(found.ns, groupId);
     const consumed = group.consumedInvitations?.[invitationHash(inv.invitation).toString('hex')]?.includes(me);
@@ -126,5 +151,29 @@ export class InvitationService {
   /** Joins recorded for groups this node does not have yet (completed by replication). */
   async pendingJoin(groupId: string): Promise<PendingJoin | undefined> {
     return this.pending.get(groupId);
+  }
+
+  /**
+   * Retries every pending join; one whose invitation can no longer succeed (expired, refused) is
+   * dropped. Resolves with how many completed. Concurrent calls share nothing: a second one while
+   * the first runs returns 0 at once.
+   */
+  async resolvePending(): Promise<number> {
+    if (this.resolving) return 0;
+    this.resolving = true;
+    let done = 0;
+    try {
+      for (const [groupId, p] of await collect(this.pending.entries())) {
+        try {
+          if (!(await this.join(p.invitation)).pending) done++;
+        } catch (e) {
+          if (e instanceof HearthError) await this.pending.del(groupId); // the invitation can no longer admit this node
+          else throw e;
+        }
+      }
+    } finally {
+      this.resolving = false;
+    }
+    return done;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Namespace lifecycle ops (admin-wire-b §2.5, §2.9): deleting a namespace and the account leaving
- * it. Each checks its author's authority against the state; the node then acts on the outcome
- * (a deleted namespace is forgotten locally; a left one drops out of the session's scope).
+ * it. Each checks its author's authority against the state. A deleted namespace keeps its log as a
+ * tombstone (so a lagging node still learns of the deletion) and is no longer listed; a left one
+ * drops out of the session's scope.
  */
 import { conflict, forbidden } from '../../errors.ts';
 import type { ApplierRegistry } from '../appliers.ts';
@@ -14,6 +15,7 @@ export function registerNamespaceManageOps(registry: ApplierRegistry): void {
     if (!root || !isAdmin(root, op.account)) {
       throw forbidden(`only an admin of namespace '${ns.id}' may delete it; account ${op.account} is not one`);
     }
+    ns.deletedAt = op.timestampMs;
   });
 
   /** Cascading self-leave: the account's rows go from every group of the namespace. */

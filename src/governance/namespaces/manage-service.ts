@@ -18,11 +18,10 @@ import type { NamespaceService } from './service.ts';
 export class NamespaceManageService {
   constructor(private readonly d: { governance: Governance; namespaces: NamespaceService; groups: GroupService; identity: NodeIdentity; clock: Clock }) {}
 
-  /** An admin of the root group writes the tombstone op; the node then forgets the namespace. */
+  /** An admin of the root group writes the tombstone op; every node then stops listing the namespace. */
   async delete(namespaceId: string): Promise<void> {
     this.d.namespaces.get(namespaceId);
     await this.d.governance.submit(namespaceId, namespaceId, 'namespace.deleted', {});
-    await this.d.governance.drop(namespaceId);
   }
 
   forApplication(applicationId: string): NamespaceState[] {

@@ -7,7 +7,6 @@ import type { NodeIdentity } from '../../accounts/identity.ts';
 import type { Clock } from '../../clock.ts';
 import { namespaceIdOf } from '../../crypto/ids.ts';
 import { notFound } from '../../errors.ts';
-import { emptyNamespace } from '../genesis.ts';
 import type { Governance } from '../log.ts';
 import type { NamespaceState } from '../types.ts';
 import { inAccountScope } from './scope.ts';
@@ -29,13 +28,7 @@ export class NamespaceService {
     const salt = randomBytes(32).toString('hex');
     const id = namespaceIdOf(founder, salt);
     const genesis = { salt, applicationId: input.applicationId, appKey: input.appKey ?? UNRESOLVED_APP_KEY, name: input.name };
-    const { ns } = await this.d.governance.submit(
-      id,
-      id,
-      'namespace.created',
-      { ...genesis, founderRootKey: this.d.identity.rootPublicKey },
-      emptyNamespace(id, founder, genesis, Math.floor(this.d.clock.now() / 1000)),
-    );
+    const { ns } = await this.d.governance.submitGenesis(id, { ...genesis, founderRootKey: this.d.identity.rootPublicKey });
     return ns;
   }
 

@@ -133,7 +133,7 @@ describe('seal', () => {
     const salt = 'aa'.repeat(32);
     const id = namespaceIdOf(n.identity.accountId, salt);
     const genesis = { salt, applicationId: APP, appKey: APP };
-    const forged = n.governance.submit(id, id, 'namespace.created', { ...genesis, founderRootKey: stranger().rootKey }, emptyNamespace(id, n.identity.accountId, genesis, NOW / 1000));
+    const forged = n.governance.submitGenesis(id, { ...genesis, founderRootKey: stranger().rootKey });
     await expect(forged).rejects.toThrow("founderRootKey does not derive the founder's account");
     expect(n.governance.namespace(id)).toBeUndefined();
   });

@@ -1,0 +1,97 @@
+/**
+ * The causal structure of one namespace's governance log (domain.md §4.1–§4.2: ops carry their
+ * parents, the log is a DAG with heads). Every op names the heads its author had applied, and its
+ * `seq` is one more than the highest `seq` among its parents (a Lamport height), so sorting ops by
+ * (seq, id) is a linear extension of the causal order that every node computes alike: that total
+ * order is the order the log folds in (log.ts). Pure bookkeeping: no I/O, no state.
+ */
+
+export interface DagEntry {
+  seq: bigint;
+  parents: readonly string[];
+}
+
+/** Width of the zero-padded seq in order keys: u64 max has 20 digits. */
+const SEQ_DIGITS = 20;
+
+/** The fold-order key of an op: keys sort as (seq, id), lexicographically. */
+export const orderKey = (seq: bigint | string, id: string): string => `${seq.toString().padStart(SEQ_DIGITS, '0')}/${id}`;
+
+export class OpDag {
+  private readonly entries = new Map<string, DagEntry>();
+  private readonly headSet = new Set<string>();
+  private maxSeq = 0n;
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  seqOf(id: string): bigint | undefined {
+    return this.entries.get(id)?.seq;
+  }
+
+  /** Ops no other known op names as a parent, sorted (the parents of the next local op). */
+  heads(): string[] {
+    return [...this.headSet].sort();
+  }
+
+  /** The seq a new op authored now takes: above every known op. */
+  nextSeq(): bigint {
+    return this.maxSeq + 1n;
+  }
+
+  highestSeq(): bigint {
+    return this.maxSeq;
+  }
+
+  /** Parents of an op that this DAG does not hold yet. */
+  missing(parents: readonly string[]): string[] {
+    return parents.filter((p) => !this.entries.has(p));
+  }
+
+  /**
+   * The seq an op with these parents must carry (one above its highest parent; 1 for a root), or
+   * undefined when a parent is unknown.
+   */
+  expectedSeq(parents: readonly string[]): bigint | undefined {
+    let max = 0n;
+    for (const p of parents) {
+      const e = this.entries.get(p);
+      if (!e) return undefined;
+      if (e.seq > max) max = e.seq;
+    }
+    return max + 1n;
+  }
+
+  /** Records an op whose parents are all known (callers check `missing` first). */
+  add(id: string, seq: bigint, parents: readonly string[]): void {
+    if (this.entries.has(id)) return;
+    this.entries.set(id, { seq, parents: [...parents] });
+    for (const p of parents) this.headSet.delete(p);
+    this.headSet.add(id);
+    if (seq > this.maxSeq) this.maxSeq = seq;
+  }
+
+  /**
+   * What a peer whose heads are `theirHeads` lacks: every op that is not an ancestor-or-self of one
+   * of those heads, in fold order. Heads this DAG does not know are skipped (the peer holds ops we
+   * lack; it will get ours and we theirs).
+   */
+  lacking(theirHeads: readonly string[]): string[] {
+    const covered = new Set<string>();
+    const stack = theirHeads.filter((h) => this.entries.has(h));
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (covered.has(id)) continue;
+      covered.add(id);
+      for (const p of this.entries.get(id)!.parents) if (!covered.has(p)) stack.push(p);
+    }
+    const out: [string, string][] = [];
+    for (const [id, e] of this.entries) if (!covered.has(id)) out.push([orderKey(e.seq, id), id]);
+    return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, id]) => id);
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Governance replication over the in-memory network: join through an invitation's address hints,
+ * convergence of changes made on every node, catch-up after a partition, pending joins completed
+ * when the inviter comes back, and hostile peers that get penalties and nothing else.
+ */
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../crypto/keys.ts';
+import { MemoryHub, type MemoryNetwork } from '../../network/memory.ts';
+import { encodeJson, StreamRouter, SYNC_PROTOCOL } from '../../network/router.ts';
+import { namespaceTopic, NetworkError } from '../../network/contract.ts';
+import { InvitationService } from '../invitations/service.ts';
+import { opIdOf } from '../log.ts';
+import { govNode, stateText, TEST_APP, type GovNode } from '../testkit.ts';
+import { GovernanceReplicator } from './replicator.ts';
+import { KIND } from './wire.ts';
+
+interface RepNode extends GovNode {
+  net: MemoryNetwork;
+  replicator: GovernanceReplicator;
+  joiner: InvitationService;
+}
+
+const running: GovernanceReplicator[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()));
+});
+
+async function repNode(hub: MemoryHub, startMs: number): Promise<RepNode> {
+  const g = await govNode(startMs);
+  const net = hub.join(g.identity.publicKey);
+  const router = new StreamRouter(net);
+  let joiner!: InvitationService;
+  const replicator = new GovernanceReplicator({
+    governance: g.governance,
+    network: net,
+    router,
+    clock: g.clock,
+    logger: pino({ level: 'silent' }),
+    options: { heartbeatMs: 40, requestTimeoutMs: 2_000, dialTimeoutMs: 500 },
+    onTick: async () => void (await joiner.resolvePending()),
+  });
+  joiner = new InvitationService({ governance: g.governance, identity: g.identity, clock: g.clock, store: g.store, remote: replicator, addresses: () => net.addresses() });
+  router.serve();
+  replicator.start();
+  running.push(replicator);
+  return { ...g, net, replicator, joiner };
+}
+
+async function until(what: string, ok: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const memberIds = (n: GovNode, nsId: string) => Object.keys(n.governance.namespace(nsId)?.groups[nsId]?.members ?? {}).sort();
+const converged = (nodes: GovNode[], nsId: string) => nodes.every((n) => stateText(n, nsId) === stateText(nodes[0]!, nsId));
+
+/** A founds a namespace; B and C join it through invitations carrying A's address. */
+async function trio(hub = new MemoryHub()) {
+  const a = await repNode(hub, 1_700_000_000_000);
+  const b = await repNode(hub, 1_700_000_000_300);
+  const c = await repNode(hub, 1_700_000_000_600);
+  const ns = await a.namespaces.found({ applicationId: TEST_APP });
+  for (const n of [b, c]) {
+    const { invitation } = a.joiner.invite(ns.id, {});
+    const joined = await n.joiner.join(JSON.parse(JSON.stringify(invitation)), ns.id);
+    expect(joined.pending).toBe(false);
+  }
+  await until('both joins on A', () => memberIds(a, ns.id).length === 3);
+  await until('convergence', () => converged([a, b, c], ns.id));
+  return { hub, a, b, c, nsId: ns.id };
+}
+
+describe('governance replication', () => {
+  it('joins through the invitation’s address hints; the inviter lists the joiner', async () => {
+    const { a, b, c, nsId } = await trio();
+    expect(memberIds(a, nsId)).toEqual([a.identity.accountId, b.identity.accountId, c.identity.accountId].sort());
+    expect(b.replicator.followed()).toEqual([nsId]);
+  });
+
+  it('changes made on any node reach every node', async () => {
+    const { a, b, c, nsId } = await trio();
+    await a.members.setRole(nsId, b.identity.accountId, 'Admin');
+    await until('role on B', () => b.governance.namespace(nsId)?.groups[nsId]?.members[b.identity.accountId]?.role === 'Admin');
+    const sub = await b.groups.create({ applicationId: TEST_APP, parentGroupId: nsId, name: 'sub', visibility: 'open' });
+    await c.settings.setMetadata(nsId, { target: 'member', account: c.identity.accountId }, { name: 'cee', data: {} });
+    await a.settings.setMetadata(nsId, { target: 'group' }, { name: 'root', data: { k: 'v' } });
+    await until('the subgroup on A and C', () => a.governance.locate(sub) !== undefined && c.governance.locate(sub) !== undefined);
+    await until('convergence', () => converged([a, b, c], nsId));
+    expect(a.governance.namespace(nsId)!.groups[nsId]!.metadata?.name).toBe('root');
+    expect(b.governance.namespace(nsId)!.groups[nsId]!.members[c.identity.accountId]!.metadata?.name).toBe('cee');
+  });
+
+  it('a partitioned node catches up when it reconnects', async () => {
+    const { hub, a, b, c, nsId } = await trio();
+    hub.partition([c.identity.publicKey], [a.identity.publicKey, b.identity.publicKey]);
+    await a.members.addMembers(nsId, [{ identity: 'c1'.repeat(32), role: 'Member' }]);
+    await b.settings.setMetadata(nsId, { target: 'member', account: b.identity.accountId }, { name: 'bee', data: {} });
+    await until('A and B converge', () => converged([a, b], nsId) && memberIds(a, nsId).length === 4);
+    expect(stateText(c, nsId)).not.toBe(stateText(a, nsId));
+    hub.link(c.identity.publicKey, a.identity.publicKey);
+    await until('C catches up', () => converged([a, b, c], nsId));
+  });
+
+  it('an op whose parent is missing waits, and lands once the parent is pulled', async () => {
+    const { hub, a, b, nsId } = await trio();
+    for (const p of b.net.peers()) hub.unlink(b.identity.publicKey, p);
+    await a.settings.setMetadata(nsId, { target: 'group' }, { name: 'one', data: {} });
+    await a.settings.setMetadata(nsId, { target: 'group' }, { name: 'two', data: {} });
+    const [, second] = await a.governance.lacking(nsId, b.governance.heads(nsId));
+    // a relay that is not a member forwards only the second op to B
+    const relay = hub.join('ee'.repeat(32));
+    hub.link(relay.self, b.identity.publicKey);
+    relay.subscribe(namespaceTopic(nsId), () => undefined);
+    await relay.publish(namespaceTopic(nsId), encodeJson({ type: 'op', op: second }));
+    await until('the op is held', () => b.replicator.waitingCount(nsId) === 1);
+    hub.link(a.identity.publicKey, b.identity.publicKey);
+    await until('B folds both', () => b.governance.namespace(nsId)?.groups[nsId]?.metadata?.name === 'two');
+    expect(b.replicator.waitingCount(nsId)).toBe(0);
+  });
+
+  it('a join with the inviter away stays pending and completes when it connects', async () => {
+    const hub = new MemoryHub();
+    const a = await repNode(hub, 1_700_000_000_000);
+    const b = await repNode(hub, 1_700_000_000_300);
+    const ns = await a.namespaces.found({ applicationId: TEST_APP });
+    const { invitation } = a.joiner.invite(ns.id, { admitterAddrs: [] });
+    const joined = await b.joiner.join(JSON.parse(JSON.stringify(invitation)), ns.id);
+    expect(joined.pending).toBe(true);
+    expect(await b.joiner.pendingJoin(ns.id)).toBeDefined();
+    hub.link(a.identity.publicKey, b.identity.publicKey);
+    await until('B is a member on A', () => memberIds(a, ns.id).includes(b.identity.accountId));
+    expect(await b.joiner.pendingJoin(ns.id)).toBeUndefined();
+  });
+
+  it('hostile peers get penalties and nothing else', async () => {
+    const { hub, a, b, nsId } = await trio();
+    const x = hub.join('dd'.repeat(32));
+    hub.link(x.self, a.identity.publicKey);
+    x.subscribe(namespaceTopic(nsId), () => undefined);
+    const topic = namespaceTopic(nsId);
+    const stranger = generateKeyPair('ed25519');
+    const unsigned = {
+      namespaceId: nsId,
+      groupId: nsId,
+      seq: (BigInt(a.governance.stateOf(nsId)!.seq) + 1n).toString(),
+      parents: a.governance.heads(nsId),
+      signer: stranger.publicKey,
+      account: a.identity.accountId,
+      nonce: '1',
+      kind: 'group.metadata.set',
+      body: { target: 'group', name: 'owned', data: {} },
+      timestampMs: 1,
+    };
+    const id = opIdOf(unsigned);
+    const forged = { ...unsigned, id, signature: ed25519Sign(privateKeyObject(stranger.privateKey), Buffer.from(id, 'hex')) };
+    await x.publish(topic, new TextEncoder().encode('not json'));
+    await x.publish(topic, encodeJson({ type: 'op', op: { id: 'zz' } }));
+    await x.publish(topic, encodeJson({ type: 'mystery' }));
+    await x.publish(topic, encodeJson({ type: 'op', op: forged }));
+    await x.publish(topic, encodeJson({ type: 'op', op: { ...forged, signature: '00'.repeat(64) } }));
+    const ask = (body: unknown) => x.request(a.identity.publicKey, SYNC_PROTOCOL, encodeJson(body), { timeoutMs: 1_000, maxResponseFrameBytes: 1 << 20 });
+    await expect(ask({ type: KIND.backfill, namespaceId: nsId, heads: [] })).rejects.toMatchObject({ kind: 'refused', message: expect.stringMatching(/not a member/) });
+    await expect(ask({ type: KIND.join, groupId: nsId, invitation: { invitation: {} } })).rejects.toBeInstanceOf(NetworkError);
+    await expect(ask({ type: 'NoSuchKind' })).rejects.toMatchObject({ kind: 'refused' });
+    await expect(x.request(a.identity.publicKey, SYNC_PROTOCOL, new Uint8Array([1, 2, 3]), { timeoutMs: 1_000, maxResponseFrameBytes: 1024 })).rejects.toMatchObject({ kind: 'refused' });
+    await until('every piece penalized', () => a.net.penalties.filter((p) => p.peer === x.self).length >= 8);
+    expect(a.net.penalties.filter((p) => p.peer === x.self).map((p) => p.reason)).toEqual(
+      expect.arrayContaining(['malformed gossip', 'op from a non-member', 'malformed request', 'unknown request kind']),
+    );
+    expect(a.governance.namespace(nsId)!.groups[nsId]!.metadata).toBeNull();
+    // and the node still replicates
+    await a.settings.setMetadata(nsId, { target: 'group' }, { name: 'fine', data: {} });
+    await until('B sees the change', () => b.governance.namespace(nsId)?.groups[nsId]?.metadata?.name === 'fine');
+  });
+});

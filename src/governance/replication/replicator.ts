@@ -1,0 +1,409 @@
+/**
+ * Governance replication (issue #12; domain.md §1.3–§1.5, §4.2, §4.5): namespace logs travel
+ * between member nodes.
+ *
+ * - Every op authored here is published on the namespace's topic `ns/<hex>`; when no peer is
+ *   subscribed yet it is pushed to the connected member nodes directly (`NamespaceOpPush`).
+ * - An op received by gossip or push is parsed, checked to come from a key that speaks (or once
+ *   spoke) for an account of the namespace, and ingested (log.ts checks id, signature and seq and
+ *   folds it). One whose parents are missing waits here while this node pulls from the sender.
+ * - Pulls (`NamespaceBackfillRequest` with this node's heads → every op it lacks) run on connect,
+ *   when a heartbeat advertises heads this node does not know, and on `POST /groups/{g}/sync`.
+ * - A joiner with an invitation fetches the namespace's whole log from the inviter or any
+ *   admitter (`NamespaceJoinRequest`), then authors its join op like any other op.
+ *
+ * Whatever a peer sends, the worst outcome is a dropped message and a penalty (network.penalize);
+ * nothing here throws into the network, and every wait has a deadline and the replicator's signal.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.ts';
+import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey } from '../../network/contract.ts';
+import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
+import { isMember, requireCapability } from '../authority.ts';
+import { hexOf, parseInvitation, signatureValid, type SignedInvitation } from '../invitations/codec.ts';
+import { INVITATION_OPS } from '../invitations/ops.ts';
+import type { Governance, IngestResult, OpsApplied } from '../log.ts';
+import { accountOfKey, everBound } from '../signers.ts';
+import type { GovOp, NamespaceState } from '../types.ts';
+import { parseCredential } from '../../accounts/credentials.ts';
+import { isHex64, KIND, MAX_OP_BYTES, opFrames, parseGossip, parseIds, parseOp, parseOpsFrame } from './wire.ts';
+
+export interface ReplicatorOptions {
+  /** heads heartbeat on every namespace topic (domain.md §1.4 NamespaceStateHeartbeat) */
+  heartbeatMs: number;
+  /** deadline of one pull or join exchange */
+  requestTimeoutMs: number;
+  /** deadline of a dial to an invitation's admitter address */
+  dialTimeoutMs: number;
+  /** ops held for missing parents, per namespace */
+  maxWaiting: number;
+  /** how long a held op waits for its parents */
+  waitingTtlMs: number;
+}
+
+export const REPLICATOR_DEFAULTS: ReplicatorOptions = {
+  heartbeatMs: 10_000,
+  requestTimeoutMs: 15_000,
+  dialTimeoutMs: 5_000,
+  maxWaiting: 1024,
+  waitingTtlMs: 5 * 60_000,
+};
+
+export interface ReplicatorDeps {
+  governance: Governance;
+  network: Network;
+  router: StreamRouter;
+  clock: Clock;
+  logger: Logger;
+  options?: Partial<ReplicatorOptions>;
+  /** runs on every peer connection and heartbeat (pending joins retry from here) */
+  onTick?: () => Promise<void>;
+}
+
+/** Counters read by metrics and the network status route. */
+export interface ReplicationStats {
+  gossipIn: number;
+  gossipOut: number;
+  opsIngested: number;
+  /** stored without effect: the fold refused them (authority, conflicts) */
+  opsWithoutEffect: number;
+  /** dropped before ingest, by reason */
+  dropped: Record<string, number>;
+  pulls: { ok: number; failed: number };
+  served: number;
+}
+
+interface Waiting {
+  op: GovOp;
+  from: PeerKey;
+  at: number;
+}
+
+const frameOpts = (timeoutMs: number, signal: AbortSignal) => ({ timeoutMs, maxResponseFrameBytes: MAX_FRAME_BYTES, signal });
+
+export class GovernanceReplicator {
+  readonly stats: ReplicationStats = { gossipIn: 0, gossipOut: 0, opsIngested: 0, opsWithoutEffect: 0, dropped: {}, pulls: { ok: 0, failed: 0 }, served: 0 };
+  private readonly opts: ReplicatorOptions;
+  private readonly topics = new Map<string, () => void>();
+  private readonly waiting = new Map<string, Map<string, Waiting>>();
+  private readonly inflight = new Map<string, Promise<boolean>>();
+  private readonly cleanups: (() => void)[] = [];
+  private readonly life = new AbortController();
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly d: ReplicatorDeps) {
+    this.opts = { ...REPLICATOR_DEFAULTS, ...d.options };
+    const serve = { maxRequestBytes: 64 * 1024, timeoutMs: 60_000 };
+    d.router.register(KIND.backfill, (req, ctx) => this.serveBackfill(req, ctx), serve);
+    d.router.register(KIND.join, (req, ctx) => this.serveJoin(req, ctx), serve);
+    d.router.register(KIND.push, (req, ctx) => this.servePush(req, ctx), { maxRequestBytes: MAX_OP_BYTES + 1024, timeoutMs: 10_000 });
+  }
+
+  start(): void {
+    for (const ns of this.d.governance.namespaces()) this.follow(ns.id);
+    this.cleanups.push(this.d.governance.onOps((e) => this.onOps(e)));
+    this.cleanups.push(this.d.network.onPeer((e) => e.type === 'connected' && this.onConnected(e.peer)));
+    const tick = () => {
+      this.timer = setTimeout(() => {
+        void this.heartbeat().finally(() => !this.life.signal.aborted && tick());
+      }, this.opts.heartbeatMs * (0.75 + Math.random() / 2));
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.life.abort();
+    clearTimeout(this.timer);
+    for (const c of this.cleanups.splice(0)) c();
+    for (const off of this.topics.values()) off();
+    this.topics.clear();
+    await Promise.allSettled([...this.inflight.values()]);
+  }
+
+  /** Namespaces this node follows on the network (subscribed topics). */
+  followed(): string[] {
+    return [...this.topics.keys()];
+  }
+
+  /** Ops held for want of their parents, per namespace. */
+  waitingCount(namespaceId: string): number {
+    return this.waiting.get(namespaceId)?.size ?? 0;
+  }
+
+  /**
+   * Pulls a namespace from every connected peer that holds it (topic peers and member nodes),
+   * within the deadline. Resolves with how many peers answered.
+   */
+  async syncNamespace(namespaceId: string, timeoutMs = this.opts.requestTimeoutMs): Promise<{ peers: number; answered: number }> {
+    const topicPeers = this.d.network.topicPeers(namespaceTopic(namespaceId));
+    const state = this.d.governance.stateOf(namespaceId);
+    const members = state ? this.d.network.peers().filter((p) => this.memberAccount(state, p) !== undefined) : [];
+    const peers = [...new Set([...topicPeers, ...members])];
+    const results = await Promise.all(peers.map((p) => this.pull(namespaceId, p, { timeoutMs })));
+    return { peers: peers.length, answered: results.filter(Boolean).length };
+  }
+
+  /**
+   * Fetches the log of the namespace holding an invitation's group from the inviter or an
+   * admitter (dialing the invitation's address hints). True when this node then holds the group.
+   */
+  async fetchForInvitation(inv: SignedInvitation, signal?: AbortSignal): Promise<boolean> {
+    const groupId = hexOf(inv.invitation.group_id);
+    const stop = AbortSignal.any([this.life.signal, ...(signal ? [signal] : [])]);
+    const dialed = await Promise.allSettled(
+      (inv.admitter_addrs ?? []).slice(0, 8).map((a) => this.d.network.dial(a, { timeoutMs: this.opts.dialTimeoutMs, signal: stop })),
+    );
+    const inviter = hexOf(inv.invitation.inviter_identity);
+    const reached = dialed.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const candidates = [...new Set([inviter, ...reached, ...this.d.network.peers()])].filter((p) => this.d.network.peers().includes(p));
+    for (const peer of candidates) {
+      if (stop.aborted) return false;
+      try {
+        for await (const frame of this.d.router.requestStream(peer, KIND.join, { groupId, invitation: inv as unknown as JsonObject }, frameOpts(this.opts.requestTimeoutMs, stop))) {
+          const parsed = parseOpsFrame(frame);
+          if (typeof parsed === 'string') {
+            this.drop(peer, 'malformed backfill', parsed);
+            break;
+          }
+          this.account(peer, await this.d.governance.ingest(parsed.namespaceId, parsed.ops, { allowGenesis: true }));
+        }
+      } catch (e) {
+        this.d.logger.debug({ peer, err: (e as Error).message }, 'namespace join exchange failed');
+        continue;
+      }
+      const located = this.d.governance.locate(groupId);
+      if (located) {
+        this.follow(located.ns.id);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ——— inbound ———
+
+  private async onGossip(namespaceId: string, msg: RawGossip): Promise<void> {
+    this.stats.gossipIn++;
+    const parsed = parseGossip(decodeJson(msg.data));
+    if (typeof parsed === 'string') return this.drop(msg.from, 'malformed gossip', parsed);
+    if (parsed.type === 'heads') {
+      if (parsed.namespaceId !== namespaceId) return this.drop(msg.from, 'gossip for another namespace', parsed.namespaceId);
+      if (parsed.heads.some((h) => !this.d.governance.knows(namespaceId, h))) void this.pull(namespaceId, msg.from);
+      return;
+    }
+    await this.receiveOp(namespaceId, parsed.op, msg.from);
+  }
+
+  /** Checks and ingests one op from a peer; true when it was stored. */
+  private async receiveOp(namespaceId: string, op: GovOp, from: PeerKey): Promise<boolean> {
+    if (op.namespaceId !== namespaceId) {
+      this.drop(from, 'op for another namespace', op.namespaceId);
+      return false;
+    }
+    const state = this.d.governance.stateOf(namespaceId);
+    if (!state) return false; // not a namespace this node holds: nothing to do
+    if (this.d.governance.knows(namespaceId, op.id)) return false;
+    if (!this.admissible(state, op)) {
+      this.drop(from, 'op from a non-member', op.signer);
+      return false;
+    }
+    const result = await this.d.governance.ingest(namespaceId, [op]);
+    this.account(from, result);
+    if (result.waiting.length > 0) {
+      this.hold(namespaceId, op, from);
+      void this.pull(namespaceId, from);
+    }
+    return result.added.length > 0;
+  }
+
+  /**
+   * Gossip and push accept an op only from a key the namespace binds (now or earlier: a removed
+   * member's older ops still reach lagging nodes), or one carrying a credential for an account that
+   * is a member or is joining with an invitation. Everything else is a stranger's noise.
+   */
+  private admissible(state: NamespaceState, op: GovOp): boolean {
+    if (everBound(state, op.signer)) return true;
+    if (op.credential === undefined) return false;
+    try {
+      const cred = parseCredential(op.credential);
+      if (cred.accountId !== op.account || cred.signingKey !== op.signer) return false;
+    } catch {
+      return false;
+    }
+    return op.kind === INVITATION_OPS.joined || Object.values(state.groups).some((g) => isMember(state, g, op.account));
+  }
+
+  private async serveBackfill(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
+    const heads = parseIds(req.heads);
+    if (!isHex64(req.namespaceId) || !heads) throw this.refuse(ctx.peer, 'malformed request', 'backfill needs namespaceId and at most 64 heads');
+    const state = this.d.governance.stateOf(req.namespaceId);
+    if (!state) throw new PeerRefusal('unknown namespace');
+    if (this.memberAccount(state, ctx.peer) === undefined) throw new PeerRefusal('not a member of this namespace');
+    return this.frames(req.namespaceId, heads);
+  }
+
+  private async serveJoin(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
+    if (!isHex64(req.groupId)) throw this.refuse(ctx.peer, 'malformed request', 'join needs groupId');
+    let inv: SignedInvitation;
+    try {
+      inv = parseInvitation(req.invitation);
+    } catch (e) {
+      throw this.refuse(ctx.peer, 'malformed request', (e as Error).message);
+    }
+    if (hexOf(inv.invitation.group_id) !== req.groupId) throw this.refuse(ctx.peer, 'malformed request', 'the invitation names another group');
+    const located = this.d.governance.locate(req.groupId);
+    if (!located) throw new PeerRefusal('unknown group');
+    if (!signatureValid(inv)) throw this.refuse(ctx.peer, 'forged invitation', 'invalid invitation signature');
+    if (Math.floor(this.d.clock.now() / 1000) > inv.invitation.expiration_timestamp) throw new PeerRefusal('invitation expired');
+    if (!inv.inviter_account) throw new PeerRefusal('invitation names no inviter account');
+    try {
+      requireCapability(located.ns, located.group, inv.inviter_account, 'CAN_INVITE_MEMBERS');
+    } catch (e) {
+      throw new PeerRefusal(`invitation rejected: ${(e as Error).message}`);
+    }
+    return this.frames(located.ns.id, []);
+  }
+
+  private async servePush(req: JsonObject, ctx: KindContext): Promise<JsonObject> {
+    const op = parseOp(req.op);
+    if (typeof op === 'string') throw this.refuse(ctx.peer, 'malformed op', op);
+    const added = await this.receiveOp(op.namespaceId, op, ctx.peer);
+    if (added) void this.publish(op); // relay: the pusher's other peers may not have it
+    return { added };
+  }
+
+  private async *frames(namespaceId: string, heads: string[]): AsyncIterable<unknown> {
+    this.stats.served++;
+    yield* opFrames(namespaceId, await this.d.governance.lacking(namespaceId, heads));
+  }
+
+  // ——— outbound ———
+
+  private onOps(e: OpsApplied): void {
+    if (this.d.governance.namespace(e.namespaceId)) this.follow(e.namespaceId);
+    if (e.local) for (const op of e.ops) void this.publish(op, true);
+    if (this.waiting.has(e.namespaceId)) void this.retryWaiting(e.namespaceId);
+  }
+
+  private async publish(op: GovOp, pushIfAlone = false): Promise<void> {
+    try {
+      const sent = await this.d.network.publish(namespaceTopic(op.namespaceId), encodeJson({ type: 'op', op }));
+      this.stats.gossipOut++;
+      if (sent > 0 || !pushIfAlone) return;
+      const state = this.d.governance.stateOf(op.namespaceId);
+      const members = state ? this.d.network.peers().filter((p) => this.memberAccount(state, p) !== undefined) : [];
+      await Promise.allSettled(members.map((p) => this.d.router.request(p, KIND.push, { op: op as unknown as JsonObject }, frameOpts(this.opts.requestTimeoutMs, this.life.signal))));
+    } catch (e) {
+      this.d.logger.debug({ op: op.id, err: (e as Error).message }, 'publishing a governance op failed (catch-up repairs it)');
+    }
+  }
+
+  /** Pulls what `peer` has of a namespace; one exchange per (namespace, peer) at a time. */
+  private pull(namespaceId: string, peer: PeerKey, opts: { timeoutMs?: number } = {}): Promise<boolean> {
+    const key = `${namespaceId}|${peer}`;
+    const running = this.inflight.get(key);
+    if (running) return running;
+    const run = this.pullNow(namespaceId, peer, opts.timeoutMs ?? this.opts.requestTimeoutMs).finally(() => this.inflight.delete(key));
+    this.inflight.set(key, run);
+    return run;
+  }
+
+  private async pullNow(namespaceId: string, peer: PeerKey, timeoutMs: number): Promise<boolean> {
+    if (this.life.signal.aborted) return false;
+    try {
+      const heads = this.d.governance.heads(namespaceId);
+      for await (const frame of this.d.router.requestStream(peer, KIND.backfill, { namespaceId, heads }, frameOpts(timeoutMs, this.life.signal))) {
+        const parsed = parseOpsFrame(frame);
+        if (typeof parsed === 'string' || parsed.namespaceId !== namespaceId) {
+          this.drop(peer, 'malformed backfill', typeof parsed === 'string' ? parsed : 'another namespace');
+          break;
+        }
+        this.account(peer, await this.d.governance.ingest(namespaceId, parsed.ops));
+      }
+      this.stats.pulls.ok++;
+      await this.retryWaiting(namespaceId);
+      return true;
+    } catch (e) {
+      this.stats.pulls.failed++;
+      const kind = e instanceof NetworkError ? e.kind : 'error';
+      this.d.logger.debug({ peer, namespaceId, kind, err: (e as Error).message }, 'governance pull failed');
+      return false;
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    const now = this.d.clock.now();
+    for (const [nsId, held] of this.waiting) {
+      for (const [id, w] of held) if (now - w.at > this.opts.waitingTtlMs) held.delete(id);
+      if (held.size === 0) this.waiting.delete(nsId);
+    }
+    for (const nsId of this.topics.keys()) {
+      const topic = namespaceTopic(nsId);
+      if (this.d.network.topicPeers(topic).length === 0) continue;
+      const heads = this.d.governance.heads(nsId);
+      await this.d.network.publish(topic, encodeJson({ type: 'heads', namespaceId: nsId, heads })).catch(() => 0);
+    }
+    await this.d.onTick?.().catch((e: unknown) => this.d.logger.debug({ err: (e as Error).message }, 'replication tick failed'));
+  }
+
+  private onConnected(peer: PeerKey): void {
+    for (const ns of this.d.governance.namespaces()) if (this.memberAccount(ns, peer) !== undefined) void this.pull(ns.id, peer);
+    void this.d.onTick?.().catch((e: unknown) => this.d.logger.debug({ err: (e as Error).message }, 'replication tick failed'));
+  }
+
+  // ——— helpers ———
+
+  private follow(namespaceId: string): void {
+    if (this.topics.has(namespaceId) || this.life.signal.aborted) return;
+    this.topics.set(namespaceId, this.d.network.subscribe(namespaceTopic(namespaceId), (msg) => this.onGossip(namespaceId, msg)));
+  }
+
+  /** The member account a peer's node key speaks for, if it is a member of some group here. */
+  private memberAccount(state: NamespaceState, peer: PeerKey): string | undefined {
+    const account = accountOfKey(state, peer);
+    return account !== undefined && Object.values(state.groups).some((g) => isMember(state, g, account)) ? account : undefined;
+  }
+
+  private hold(namespaceId: string, op: GovOp, from: PeerKey): void {
+    let held = this.waiting.get(namespaceId);
+    if (!held) this.waiting.set(namespaceId, (held = new Map()));
+    if (held.size >= this.opts.maxWaiting) {
+      const oldest = held.keys().next().value;
+      if (oldest !== undefined) held.delete(oldest);
+      this.count('held op evicted');
+    }
+    held.set(op.id, { op, from, at: this.d.clock.now() });
+  }
+
+  private async retryWaiting(namespaceId: string): Promise<void> {
+    const held = this.waiting.get(namespaceId);
+    if (!held || held.size === 0) return;
+    const result = await this.d.governance.ingest(namespaceId, [...held.values()].map((w) => w.op));
+    for (const op of [...result.added, ...result.refused.map((r) => r.op)]) held.delete(op.id);
+    for (const [id] of held) if (this.d.governance.knows(namespaceId, id)) held.delete(id);
+    if (held.size === 0) this.waiting.delete(namespaceId);
+  }
+
+  /** Counts what an ingest did, penalizing the peer for ops no state could take. */
+  private account(peer: PeerKey, result: IngestResult): void {
+    this.stats.opsIngested += result.added.length;
+    this.stats.opsWithoutEffect += result.rejected.length;
+    for (const r of result.refused) this.drop(peer, 'invalid op', r.reason);
+  }
+
+  private drop(peer: PeerKey, reason: string, detail: string): void {
+    this.count(reason);
+    this.d.network.penalize(peer, reason);
+    this.d.logger.debug({ peer, reason, detail: detail.slice(0, 200) }, 'dropped governance input from a peer');
+  }
+
+  private count(reason: string): void {
+    this.stats.dropped[reason] = (this.stats.dropped[reason] ?? 0) + 1;
+  }
+
+  private refuse(peer: PeerKey, reason: string, message: string): PeerRefusal {
+    this.drop(peer, reason, message);
+    return new PeerRefusal(message);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The sync stream (domain.md §1.5): one stream protocol, `/calimero/stream/0.0.2`, carries every
+ * request kind nodes exchange (namespace backfill and join, later context heads, deltas and
+ * snapshots). Domains register request kinds here instead of protocols; the router serves the
+ * protocol once and dispatches on the request's `type`.
+ *
+ * Encoding is hearth's own (docs/decisions.md): each frame is one UTF-8 JSON object — the request
+ * `{"type": <kind>, ...fields}`, each response frame whatever the handler returns — where the
+ * reference sends borsh `StreamMessage`s. A malformed request, an unknown kind or an oversized one
+ * is refused and reported to the network as the peer's fault (penalize).
+ */
+import { NetworkError, PeerRefusal, type Network, type PeerKey, type RequestContext, type RequestOptions } from './contract.ts';
+
+export const SYNC_PROTOCOL = '/calimero/stream/0.0.2';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface KindOptions {
+  /** a larger request of this kind is refused (the protocol-wide bound is the largest of these) */
+  maxRequestBytes: number;
+  /** the handler's deadline */
+  timeoutMs: number;
+}
+
+export interface KindContext extends RequestContext {
+  kind: string;
+}
+
+/** Answers one request with one JSON value, or with a sequence of them (a stream of frames). */
+export type KindHandler = (request: JsonObject, ctx: KindContext) => Promise<unknown | AsyncIterable<unknown>>;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder('utf-8', { fatal: true });
+
+export const encodeJson = (value: unknown): Uint8Array => enc.encode(JSON.stringify(value));
+
+/** Decodes one frame as a JSON object; undefined when it is not one. */
+export function decodeJson(bytes: Uint8Array): JsonObject | undefined {
+  try {
+    const v: unknown = JSON.parse(dec.decode(bytes));
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const isIterable = (v: unknown): v is AsyncIterable<unknown> => v !== null && typeof v === 'object' && Symbol.asyncIterator in v;
+
+async function* encodeAll(values: AsyncIterable<unknown>): AsyncIterable<Uint8Array> {
+  for await (const v of values) yield encodeJson(v);
+}
+
+export class StreamRouter {
+  private readonly kinds = new Map<string, { handler: KindHandler; opts: KindOptions }>();
+  private served = false;
+
+  constructor(private readonly network: Network) {}
+
+  /** Registers a request kind; call before `serve`. */
+  register(kind: string, handler: KindHandler, opts: KindOptions): void {
+    if (this.served) throw new Error(`request kind ${kind} registered after the router started serving`);
+    if (this.kinds.has(kind)) throw new Error(`request kind registered twice: ${kind}`);
+    this.kinds.set(kind, { handler, opts });
+  }
+
+  /** Serves the sync protocol with every kind registered so far. */
+  serve(): void {
+    if (this.served) return;
+    this.served = true;
+    const all = [...this.kinds.values()].map((k) => k.opts);
+    this.network.handle(SYNC_PROTOCOL, (bytes, ctx) => this.dispatch(bytes, ctx), {
+      maxRequestBytes: Math.max(1024, ...all.map((o) => o.maxRequestBytes)),
+      timeoutMs: Math.max(1_000, ...all.map((o) => o.timeoutMs)),
+    });
+  }
+
+  private async dispatch(bytes: Uint8Array, ctx: RequestContext): Promise<Uint8Array | AsyncIterable<Uint8Array>> {
+    const refuse = (reason: string, message: string): never => {
+      this.network.penalize(ctx.peer, reason);
+      throw new PeerRefusal(message);
+    };
+    const request = decodeJson(bytes) ?? refuse('malformed request', 'request is not a JSON object');
+    const kind = typeof request.type === 'string' ? request.type : refuse('malformed request', 'request has no type');
+    const entry = this.kinds.get(kind) ?? refuse('unknown request kind', `unknown request kind: ${kind.slice(0, 64)}`);
+    if (bytes.byteLength > entry.opts.maxRequestBytes) refuse('oversized request', `${kind} request exceeds ${entry.opts.maxRequestBytes} bytes`);
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(entry.opts.timeoutMs)]);
+    const answer = await entry.handler(request, { ...ctx, signal, kind });
+    return isIterable(answer) ? encodeAll(answer) : encodeJson(answer);
+  }
+
+  /** One request, one JSON answer (rejects with NetworkError; a non-object answer is a protocol error). */
+  async request(peer: PeerKey, kind: string, body: JsonObject, opts: RequestOptions): Promise<JsonObject> {
+    const bytes = await this.network.request(peer, SYNC_PROTOCOL, encodeJson({ ...body, type: kind }), opts);
+    const answer = decodeJson(bytes);
+    if (!answer) {
+      this.network.penalize(peer, 'malformed response');
+      throw new NetworkError('protocol', `${kind}: the peer answered something other than a JSON object`);
+    }
+    return answer;
+  }
+
+  /** One request, a stream of JSON answers. */
+  async *requestStream(peer: PeerKey, kind: string, body: JsonObject, opts: RequestOptions): AsyncIterable<JsonObject> {
+    for await (const bytes of this.network.requestStream(peer, SYNC_PROTOCOL, encodeJson({ ...body, type: kind }), opts)) {
+      const frame = decodeJson(bytes);
+      if (!frame) {
+        this.network.penalize(peer, 'malformed response');
+        throw new NetworkError('protocol', `${kind}: the peer sent a frame that is not a JSON object`);
+      }
+      yield frame;
+    }
+  }
+}
