@@ -53,6 +53,34 @@ export class AdminApi {
   peers(options?: CallOptions): Promise<{ count: number }> {
     return this.http.json('/admin-api/peers', options);
   }
+
+  /** `GET /admin-api/network/status` (flat): peer id, addresses, connections, topics, traffic (docs/network.md). */
+  networkStatus(options?: CallOptions): Promise<NetworkStatus> {
+    return this.http.json('/admin-api/network/status', options);
+  }
+
+  /** `GET /admin-api/usage` (flat): per-namespace counts and bytes held on this node. */
+  usage(options?: CallOptions): Promise<Usage> {
+    return this.http.json('/admin-api/usage', options);
+  }
+}
+
+/** `GET /admin-api/network/status`: the reference's fields plus hearth's figures (docs/network.md). */
+export interface NetworkStatus {
+  localPeerId: string;
+  listenAddrs: string[];
+  externalAddrs: string[];
+  [field: string]: unknown;
+}
+
+export interface Usage {
+  namespaces: {
+    namespaceId: string;
+    contextCount: number;
+    memberCount: number;
+    subgroupCount: number;
+    bytes: { state: number; privateState: number; delta: number; governance: number; total: number };
+  }[];
 }
 
 /** The `data.status` a health/ready answer or its 503 {@link HttpError} carries, if any. */

@@ -104,12 +104,26 @@ export interface NamespaceOwnershipProof extends OwnershipProof {
 
 const seg = encodeURIComponent;
 
+/** SyncGroupResponseData */
+export interface SyncGroupResult {
+  groupId: string;
+  appKey: string;
+  targetApplicationId: string;
+  memberCount: number;
+  contextCount: number;
+}
+
 export class GroupsApi {
   constructor(private readonly http: HttpClient) {}
 
   /** `POST /groups`: a namespace without `parentGroupId`, else a subgroup; the id is derived by the node. */
   create(body: CreateGroupRequest, options?: CallOptions): Promise<{ groupId: string }> {
     return this.http.data('/admin-api/groups', { ...options, method: 'POST', body });
+  }
+
+  /** `POST /groups/{g}/sync`: pulls the group's governance from peers, then answers its counts. */
+  sync(groupId: string, options?: CallOptions): Promise<SyncGroupResult> {
+    return this.http.data(`/admin-api/groups/${seg(groupId)}/sync`, { ...options, method: 'POST', body: {} });
   }
 
   /** `GET /groups/{g}`: GroupInfo. */

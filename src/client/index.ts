@@ -107,7 +107,7 @@ export function createClient(options: ClientOptions): Client {
   };
 }
 
-export { AdminApi, statusOf, type StatusResponse } from './admin.ts';
+export { AdminApi, statusOf, type NetworkStatus, type StatusResponse, type Usage } from './admin.ts';
 export { AliasesApi, type AliasScope } from './aliases.ts';
 export {
   ApplicationsApi,
@@ -158,6 +158,7 @@ export {
   type OwnershipClaim,
   type OwnershipProof,
   type SealedEnvelope,
+  type SyncGroupResult,
 } from './groups.ts';
 export { InvitationsApi, type CreateInvitationRequest, type InvitationResult, type RecursiveInvitationResult, type SignedGroupOpenInvitation } from './invitations.ts';
 export { NamespacesApi, type CreateNamespaceResult, type Namespace, type RevokeDeviceResult, type SubgroupEntry } from './namespaces.ts';

@@ -4,7 +4,7 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'smol-toml';
-import { AUTH_DEFAULTS, DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT, DEFAULT_SWARM_PORT } from './defaults.ts';
+import { AUTH_DEFAULTS, DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT, DEFAULT_SWARM_HOST, DEFAULT_SWARM_PORT } from './defaults.ts';
 import { DEFAULT_REGISTRY_TIMEOUT_SECS } from '../applications/constants.ts';
 
 export interface AuthConfig {
@@ -34,7 +34,12 @@ export interface RegistryConfig {
 export interface NodeConfig {
   node: { name: string; development: boolean };
   server: { host: string; port: number; corsAllowedOrigins: string[] };
-  swarm: { port: number };
+  /** the libp2p listener (docs/network.md): host `0.0.0.0` listens on every interface; port 0 = any free port */
+  swarm: { host: string; port: number };
+  /** peers dialed at start and redialed with backoff while disconnected: multiaddrs ending in `/p2p/<peer id>` */
+  bootstrap: { nodes: string[] };
+  /** local discovery: mDNS (off by default, as the reference's `merod init` since core#3620) */
+  discovery: { mdns: boolean };
   datastore: { path: string };
   auth: AuthConfig;
   registry: RegistryConfig;
@@ -46,7 +51,9 @@ export function defaultConfig(name: string): NodeConfig {
   return {
     node: { name, development: false },
     server: { host: DEFAULT_SERVER_HOST, port: DEFAULT_SERVER_PORT, corsAllowedOrigins: [] },
-    swarm: { port: DEFAULT_SWARM_PORT },
+    swarm: { host: DEFAULT_SWARM_HOST, port: DEFAULT_SWARM_PORT },
+    bootstrap: { nodes: [] },
+    discovery: { mdns: false },
     datastore: { path: 'data' },
     auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [] },
     registry: { dir: '', url: '', timeoutSecs: DEFAULT_REGISTRY_TIMEOUT_SECS },
@@ -57,7 +64,9 @@ export function defaultConfig(name: string): NodeConfig {
 const TOML_NAMES: Record<string, Record<string, string>> = {
   node: { name: 'name', development: 'development' },
   server: { host: 'host', port: 'port', corsAllowedOrigins: 'cors_allowed_origins' },
-  swarm: { port: 'port' },
+  swarm: { host: 'host', port: 'port' },
+  bootstrap: { nodes: 'nodes' },
+  discovery: { mdns: 'mdns' },
   datastore: { path: 'path' },
   auth: {
     accessTokenTtlSecs: 'access_token_ttl_secs',

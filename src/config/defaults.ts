@@ -5,6 +5,8 @@
 
 export const DEFAULT_SERVER_PORT = 2528;
 export const DEFAULT_SWARM_PORT = 2428;
+/** the reference listens on every interface (product.md: `--swarm-host` default `0.0.0.0,::`); development nodes use loopback */
+export const DEFAULT_SWARM_HOST = '0.0.0.0';
 export const DEFAULT_SERVER_HOST = '127.0.0.1';
 export const DEFAULT_NODE_NAME = 'default';
 

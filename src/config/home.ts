@@ -49,6 +49,9 @@ export interface InitOptions {
   name: string;
   serverPort?: number;
   swarmPort?: number;
+  swarmHost?: string;
+  /** bootstrap multiaddrs */
+  bootstrap?: string[];
   serverHost?: string;
   development?: boolean;
   force?: boolean;
@@ -65,6 +68,9 @@ export async function initHome(paths: HomePaths, opts: InitOptions): Promise<Nod
   if (opts.serverPort !== undefined) cfg.server.port = opts.serverPort;
   if (opts.serverHost !== undefined) cfg.server.host = opts.serverHost;
   if (opts.swarmPort !== undefined) cfg.swarm.port = opts.swarmPort;
+  if (opts.swarmHost !== undefined) cfg.swarm.host = opts.swarmHost;
+  else if (cfg.node.development) cfg.swarm.host = '127.0.0.1'; // a development node talks to peers on this machine only
+  if (opts.bootstrap !== undefined) cfg.bootstrap.nodes = opts.bootstrap;
   const { privateKey } = generateKeyPairSync('ed25519');
   await writeFile(paths.nodeKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
   // the reference's HS256 secret: 32 random bytes, base64url (auth-wire §4.1)

@@ -117,6 +117,14 @@ export class ContextService {
     return this.d.store.stateSize(contextId);
   }
 
+  /** What a context takes on this node, by kind (the usage route; estimates); undefined when not held here. */
+  async usage(contextId: string): Promise<{ state: bigint; privateState: bigint; delta: bigint } | undefined> {
+    const s = this.d.store;
+    if (!(await s.meta.get(contextId))) return undefined;
+    const [state, privateState, delta] = await Promise.all([s.stateSize(contextId), s.stateSize(contextId, 'private'), s.deltaSize(contextId)]);
+    return { state, privateState, delta };
+  }
+
   async identities(contextId: string, ownedOnly: boolean): Promise<string[]> {
     await this.requireMeta(contextId);
     const members = await this.d.store.listMembers(contextId);

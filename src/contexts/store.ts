@@ -92,11 +92,18 @@ export class ContextStore {
     return writes.map(([k, v]) => (v === null ? s.delOp(`${contextId}/${hex(k)}`) : s.putOp(`${contextId}/${hex(k)}`, v)));
   }
 
-  /** Bytes of replicated state held for a context (keys and values). */
-  async stateSize(contextId: string): Promise<bigint> {
+  /** Bytes of a kind of state held for a context (keys and values). */
+  async stateSize(contextId: string, space: StateSpaceName = 'state'): Promise<bigint> {
     const prefix = `${contextId}/`;
     let n = 0n;
-    for await (const [k, v] of this.kv.state.entries({ prefix })) n += BigInt((k.length - prefix.length) / 2 + v.length);
+    for await (const [k, v] of this.kv[space].entries({ prefix })) n += BigInt((k.length - prefix.length) / 2 + v.length);
+    return n;
+  }
+
+  /** Bytes of the delta records held for a context (their JSON form: an estimate of what they take). */
+  async deltaSize(contextId: string): Promise<bigint> {
+    let n = 0n;
+    for await (const [, v] of this.deltas.entries({ prefix: `${contextId}/` })) n += BigInt(JSON.stringify(v).length);
     return n;
   }
 

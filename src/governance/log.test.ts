@@ -13,7 +13,7 @@ async function pair(): Promise<{ a: GovNode; b: GovNode; nsId: string }> {
   const a = await govNode(1_700_000_000_000);
   const b = await govNode(1_700_000_000_500);
   const ns = await a.namespaces.found({ applicationId: TEST_APP, name: 'team' });
-  const { invitation } = a.invitations.invite(ns.id, {});
+  const { invitation } = await a.invitations.invite(ns.id, {});
   await pull(a, b, ns.id);
   const joined = await b.invitations.join(JSON.parse(JSON.stringify(invitation)), ns.id);
   expect(joined.pending).toBe(false);

@@ -22,6 +22,8 @@ import type { AccountService } from '../accounts/service.ts';
 import type { SettingsService } from './settings/service.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerProofRoutes } from './proofs/routes.ts';
+import { registerGroupSyncRoutes, type GroupSync } from './groups/sync-routes.ts';
+import { registerUsageRoute, type ContextUsage } from './usage.ts';
 
 export interface GovernanceRouteDeps {
   governance: Governance;
@@ -37,6 +39,10 @@ export interface GovernanceRouteDeps {
   members: MembersService;
   owner: OwnerService;
   invitations: InvitationService;
+  /** governance replication; absent on a node without a network */
+  sync?: GroupSync;
+  /** what a context takes on this node (the usage route); undefined when it is not held here */
+  contextUsage?: (contextId: string) => Promise<ContextUsage | undefined>;
 }
 
 export function registerGovernanceRoutes(app: FastifyInstance, deps: GovernanceRouteDeps): void {
@@ -48,4 +54,6 @@ export function registerGovernanceRoutes(app: FastifyInstance, deps: GovernanceR
   registerOwnerRoutes(app, deps);
   registerInvitationRoutes(app, deps);
   registerProofRoutes(app, deps);
+  registerGroupSyncRoutes(app, deps);
+  registerUsageRoute(app, { governance: deps.governance, account: () => deps.identity.accountId, contextUsage: deps.contextUsage ?? (async () => undefined) });
 }

@@ -10,6 +10,8 @@
 import { parseCredential } from '../accounts/credentials.ts';
 import { forbidden } from '../errors.ts';
 import { recordAccountRoot } from './proofs/roots.ts';
+import type { ApplierRegistry } from './appliers.ts';
+import { isMember } from './authority.ts';
 import type { GovOp, NamespaceState } from './types.ts';
 
 export function speaksFor(ns: NamespaceState, signer: string, account: string): boolean {
@@ -51,4 +53,13 @@ export function accountOfKey(ns: NamespaceState, key: string): string | undefine
 export function everBound(ns: NamespaceState, key: string): boolean {
   if (ns.signers?.[key]) return true;
   return Object.values(ns.deviceBindings ?? {}).some((devices) => Object.values(devices).some((d) => d.signingKey === key));
+}
+
+/** An op that only binds its signer's key (carried credential) for a member account. */
+export const SIGNER_BOUND = 'node.key.bound';
+
+export function registerSignerOps(registry: ApplierRegistry): void {
+  registry.register(SIGNER_BOUND, ({ ns, op }) => {
+    if (!Object.values(ns.groups).some((g) => isMember(ns, g, op.account))) throw forbidden(`account ${op.account} is not a member of namespace '${ns.id}'`);
+  });
 }

@@ -96,6 +96,9 @@ export class MemoryNetwork implements Network {
   readonly penalties: { peer: PeerKey; reason: string }[] = [];
   /** gossip messages whose handler threw */
   dropped = 0;
+  private sequence = 0;
+  /** ids of gossip messages seen, so a relayed copy is delivered and forwarded once (bounded) */
+  private readonly seen = new Set<string>();
 
   constructor(
     readonly self: PeerKey,
@@ -115,9 +118,11 @@ export class MemoryNetwork implements Network {
   async publish(topic: string, data: Uint8Array): Promise<number> {
     if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
     const targets = this.hub.neighbours(this.self).filter((n) => n.subscribed(topic));
+    const id = `${this.self}/${++this.sequence}`;
+    this.seen.add(id);
     for (const t of targets) {
       const copy = data.slice();
-      setImmediate(() => t.deliver({ topic, from: this.self, data: copy }));
+      setImmediate(() => t.deliver({ id, topic, from: this.self, via: this.self, data: copy }));
     }
     return targets.length;
   }
@@ -198,15 +203,27 @@ export class MemoryNetwork implements Network {
     for (const l of [...this.peerListeners]) l(e);
   }
 
-  /** @internal */
-  deliver(msg: { topic: string; from: PeerKey; data: Uint8Array }): void {
-    if (!this.hub.linked(this.self, msg.from)) return; // the link went while the message was in flight
+  /**
+   * @internal Delivers a gossip message once and forwards it to the other subscribed neighbours,
+   * as gossipsub relays along its mesh: nodes that are not linked still hear each other through a
+   * node linked to both.
+   */
+  deliver(msg: { id: string; topic: string; from: PeerKey; via: PeerKey; data: Uint8Array }): void {
+    if (!this.hub.linked(this.self, msg.via) || this.seen.has(msg.id)) return; // the link went while in flight, or a second copy
+    this.seen.add(msg.id);
+    if (this.seen.size > 10_000) this.seen.delete(this.seen.values().next().value!);
+    if (!this.subscribed(msg.topic)) return;
     for (const h of [...(this.topics.get(msg.topic) ?? [])]) {
       Promise.resolve()
-        .then(() => h(msg))
+        .then(() => h({ topic: msg.topic, from: msg.from, data: msg.data }))
         .catch(() => {
           this.dropped++;
         });
+    }
+    for (const n of this.hub.neighbours(this.self)) {
+      if (n.self === msg.via || n.self === msg.from || !n.subscribed(msg.topic)) continue;
+      const copy = msg.data.slice();
+      setImmediate(() => n.deliver({ ...msg, via: this.self, data: copy }));
     }
   }
 

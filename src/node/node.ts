@@ -2,7 +2,7 @@
  * The composition root: builds every component from the configuration and starts and stops them
  * in order (store → services → HTTP), so SIGTERM drains requests before the store closes.
  */
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { KeysService } from '../auth/keys-service.ts';
@@ -46,6 +46,17 @@ import { LevelStore } from '../store/level.ts';
 import type { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { AdminMissingError } from './credentials.ts';
+import type { Network } from '../network/contract.ts';
+import { StreamRouter } from '../network/router.ts';
+import { GovernanceReplicator } from '../governance/replication/replicator.ts';
+
+/** A network the node starts and stops (network/libp2p.ts in production; a MemoryNetwork in tests). */
+export interface NodeNetwork extends Network {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export type NetworkFactory = (ctx: { key: KeyObject; config: NodeConfig; logger: Logger }) => NodeNetwork;
 
 export interface AdminCredentials {
   username: string;
@@ -62,6 +73,8 @@ export interface NodeOptions {
   /** overrides config.server.port (0 = any free port, for tests) */
   port?: number;
   host?: string;
+  /** builds the peer-to-peer network; none = a standalone node (no peers, nothing replicates) */
+  network?: NetworkFactory;
 }
 
 export { AdminMissingError };
@@ -103,6 +116,10 @@ export class HearthNode {
   contexts!: Contexts;
   /** relayed, device-signed presence (`POST /contexts/{id}/presence-intents`) */
   presenceIntents!: PresenceIntentService;
+  /** the peer-to-peer network, its sync-stream router and governance replication (absent when standalone) */
+  network?: NodeNetwork;
+  router?: StreamRouter;
+  replicator?: GovernanceReplicator;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -137,9 +154,22 @@ export class HearthNode {
     await blobStore.open();
     this.applications = createApplications({ store: this.store, blobs: blobStore, config, now: () => clock.now() });
     this.blobs = new BlobService({ store: blobStore, isPinned: (blobId) => this.applications.isPinned(blobId) });
-    this.identity = await NodeIdentity.load(this.store, createPrivateKey(await readFile(paths.nodeKey)), clock.now());
+    const nodeKey = createPrivateKey(await readFile(paths.nodeKey));
+    this.identity = await NodeIdentity.load(this.store, nodeKey, clock.now());
     this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
     await this.governance.load();
+    this.network = this.opts.network?.({ key: nodeKey, config, logger: this.opts.logger });
+    if (this.network) {
+      this.router = new StreamRouter(this.network);
+      this.replicator = new GovernanceReplicator({
+        governance: this.governance,
+        network: this.network,
+        router: this.router,
+        clock,
+        logger: this.opts.logger,
+        onTick: async () => void (await this.invitations.resolvePending()),
+      });
+    }
     this.namespaces = new NamespaceService({ governance: this.governance, identity: this.identity, clock });
     this.groups = new GroupService({ governance: this.governance, identity: this.identity, namespaces: this.namespaces });
     this.namespaceManage = new NamespaceManageService({ governance: this.governance, namespaces: this.namespaces, groups: this.groups, identity: this.identity, clock });
@@ -154,7 +184,15 @@ export class HearthNode {
     this.settings = new SettingsService({ governance: this.governance, identity: this.identity });
     this.members = new MembersService({ governance: this.governance, identity: this.identity });
     this.owner = new OwnerService({ governance: this.governance, identity: this.identity });
-    this.invitations = new InvitationService({ governance: this.governance, identity: this.identity, clock, store: this.store });
+    const network = this.network;
+    this.invitations = new InvitationService({
+      governance: this.governance,
+      identity: this.identity,
+      clock,
+      store: this.store,
+      remote: this.replicator,
+      addresses: network ? () => network.addresses() : undefined,
+    });
     this.runtime = new WasmRuntime({ blobs: blobAccess(this.blobs), sealing: identitySealing(this.identity) });
     this.contexts = createContexts({
       store: this.store,
@@ -202,8 +240,8 @@ export class HearthNode {
             metrics: this.metrics,
             store: this.store,
             lifecycle: () => this.state,
-            // No libp2p swarm in this release: a standalone node, which the reference answers with 0.
-            peerCount: () => 0,
+            // a standalone node (no network) answers 0, as the reference without a swarm
+            peerCount: () => this.network?.peers().length ?? 0,
             blobs: { blobs: this.blobs },
             events: {
               stream: this.events,
@@ -228,6 +266,8 @@ export class HearthNode {
               members: this.members,
               owner: this.owner,
               invitations: this.invitations,
+              sync: this.replicator,
+              contextUsage: (id) => this.contexts.contexts.usage(id),
             },
             auth: {
               auth: this.auth,
@@ -248,6 +288,9 @@ export class HearthNode {
       this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
       this.presence.start();
       this.events.start();
+      await this.network?.start();
+      this.router?.serve();
+      this.replicator?.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
@@ -255,6 +298,8 @@ export class HearthNode {
       this.state = 'ready';
     } catch (err) {
       await this.app?.close().catch(() => undefined);
+      await this.replicator?.stop().catch(() => undefined);
+      await this.network?.stop().catch(() => undefined);
       await this.runtime?.stop().catch(() => undefined);
       await this.store.close().catch(() => undefined);
       throw err;
@@ -298,6 +343,8 @@ export class HearthNode {
     this.events?.stop();
     this.presence?.stop();
     await this.drainHttp();
+    await this.replicator?.stop();
+    await this.network?.stop();
     await this.runtime?.stop();
     await this.store.close();
   }

@@ -62,6 +62,7 @@ it('creates a namespace and a subgroup and reads GroupInfo', async () => {
   sub = (await c.groups.create({ applicationId: appId, parentGroupId: ns, name: 'team' })).groupId;
   expect(sub).not.toBe(ns);
   expect(await c.groups.info(sub)).toMatchObject({ groupId: sub, namespaceId: ns, subgroupVisibility: 'open', name: 'team' });
+  expect(await c.groups.sync(sub)).toMatchObject({ groupId: sub, targetApplicationId: appId, contextCount: 0 }); // standalone: answers from local state
 });
 
 it('adds, re-roles, lists and removes members; lists member devices', async () => {

@@ -25,6 +25,7 @@ it('answers every node-level route as documented', async () => {
   const admin = contract.client();
   await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
   expect(await admin.admin.peers()).toEqual({ count: 0 });
+  expect(await admin.admin.usage()).toEqual({ namespaces: [] });
 
   contract.assertAreaCovered('node');
 });

@@ -27,7 +27,7 @@ export interface Exchange {
 export const AREAS: Record<string, (method: string, path: string) => boolean> = {
   auth: (_m, p) => p.startsWith('/auth/') || p.startsWith('/admin/'),
   node: (_m, p) =>
-    ['/admin-api/health', '/admin-api/ready', '/admin-api/is-authed', '/admin-api/peers', '/admin-api/openapi.json', '/metrics'].includes(p),
+    ['/admin-api/health', '/admin-api/ready', '/admin-api/is-authed', '/admin-api/peers', '/admin-api/network/status', '/admin-api/usage', '/admin-api/openapi.json', '/metrics'].includes(p),
   aliases: (_m, p) => p.startsWith('/admin-api/alias/'),
   blobs: (_m, p) => p.startsWith('/admin-api/blobs'),
   applications: (_m, p) =>

@@ -12,7 +12,9 @@ import type { Clock } from '../../src/clock.ts';
 import { loadConfig, saveConfig, type NodeConfig } from '../../src/config/config.ts';
 import { initHome, resolveHome, type HomePaths } from '../../src/config/home.ts';
 import { createLogger } from '../../src/http/logging.ts';
-import { HearthNode } from '../../src/node/node.ts';
+import { HearthNode, type NetworkFactory } from '../../src/node/node.ts';
+import { publicKeyOf } from '../../src/crypto/keys.ts';
+import type { MemoryHub } from '../../src/network/memory.ts';
 
 export const ADMIN_USER = 'dev';
 export const ADMIN_PASSWORD = 'dev-password';
@@ -25,6 +27,20 @@ export interface TestNodeOptions {
   /** reuse an existing home (restart tests) */
   paths?: HomePaths;
   port?: number;
+  /** the node's network (e.g. `memoryNetwork(hub)`); none = standalone */
+  network?: NetworkFactory;
+}
+
+/** In-process nodes on one MemoryHub: each joins the hub on start and leaves it on stop (unlinked). */
+export function memoryNetwork(hub: MemoryHub): NetworkFactory {
+  return ({ key }) => {
+    const self = publicKeyOf(key);
+    const net = hub.node(self) ?? hub.join(self);
+    return Object.assign(net, {
+      start: async () => undefined,
+      stop: async () => hub.leave(self),
+    });
+  };
 }
 
 export interface TestNode {
@@ -42,7 +58,7 @@ export interface TestNode {
 
 export async function makeHome(opts: { dev?: boolean; configure?: (cfg: NodeConfig) => void } = {}): Promise<HomePaths> {
   const paths = resolveHome({ home: await mkdtemp(join(tmpdir(), 'hearth-test-')), node: 'test' });
-  await initHome(paths, { name: 'test', development: opts.dev ?? false, serverPort: 0 });
+  await initHome(paths, { name: 'test', development: opts.dev ?? false, serverPort: 0, swarmPort: 0, swarmHost: '127.0.0.1' });
   if (opts.configure) {
     const cfg = await loadConfig(paths.config, 'test');
     opts.configure(cfg);
@@ -62,6 +78,7 @@ export async function startTestNode(opts: TestNodeOptions = {}): Promise<TestNod
     admin: { username: ADMIN_USER, password: ADMIN_PASSWORD },
     host: '127.0.0.1',
     port: opts.port ?? 0,
+    network: opts.network,
   });
   await node.start();
   const url = node.url;

@@ -54,7 +54,9 @@ function invitation(groupId: string, inviterAccount: string, expiresAt = 100, ro
 describe('invitation.memberJoined', () => {
   const salt = '11'.repeat(32);
   const nsId = namespaceIdOf(A, salt);
-  const genesis = apply(emptyNamespace(nsId, A, { salt, applicationId: APP, appKey: APP }, 1), A, nsId, 'namespace.created', { salt, applicationId: APP, appKey: APP });
+  const founded = apply(emptyNamespace(nsId, A, { salt, applicationId: APP, appKey: APP }, 1), A, nsId, 'namespace.created', { salt, applicationId: APP, appKey: APP });
+  // the inviter's signing key speaks for A (signers.ts): bound as a credential-carrying op would bind it
+  const genesis: NamespaceState = { ...founded, signers: { [key.publicKey]: { account: A, deviceId: 'dd'.repeat(32) } } };
   const join = (ns: NamespaceState, who: string, inv: SignedInvitation, at = 5_000) =>
     apply(ns, who, nsId, INVITATION_OPS.joined, { invitation: inv as unknown as Record<string, unknown> }, at);
 
@@ -72,6 +74,10 @@ describe('invitation.memberJoined', () => {
   it('checks expiry at the op timestamp (409), the inviter authority (403) and the signature (400)', () => {
     expect(kindOf(() => join(genesis, B, invitation(nsId, A, 4), 5_000))).toBe('conflict');
     expect(kindOf(() => join(genesis, B, invitation(nsId, C)))).toBe('forbidden');
+    // the key speaks for A only: an invitation it signs naming another account (even an admin) is refused
+    const admins = structuredClone(genesis);
+    admins.groups[nsId]!.members[C] = { role: 'Admin', autoFollow: { contexts: true, subgroups: false }, metadata: null, joinedAt: 1 };
+    expect(() => join(admins, B, invitation(nsId, C))).toThrow(/does not speak for account/);
     const inv = invitation(nsId, A);
     expect(kindOf(() => join(genesis, B, { ...inv, invitation: { ...inv.invitation, invited_role: 0 } }))).toBe('bad_request');
     expect(kindOf(() => join(genesis, B, { ...inv, inviter_account: undefined }))).toBe('bad_request');

@@ -4,10 +4,10 @@
  * expiry against the op's own timestamp, the inviter's authority in the group, and single use per
  * account, then adds the row with the invited role.
  */
-import { badRequest, conflict, forbidden } from '../../errors.ts';
+import { badRequest, conflict } from '../../errors.ts';
 import type { ApplierRegistry } from '../appliers.ts';
-import { groupOf, requireCapability } from '../authority.ts';
-import type { HearthError } from '../../errors.ts';
+import { groupOf } from '../authority.ts';
+import { requireInviter } from './inviter.ts';
 import { INVITED_ROLES, hexOf, invitationHash, parseInvitation, signatureValid } from './codec.ts';
 
 export const INVITATION_OPS = { joined: 'invitation.memberJoined' } as const;
@@ -20,11 +20,7 @@ export function registerInvitationOps(registry: ApplierRegistry): void {
     if (!signatureValid(inv)) throw badRequest('invalid invitation signature');
     if (Math.floor(op.timestampMs / 1000) > inv.invitation.expiration_timestamp) throw conflict('invitation expired');
     if (!inv.inviter_account) throw badRequest('invalid invitation: missing `inviter_account`');
-    try {
-      requireCapability(ns, group, inv.inviter_account, 'CAN_INVITE_MEMBERS');
-    } catch (e) {
-      throw forbidden(`invitation rejected: ${(e as HearthError).message}`);
-    }
+    requireInviter(ns, group, inv);
     const key = invitationHash(inv.invitation).toString('hex');
     const consumed = (group.consumedInvitations ??= {});
     if (consumed[key]?.includes(op.account)) throw conflict(`invitation already consumed by account ${op.account}`);

@@ -54,7 +54,7 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   };
   app.post('/admin-api/groups/:groupId/invite', inviteGroup, async (req) => {
     const { recursive: _ignored, ...input } = inviteBody(req.body);
-    return { data: invitations.invite(requireId(req.params.groupId, 'group id'), input) };
+    return { data: await invitations.invite(requireId(req.params.groupId, 'group id'), input) };
   });
 
   const joinGroup = { summary: 'Join a group with an invitation', body: JoinRequest, response: { 200: Data(JoinGroupAnswer), ...Errors(400, 401, 403, 409) } };
@@ -75,7 +75,7 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
     const nsId = requireId(req.params.namespaceId, 'namespace id');
     if (governance.namespace(nsId)) namespaces.get(nsId); // a namespace outside the session's scope → 404; a subgroup → 400 below
     const { recursive, ...input } = inviteBody(req.body);
-    return { data: invitations.inviteNamespace(nsId, input, recursive) };
+    return { data: await invitations.inviteNamespace(nsId, input, recursive) };
   });
 
   const joinNamespace = {

@@ -14,7 +14,8 @@ import { badRequest, conflict, HearthError } from '../../errors.ts';
 import { collect, type Store } from '../../store/store.ts';
 import { groupOf, requireCapability } from '../authority.ts';
 import type { Governance } from '../log.ts';
-import type { GroupState } from '../types.ts';
+import type { GroupState, NamespaceState } from '../types.ts';
+import { SIGNER_BOUND, speaksFor } from '../signers.ts';
 import { bytes32, hexOf, invitationHash, parseInvitation, signatureValid, type SignedInvitation } from './codec.ts';
 import { INVITATION_OPS } from './ops.ts';
 import { groupInScope } from '../namespaces/scope.ts';
@@ -71,18 +72,28 @@ export class InvitationService {
   }
 
   /** One invitation to `groupId`; the node's account must be admin or hold CAN_INVITE_MEMBERS. */
-  invite(groupId: string, input: InviteInput): { invitation: SignedInvitation; groupName?: string } {
+  async invite(groupId: string, input: InviteInput): Promise<{ invitation: SignedInvitation; groupName?: string }> {
     const { ns, group } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
     requireCapability(ns, group, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');
+    await this.bindOwnKey(ns);
     return this.mint(group, input);
   }
 
+  /**
+   * Joiners' nodes accept an invitation only from a key bound to `inviter_account` (inviter.ts): a
+   * node that has not written to this namespace yet binds its key first, with an op of its own.
+   */
+  private async bindOwnKey(ns: NamespaceState): Promise<void> {
+    if (!speaksFor(ns, this.d.identity.publicKey, this.d.identity.accountId)) await this.d.governance.submit(ns.id, ns.id, SIGNER_BOUND, {});
+  }
+
   /** The namespace invite: the path must be a root; `recursive` adds every group the inviter may invite to. */
-  inviteNamespace(namespaceId: string, input: InviteInput, recursive: boolean) {
+  async inviteNamespace(namespaceId: string, input: InviteInput, recursive: boolean) {
     const { ns, group } = groupInScope(this.d.governance, namespaceId, this.d.identity.accountId);
     if (group.parentId !== null) throw badRequest('namespace_id must reference a root group (namespace)');
     if (!recursive) return this.invite(namespaceId, input);
     requireCapability(ns, group, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');
+    await this.bindOwnKey(ns);
     const invitations = Object.values(ns.groups).flatMap((g) => {
       try {
         requireCapability(ns, g, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');

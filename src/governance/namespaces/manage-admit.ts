@@ -12,12 +12,13 @@
  * (accounts/credentials.ts; binds `signer` to `account`), `signature` = hex Ed25519 by `signer` over
  * `domain_hash("hearth.namespace.join.v1", [canonical JSON of statement])`.
  */
-import { badRequest, conflict, forbidden, type HearthError } from '../../errors.ts';
+import { badRequest, conflict, forbidden } from '../../errors.ts';
 import { domainHash, isHexBytes } from '../../crypto/ids.ts';
 import { ed25519Verify } from '../../crypto/keys.ts';
 import { parseCredential } from '../../accounts/credentials.ts';
 import type { ApplierRegistry } from '../appliers.ts';
-import { groupOf, requireCapability } from '../authority.ts';
+import { groupOf } from '../authority.ts';
+import { requireInviter } from '../invitations/inviter.ts';
 import { canonicalJson } from '../canonical.ts';
 import type { NamespaceState } from '../types.ts';
 import { recordAccountRoot } from '../proofs/roots.ts';
@@ -87,12 +88,7 @@ export function checkInvitation(ns: NamespaceState, inv: SignedInvitation, admit
   const groupId = hexOf(inv.invitation.group_id);
   if (!ns.groups[groupId]) throw reject(`group '${groupId}' is not in namespace '${ns.id}'`);
   if (nowSecs > inv.invitation.expiration_timestamp) throw reject('expired');
-  if (!inv.inviter_account) throw reject('missing inviter_account');
-  try {
-    requireCapability(ns, ns.groups[groupId]!, inv.inviter_account, 'CAN_INVITE_MEMBERS');
-  } catch (e) {
-    throw reject((e as HearthError).message);
-  }
+  requireInviter(ns, ns.groups[groupId]!, inv);
 }
 
 export function registerAdmitOps(registry: ApplierRegistry): void {

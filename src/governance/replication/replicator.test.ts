@@ -65,7 +65,7 @@ async function trio(hub = new MemoryHub()) {
   const c = await repNode(hub, 1_700_000_000_600);
   const ns = await a.namespaces.found({ applicationId: TEST_APP });
   for (const n of [b, c]) {
-    const { invitation } = a.joiner.invite(ns.id, {});
+    const { invitation } = await a.joiner.invite(ns.id, {});
     const joined = await n.joiner.join(JSON.parse(JSON.stringify(invitation)), ns.id);
     expect(joined.pending).toBe(false);
   }
@@ -127,7 +127,7 @@ describe('governance replication', () => {
     const a = await repNode(hub, 1_700_000_000_000);
     const b = await repNode(hub, 1_700_000_000_300);
     const ns = await a.namespaces.found({ applicationId: TEST_APP });
-    const { invitation } = a.joiner.invite(ns.id, { admitterAddrs: [] });
+    const { invitation } = await a.joiner.invite(ns.id, { admitterAddrs: [] });
     const joined = await b.joiner.join(JSON.parse(JSON.stringify(invitation)), ns.id);
     expect(joined.pending).toBe(true);
     expect(await b.joiner.pendingJoin(ns.id)).toBeDefined();

@@ -19,7 +19,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
 import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey } from '../../network/contract.ts';
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
-import { isMember, requireCapability } from '../authority.ts';
+import { isMember } from '../authority.ts';
+import { requireInviter } from '../invitations/inviter.ts';
 import { hexOf, parseInvitation, signatureValid, type SignedInvitation } from '../invitations/codec.ts';
 import { INVITATION_OPS } from '../invitations/ops.ts';
 import type { Governance, IngestResult, OpsApplied } from '../log.ts';
@@ -256,11 +257,10 @@ export class GovernanceReplicator {
     if (!located) throw new PeerRefusal('unknown group');
     if (!signatureValid(inv)) throw this.refuse(ctx.peer, 'forged invitation', 'invalid invitation signature');
     if (Math.floor(this.d.clock.now() / 1000) > inv.invitation.expiration_timestamp) throw new PeerRefusal('invitation expired');
-    if (!inv.inviter_account) throw new PeerRefusal('invitation names no inviter account');
     try {
-      requireCapability(located.ns, located.group, inv.inviter_account, 'CAN_INVITE_MEMBERS');
+      requireInviter(located.ns, located.group, inv);
     } catch (e) {
-      throw new PeerRefusal(`invitation rejected: ${(e as Error).message}`);
+      throw new PeerRefusal((e as Error).message);
     }
     return this.frames(located.ns.id, []);
   }
