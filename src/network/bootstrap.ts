@@ -27,9 +27,13 @@ export interface BootstrapDeps {
   connected(peer: PeerKey): boolean;
   onPeer(listener: (e: PeerEvent) => void): () => void;
   log: Logger;
-  /** [0, 1); injectable for tests */
+  /** injectable for tests: [0, 1), the clock, and a wait that ends early when the signal aborts */
   random?: () => number;
+  now?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
+
+const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal }).catch(() => undefined);
 
 export interface BootstrapPeer {
   address: string;
@@ -66,7 +70,7 @@ export class Bootstrapper {
     let delay = this.policy.initialMs;
     const backoff = async () => {
       const jitter = 0.8 + 0.4 * (this.deps.random ?? Math.random)();
-      await sleep(Math.round(delay * jitter), undefined, { signal }).catch(() => undefined);
+      await (this.deps.sleep ?? abortableSleep)(Math.round(delay * jitter), signal);
       delay = Math.min(delay * 2, this.policy.maxMs);
     };
     while (!signal.aborted) {
@@ -81,9 +85,10 @@ export class Bootstrapper {
           continue;
         }
       }
-      const since = Date.now();
+      const now = this.deps.now ?? Date.now;
+      const since = now();
       await this.disconnection(peer, signal);
-      if (Date.now() - since >= this.policy.stableMs) delay = this.policy.initialMs;
+      if (now() - since >= this.policy.stableMs) delay = this.policy.initialMs;
       else await backoff();
     }
   }

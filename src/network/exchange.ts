@@ -135,8 +135,10 @@ export async function serveStream(host: ExchangeHost, served: Served, stream: St
   let reading = true;
   let holdsSlot = false;
   const onAbort = () => {
-    if (deadline.aborted) end(reading ? 'malformed' : 'timeout');
-    if (deadline.aborted && reading) host.penalize(peer, 'stalled_request', `${protocol}: the request did not arrive within ${opts.timeoutMs} ms`);
+    if (deadline.aborted && outcome === undefined) {
+      end(reading ? 'malformed' : 'timeout');
+      if (reading) host.penalize(peer, 'stalled_request', `${protocol}: the request did not arrive within ${opts.timeoutMs} ms`);
+    }
     reset(stream, new Error(deadline.aborted ? 'deadline passed' : 'exchange ended'));
   };
   signal.addEventListener('abort', onAbort, { once: true });

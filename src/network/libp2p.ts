@@ -141,10 +141,11 @@ export class Libp2pNetwork implements Network {
         trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION }), {
           bytesIn: (n) => (this.counters.bytesIn += n),
           bytesOut: (n) => (this.counters.bytesOut += n),
-          unnegotiated: (streams) => {
+          serves: (protocol) => this.node?.getProtocols().includes(protocol) ?? false,
+          unnegotiated: (streams, proposed) => {
             const conn = this.node?.getConnections().find((c) => c.streams === streams);
             const peer = conn && peerKeyOf(conn.remotePeer);
-            if (peer) this.penalize(peer, 'unknown_protocol', 'an inbound stream closed before any protocol was agreed');
+            if (peer) this.penalize(peer, 'unknown_protocol', `proposed ${proposed.slice(0, 4).join(', ')}`.slice(0, 256));
           },
         }),
       ],
@@ -152,6 +153,9 @@ export class Libp2pNetwork implements Network {
         denyDialPeer: banned,
         denyInboundEncryptedConnection: banned,
         denyOutboundEncryptedConnection: banned,
+        // checked again once upgraded: a ban may land while a connection is being upgraded
+        denyInboundUpgradedConnection: banned,
+        denyOutboundUpgradedConnection: banned,
       },
       connectionManager: { maxConnections: 1024, reconnectRetries: 0 },
       peerDiscovery: this.opts.mdns ? [mdns({ interval: this.opts.mdnsIntervalMs ?? 10_000 })] : [],
@@ -301,9 +305,13 @@ export class Libp2pNetwork implements Network {
     this.log.debug({ peer, reason, detail }, 'network: peer penalized');
     if (!this.box.record(peer, reason)) return;
     this.log.info({ peer }, 'network: peer banned for sending garbage; disconnecting');
-    if (this.node && this.state === 'started') {
-      this.node.hangUp(peerIdOfKey(peer)).catch((err: Error) => this.log.debug({ peer, err: err.message }, 'network: hang-up failed'));
-    }
+    this.disconnect(peer);
+  }
+
+  /** Drops every connection to the peer at once (a graceful close would wait on its streams). */
+  private disconnect(peer: PeerKey): void {
+    if (!this.node || this.state !== 'started') return;
+    for (const conn of this.node.getConnections(peerIdOfKey(peer))) conn.abort(new Error('the peer is banned'));
   }
 
   status(): NetworkStatus {
@@ -380,6 +388,7 @@ export class Libp2pNetwork implements Network {
   private peerEvent(type: PeerEvent['type'], id: PeerId): void {
     const peer = peerKeyOf(id);
     if (!peer) return;
+    if (type === 'connected' && this.box.isBanned(peer)) return this.disconnect(peer);
     for (const l of [...this.peerListeners]) {
       try {
         l({ type, peer });
