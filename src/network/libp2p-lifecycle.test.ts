@@ -71,6 +71,14 @@ describe('Libp2pNetwork lifecycle', () => {
     expect(() => createLibp2pNetwork({ ...base, privateKey: generateKeyPairSync('x25519').privateKey })).toThrow(/Ed25519/);
   });
 
+  it('fails to start with the address it could not listen on', async () => {
+    const taken = await nodes.start();
+    const port = Number(/\/tcp\/(\d+)\//.exec(taken.addresses()[0]!)![1]);
+    const net = createLibp2pNetwork({ privateKey: newNodeKey(), host: '127.0.0.1', port, logger: quietLogger });
+    await expect(net.start()).rejects.toThrow(`network: could not listen on /ip4/127.0.0.1/tcp/${port}`);
+    expect(net.addresses()).toEqual([]);
+  });
+
   it('answers as an unconnected node before start and after stop, and starts only once', async () => {
     const net = createLibp2pNetwork({ privateKey: newNodeKey(), host: '127.0.0.1', port: 0, logger: quietLogger });
     const idle = async (n: Libp2pNetwork) => {

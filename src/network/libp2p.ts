@@ -88,6 +88,8 @@ export class Libp2pNetwork implements Network {
   private readonly topics = new Map<string, Set<GossipHandler>>();
   private readonly served = new Map<string, Served>();
   private readonly peerListeners = new Set<(e: PeerEvent) => void>();
+  /** peers whose connection was announced to the listeners (a disconnect is announced only for these) */
+  private readonly announced = new Set<PeerKey>();
   private readonly counters = new NetworkCounters();
   private readonly box: PenaltyBox;
   private readonly stopper = new AbortController();
@@ -185,7 +187,13 @@ export class Libp2pNetwork implements Network {
     node.addEventListener('peer:disconnect', (e) => this.peerEvent('disconnected', e.detail));
     if (this.opts.mdns) node.addEventListener('peer:discovery', (e) => void this.discovered(e.detail));
     node.services.pubsub.addEventListener('message', (e) => this.onGossip(e.detail));
-    await node.start();
+    try {
+      await node.start();
+    } catch (err) {
+      this.state = 'stopped';
+      await Promise.resolve(node.stop()).catch(() => undefined);
+      throw new Error(`network: could not listen on ${this.listen.toString()}: ${(err as Error).message}`);
+    }
     for (const served of this.served.values()) await this.register(served);
     for (const topic of this.topics.keys()) node.services.pubsub.subscribe(topic);
     this.bootstrapper.start();
@@ -222,7 +230,12 @@ export class Libp2pNetwork implements Network {
   async publish(topic: string, data: Uint8Array): Promise<number> {
     if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
     if (!this.node || this.state !== 'started') return 0;
-    const { recipients } = await this.node.services.pubsub.publish(topic, data);
+    let recipients: PeerId[];
+    try {
+      ({ recipients } = await this.node.services.pubsub.publish(topic, data));
+    } catch (err) {
+      throw new NetworkError('protocol', `publish on ${topic}: ${(err as Error).message}`);
+    }
     this.counters.gossipOut++;
     return recipients.length;
   }
@@ -388,7 +401,12 @@ export class Libp2pNetwork implements Network {
   private peerEvent(type: PeerEvent['type'], id: PeerId): void {
     const peer = peerKeyOf(id);
     if (!peer) return;
-    if (type === 'connected' && this.box.isBanned(peer)) return this.disconnect(peer);
+    if (type === 'connected') {
+      if (this.box.isBanned(peer)) return this.disconnect(peer); // a ban that landed mid-upgrade
+      this.announced.add(peer);
+    } else if (!this.announced.delete(peer)) {
+      return; // its connection was never announced
+    }
     for (const l of [...this.peerListeners]) {
       try {
         l({ type, peer });
@@ -404,6 +422,12 @@ export class Libp2pNetwork implements Network {
     const from = peerKeyOf(msg.from);
     if (handlers.length === 0 || !from) return;
     this.counters.gossipIn++;
+    if (msg.data.byteLength > MAX_GOSSIP_BYTES) {
+      // the RPC bound leaves room for framing, so a message can arrive past the message bound
+      this.counters.gossipDropped++;
+      this.penalize(from, 'invalid_message', `gossip message of ${msg.data.byteLength} bytes on ${msg.topic}`);
+      return;
+    }
     for (const h of handlers) {
       Promise.resolve()
         .then(() => h({ topic: msg.topic, from, data: msg.data }))
