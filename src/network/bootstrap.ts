@@ -9,6 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { PeerEvent, PeerKey } from './contract.ts';
+import { deadline } from './deadline.ts';
 
 export interface RedialPolicy {
   initialMs: number;
@@ -75,14 +76,17 @@ export class Bootstrapper {
     };
     while (!signal.aborted) {
       if (peer === undefined || !this.deps.connected(peer)) {
+        const timer = deadline(this.policy.dialTimeoutMs);
         try {
-          peer = await this.deps.dial(target.address, AbortSignal.any([signal, AbortSignal.timeout(this.policy.dialTimeoutMs)]));
+          peer = await this.deps.dial(target.address, AbortSignal.any([signal, timer.signal]));
           log.debug({ peer, address: target.address }, 'network: bootstrap peer connected');
         } catch (err) {
           if (signal.aborted) return;
           log.debug({ address: target.address, retryInMs: delay, err: (err as Error).message }, 'network: bootstrap dial failed');
           await backoff();
           continue;
+        } finally {
+          timer.clear();
         }
       }
       const now = this.deps.now ?? Date.now;

@@ -22,6 +22,7 @@ import {
 import type { NetworkCounters } from './counters.ts';
 import { FramingError, readBody, readRequestLength, readResponse, refusalFrame, requestFrame, responseFrame, TAG } from './frames.ts';
 import { peerKeyOf } from './peer-id.ts';
+import { deadline } from './deadline.ts';
 import { closeWrite, readerOf, reset, write } from './stream-io.ts';
 
 export const DEFAULT_INBOUND_PER_PEER = 8;
@@ -55,8 +56,16 @@ type Dial = (peer: PeerId, protocol: string, signal: AbortSignal) => Promise<Str
  */
 export async function* requestFrames(host: ExchangeHost, dial: Dial, peer: PeerKey, remote: PeerId, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncGenerator<Uint8Array> {
   if (data.byteLength > MAX_FRAME_BYTES) throw new NetworkError('too_large', `${protocol}: request of ${data.byteLength} bytes exceeds ${MAX_FRAME_BYTES}`);
-  const deadline = AbortSignal.timeout(opts.timeoutMs);
-  const signal = AbortSignal.any([deadline, host.stopping, ...(opts.signal ? [opts.signal] : [])]);
+  const timer = deadline(opts.timeoutMs);
+  try {
+    yield* exchangeFrames(host, dial, peer, remote, protocol, data, opts, timer.signal);
+  } finally {
+    timer.clear();
+  }
+}
+
+async function* exchangeFrames(host: ExchangeHost, dial: Dial, peer: PeerKey, remote: PeerId, protocol: string, data: Uint8Array, opts: RequestOptions, expiry: AbortSignal): AsyncGenerator<Uint8Array> {
+  const signal = AbortSignal.any([expiry, host.stopping, ...(opts.signal ? [opts.signal] : [])]);
   const failure = (): NetworkError => {
     if (opts.signal?.aborted) return new NetworkError('aborted', `${protocol}: aborted`);
     if (host.stopping.aborted) return new NetworkError('aborted', `${protocol}: the node is stopping`);
@@ -75,7 +84,11 @@ export async function* requestFrames(host: ExchangeHost, dial: Dial, peer: PeerK
   signal.addEventListener('abort', onAbort, { once: true });
   const reader = readerOf(stream, HIGH_WATER);
   try {
-    stream.send(requestFrame(data));
+    try {
+      stream.send(requestFrame(data));
+    } catch (err) {
+      throw new NetworkError('protocol', `${protocol}: the stream closed before the request was sent (${(err as Error).message})`);
+    }
     void closeWrite(stream, signal);
     for (;;) {
       let frame;
@@ -127,19 +140,20 @@ export async function serveStream(host: ExchangeHost, served: Served, stream: St
     outcome = o;
     host.counters.inbound(protocol, o);
   };
-  const deadline = AbortSignal.timeout(opts.timeoutMs);
+  const timer = deadline(opts.timeoutMs);
+  const expired = timer.signal;
   const gone = new AbortController();
   const onClose = () => gone.abort(new Error('the stream closed'));
   stream.addEventListener('close', onClose, { once: true });
-  const signal = AbortSignal.any([deadline, gone.signal, host.stopping]);
+  const signal = AbortSignal.any([expired, gone.signal, host.stopping]);
   let reading = true;
   let holdsSlot = false;
   const onAbort = () => {
-    if (deadline.aborted && outcome === undefined) {
+    if (expired.aborted && outcome === undefined) {
       end(reading ? 'malformed' : 'timeout');
       if (reading) host.penalize(peer, 'stalled_request', `${protocol}: the request did not arrive within ${opts.timeoutMs} ms`);
     }
-    reset(stream, new Error(deadline.aborted ? 'deadline passed' : 'exchange ended'));
+    reset(stream, new Error(expired.aborted ? 'deadline passed' : 'exchange ended'));
   };
   signal.addEventListener('abort', onAbort, { once: true });
   const malformed = (err: unknown) => {
@@ -182,9 +196,10 @@ export async function serveStream(host: ExchangeHost, served: Served, stream: St
     await answer(host, served, stream, peer, request, signal, end);
   } catch (err) {
     if (!signal.aborted) host.log.debug({ peer, protocol, err: (err as Error).message }, 'network: inbound exchange failed');
-    end(signal.aborted && deadline.aborted ? 'timeout' : 'cancelled');
+    end(signal.aborted && expired.aborted ? 'timeout' : 'cancelled');
     reset(stream, new Error('exchange failed'));
   } finally {
+    timer.clear();
     signal.removeEventListener('abort', onAbort);
     stream.removeEventListener('close', onClose);
     end('cancelled'); // no-op when an outcome was counted: otherwise the requester went away

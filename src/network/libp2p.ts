@@ -42,6 +42,7 @@ import {
   type RequestOptions,
 } from './contract.ts';
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
+import { deadline } from './deadline.ts';
 import { DEFAULT_INBOUND_PER_PEER, requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
 import { libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf, peerKeyOfString } from './peer-id.ts';
 import { publicKeyOf } from '../crypto/keys.ts';
@@ -256,14 +257,16 @@ export class Libp2pNetwork implements Network {
   }
 
   async dial(address: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey> {
-    const deadline = AbortSignal.timeout(opts.timeoutMs);
-    const signal = AbortSignal.any([deadline, ...(opts.signal ? [opts.signal] : [])]);
+    const timer = deadline(opts.timeoutMs);
+    const signal = AbortSignal.any([timer.signal, ...(opts.signal ? [opts.signal] : [])]);
     try {
       return await this.dialWith(address, signal, 'dial');
     } catch (err) {
       if (opts.signal?.aborted) throw new NetworkError('aborted', `dial ${address}: aborted`);
-      if (deadline.aborted) throw new NetworkError('timeout', `dial ${address}: no connection within ${opts.timeoutMs} ms`);
+      if (timer.signal.aborted) throw new NetworkError('timeout', `dial ${address}: no connection within ${opts.timeoutMs} ms`);
       throw err;
+    } finally {
+      timer.clear();
     }
   }
 
@@ -441,12 +444,14 @@ export class Libp2pNetwork implements Network {
   private async discovered(info: PeerInfo): Promise<void> {
     const peer = peerKeyOf(info.id);
     if (!peer || this.isConnected(peer) || this.box.isBanned(peer) || !this.node) return;
+    const timer = deadline(this.opts.discoveryDialTimeoutMs ?? 10_000);
     try {
-      const signal = AbortSignal.any([AbortSignal.timeout(this.opts.discoveryDialTimeoutMs ?? 10_000), this.stopper.signal]);
-      await this.node.dial(info.id, { signal });
+      await this.node.dial(info.id, { signal: AbortSignal.any([timer.signal, this.stopper.signal]) });
       this.log.debug({ peer }, 'network: connected to a peer found by mDNS');
     } catch (err) {
       this.log.debug({ peer, err: (err as Error).message }, 'network: could not dial a peer found by mDNS');
+    } finally {
+      timer.clear();
     }
   }
 }

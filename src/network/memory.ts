@@ -23,6 +23,7 @@ import {
   type RequestOptions,
 } from './contract.ts';
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
+import { deadline } from './deadline.ts';
 import { libp2pPeerIdOf } from './peer-id.ts';
 import { PenaltyBox, type BanPolicy } from './penalties.ts';
 
@@ -204,8 +205,8 @@ export class MemoryNetwork implements Network {
   private async *exchange(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array> {
     const remote = this.hub.linked(this.self, peer) ? this.hub.node(peer) : undefined;
     if (!remote) throw new NetworkError('unreachable', `peer ${peer} is not connected`);
-    const deadline = AbortSignal.timeout(opts.timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    const timer = deadline(opts.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timer.signal]) : timer.signal;
     const failure = (): NetworkError =>
       opts.signal?.aborted ? new NetworkError('aborted', `${protocol}: aborted`) : new NetworkError('timeout', `${protocol}: no answer within ${opts.timeoutMs} ms`);
     this.counters.bytesOut += data.byteLength;
@@ -224,6 +225,7 @@ export class MemoryNetwork implements Network {
         yield next.value.slice();
       }
     } finally {
+      timer.clear();
       void iterator.return?.();
     }
   }
@@ -320,13 +322,13 @@ export class MemoryNetwork implements Network {
     }
     this.counters.bytesIn += request.byteLength;
     served.inflight.set(peer, inflight + 1);
-    const deadline = AbortSignal.timeout(served.opts.timeoutMs);
-    const signal = AbortSignal.any([requesterSignal, deadline]);
+    const timer = deadline(served.opts.timeoutMs);
+    const signal = AbortSignal.any([requesterSignal, timer.signal]);
     // the handler's deadline ends the exchange whether or not the handler heeds its signal
     const guard = <T>(p: Promise<T>): Promise<T> =>
       raceAbort(p, signal).then((v) => {
         if (v !== ABORTED) return v;
-        if (deadline.aborted && !requesterSignal.aborted) {
+        if (timer.signal.aborted && !requesterSignal.aborted) {
           end('timeout');
           throw new NetworkError('protocol', `${protocol}: the peer reset the exchange (its deadline passed)`);
         }
@@ -361,6 +363,7 @@ export class MemoryNetwork implements Network {
       }
       end('ok');
     } finally {
+      timer.clear();
       if (outcome === undefined) end('cancelled'); // the requester stopped reading
       served.inflight.set(peer, (served.inflight.get(peer) ?? 1) - 1);
     }
