@@ -5,6 +5,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../crypto/keys.ts';
@@ -17,6 +18,36 @@ const nodes = new TestNodes();
 afterEach(() => nodes.teardown());
 
 const fastRedial = { initialMs: 100, maxMs: 400, dialTimeoutMs: 2_000, stableMs: 10_000 };
+
+/** Whether a TCP connection to the loopback port is refused (nothing listens there). */
+const refused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+
+// first in the file, so that no earlier test's sockets are still closing when it counts
+describe('Libp2pNetwork stop', () => {
+  it('leaves no socket behind when stopped, redial loops to dead peers included', async () => {
+    const sockets = () => process.getActiveResourcesInfo().filter((r) => /^(TCP|UDP|Pipe)/.test(r)).length;
+    const before = sockets();
+    const a = await nodes.start({ bootstrap: [deadAddress()], redial: { ...fastRedial, maxMs: 60_000 } });
+    const b = await nodes.start();
+    const ports = [a, b].map((n) => Number(/\/tcp\/(\d+)$/.exec(n.status().listenAddresses[0]!)![1]));
+    await a.dial(b.addresses()[0]!, { timeoutMs: 5_000 });
+    await eventually(() => b.peers().includes(a.self), 'the connection');
+    expect(sockets()).toBeGreaterThan(before);
+    const stopping = Date.now();
+    await nodes.teardown();
+    expect(Date.now() - stopping).toBeLessThan(5_000); // no wait on a redial backoff
+    await eventually(() => sockets() <= before, 'every socket to close', 5_000);
+    for (const port of ports) expect(await refused(port)).toBe(true);
+  });
+});
 
 describe('Libp2pNetwork identity', () => {
   it('keeps the same peer id across restarts from the same node key file', async () => {
@@ -96,17 +127,4 @@ describe('Libp2pNetwork lifecycle', () => {
     expect(net.status()).toMatchObject({ connections: [], listenAddresses: [], externalAddresses: [] });
   });
 
-  it('leaves no socket behind when stopped, redial loops to dead peers included', async () => {
-    const sockets = () => process.getActiveResourcesInfo().filter((r) => /^(TCP|UDP|Pipe)/.test(r)).length;
-    const before = sockets();
-    const a = await nodes.start({ bootstrap: [deadAddress()], redial: { ...fastRedial, maxMs: 60_000 } });
-    const b = await nodes.start();
-    await a.dial(b.addresses()[0]!, { timeoutMs: 5_000 });
-    await eventually(() => b.peers().includes(a.self), 'the connection');
-    expect(sockets()).toBeGreaterThan(before);
-    const stopping = Date.now();
-    await nodes.teardown();
-    expect(Date.now() - stopping).toBeLessThan(5_000); // no wait on a redial backoff
-    await eventually(() => sockets() <= before, 'every socket to close', 5_000);
-  });
 });

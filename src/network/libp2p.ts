@@ -116,9 +116,8 @@ export class Libp2pNetwork implements Network {
       },
       { ...DEFAULT_REDIAL, ...opts.redial },
     );
-    const counters = this.counters;
     this.exchangeHost = {
-      counters,
+      counters: this.counters,
       log: this.log,
       stopping: this.stopper.signal,
       penalize: (peer, reason, detail) => this.penalize(peer, reason, detail),
