@@ -47,6 +47,7 @@ import { DEFAULT_INBOUND_PER_PEER, requestFrames, serveStream, type ExchangeHost
 import { libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf, peerKeyOfString } from './peer-id.ts';
 import { publicKeyOf } from '../crypto/keys.ts';
 import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
+import { TopicHandlers } from './topics.ts';
 import { trafficMuxer } from './traffic.ts';
 
 export interface Libp2pNetworkOptions {
@@ -86,12 +87,14 @@ export class Libp2pNetwork implements Network {
   private readonly log: Logger;
   private readonly listen: Multiaddr;
   private readonly bootstrapper: Bootstrapper;
-  private readonly topics = new Map<string, Set<GossipHandler>>();
   private readonly served = new Map<string, Served>();
   private readonly peerListeners = new Set<(e: PeerEvent) => void>();
   /** peers whose connection was announced to the listeners (a disconnect is announced only for these) */
   private readonly announced = new Set<PeerKey>();
   private readonly counters = new NetworkCounters();
+  private readonly topics = new TopicHandlers(this.counters, (msg, err) =>
+    this.log.debug({ peer: msg.from, topic: msg.topic, err: (err as Error)?.message }, 'network: gossip message dropped by its handler'),
+  );
   private readonly box: PenaltyBox;
   private readonly stopper = new AbortController();
   private readonly exchangeHost: ExchangeHost;
@@ -195,7 +198,7 @@ export class Libp2pNetwork implements Network {
       throw new Error(`network: could not listen on ${this.listen.toString()}: ${(err as Error).message}`);
     }
     for (const served of this.served.values()) await this.register(served);
-    for (const topic of this.topics.keys()) node.services.pubsub.subscribe(topic);
+    for (const topic of this.topics.names()) node.services.pubsub.subscribe(topic);
     this.bootstrapper.start();
     this.log.info({ peerId: node.peerId.toString(), addresses: this.addresses() }, 'network: listening');
   }
@@ -213,18 +216,8 @@ export class Libp2pNetwork implements Network {
   }
 
   subscribe(topic: string, handler: GossipHandler): () => void {
-    let set = this.topics.get(topic);
-    if (!set) {
-      this.topics.set(topic, (set = new Set()));
-      if (this.node && this.state === 'started') this.node.services.pubsub.subscribe(topic);
-    }
-    set.add(handler);
-    return () => {
-      set.delete(handler);
-      if (set.size > 0 || this.topics.get(topic) !== set) return;
-      this.topics.delete(topic);
-      if (this.node && this.state === 'started') this.node.services.pubsub.unsubscribe(topic);
-    };
+    const live = () => (this.node && this.state === 'started' ? this.node.services.pubsub : undefined);
+    return this.topics.add(topic, handler, { joined: () => live()?.subscribe(topic), left: () => live()?.unsubscribe(topic) });
   }
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
@@ -342,7 +335,7 @@ export class Libp2pNetwork implements Network {
       listenAddresses: node ? this.listenAddresses(node) : [],
       externalAddresses: this.addresses(),
       connections,
-      topics: [...this.topics.keys()].map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
+      topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
       bytes: this.counters.bytes(),
       gossip: this.counters.gossip(),
       requests: this.counters.requests(),
@@ -420,24 +413,16 @@ export class Libp2pNetwork implements Network {
 
   private onGossip(msg: Message): void {
     if (msg.type !== 'signed') return; // StrictSign: gossipsub drops unsigned messages before this
-    const handlers = [...(this.topics.get(msg.topic) ?? [])];
     const from = peerKeyOf(msg.from);
-    if (handlers.length === 0 || !from) return;
-    this.counters.gossipIn++;
+    if (!from || !this.topics.has(msg.topic)) return;
     if (msg.data.byteLength > MAX_GOSSIP_BYTES) {
       // the RPC bound leaves room for framing, so a message can arrive past the message bound
+      this.counters.gossipIn++;
       this.counters.gossipDropped++;
       this.penalize(from, 'invalid_message', `gossip message of ${msg.data.byteLength} bytes on ${msg.topic}`);
       return;
     }
-    for (const h of handlers) {
-      Promise.resolve()
-        .then(() => h({ topic: msg.topic, from, data: msg.data }))
-        .catch((err: unknown) => {
-          this.counters.gossipDropped++;
-          this.log.debug({ peer: from, topic: msg.topic, err: (err as Error)?.message }, 'network: gossip message dropped by its handler');
-        });
-    }
+    this.topics.deliver({ topic: msg.topic, from, data: msg.data });
   }
 
   private async discovered(info: PeerInfo): Promise<void> {

@@ -26,6 +26,7 @@ import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
 import { deadline } from './deadline.ts';
 import { libp2pPeerIdOf } from './peer-id.ts';
 import { PenaltyBox, type BanPolicy } from './penalties.ts';
+import { TopicHandlers } from './topics.ts';
 
 const DEFAULT_INBOUND_PER_PEER = 8;
 
@@ -115,10 +116,10 @@ interface Served {
 }
 
 export class MemoryNetwork implements Network {
-  private readonly topics = new Map<string, Set<GossipHandler>>();
   private readonly served = new Map<string, Served>();
   private readonly peerListeners = new Set<(e: PeerEvent) => void>();
   private readonly counters = new NetworkCounters();
+  private readonly topics = new TopicHandlers(this.counters);
   private readonly box: PenaltyBox;
   /** every `penalize` call, in order (tests assert on it) */
   readonly penalties: { peer: PeerKey; reason: PenaltyReason; detail?: string }[] = [];
@@ -137,13 +138,7 @@ export class MemoryNetwork implements Network {
   }
 
   subscribe(topic: string, handler: GossipHandler): () => void {
-    let set = this.topics.get(topic);
-    if (!set) this.topics.set(topic, (set = new Set()));
-    set.add(handler);
-    return () => {
-      set.delete(handler);
-      if (set.size === 0 && this.topics.get(topic) === set) this.topics.delete(topic);
-    };
+    return this.topics.add(topic, handler);
   }
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
@@ -257,7 +252,7 @@ export class MemoryNetwork implements Network {
           openedAt: link.openedAt,
         };
       }),
-      topics: [...this.topics.keys()].map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
+      topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
       bytes: this.counters.bytes(),
       gossip: this.counters.gossip(),
       requests: this.counters.requests(),
@@ -273,7 +268,7 @@ export class MemoryNetwork implements Network {
 
   /** @internal */
   subscribed(topic: string): boolean {
-    return (this.topics.get(topic)?.size ?? 0) > 0;
+    return this.topics.has(topic);
   }
 
   /** @internal */
@@ -284,17 +279,7 @@ export class MemoryNetwork implements Network {
   /** @internal */
   deliver(msg: { topic: string; from: PeerKey; data: Uint8Array }): void {
     if (!this.hub.linked(this.self, msg.from)) return; // the link went while the message was in flight
-    const handlers = [...(this.topics.get(msg.topic) ?? [])];
-    if (handlers.length === 0) return;
-    this.counters.gossipIn++;
-    this.counters.bytesIn += msg.data.byteLength;
-    for (const h of handlers) {
-      Promise.resolve()
-        .then(() => h(msg))
-        .catch(() => {
-          this.counters.gossipDropped++;
-        });
-    }
+    if (this.topics.deliver(msg)) this.counters.bytesIn += msg.data.byteLength;
   }
 
   /** @internal Runs an inbound exchange from `peer`: bounds first, then the handler. */
