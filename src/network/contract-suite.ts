@@ -4,7 +4,7 @@
  * one. Only the contract is used: nodes are connected by dialing each other's `addresses()`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { NetworkError, PeerRefusal, type GossipMessage, type Network, type PeerKey } from './contract.ts';
+import { MAX_FRAME_BYTES, NetworkError, PeerRefusal, type GossipMessage, type Network } from './contract.ts';
 import { libp2pPeerIdOf } from './peer-id.ts';
 
 export interface Harness {
@@ -148,6 +148,13 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       expect(await kindOf(a.request(b.self, '/empty', enc(''), opts))).toMatch(/^protocol:/);
     });
 
+    it('refuses to serve a protocol twice, or with a request bound past the frame bound', async () => {
+      const [a] = await nodes(1);
+      a!.handle('/p', async (req) => req, serve);
+      expect(() => a!.handle('/p', async (req) => req, serve)).toThrow(/already handled/);
+      expect(() => a!.handle('/q', async (req) => req, { ...serve, maxRequestBytes: MAX_FRAME_BYTES + 1 })).toThrow(/frame bound/);
+    });
+
     it('fails requests with the contract kinds', async () => {
       const { a, b } = await three();
       b.handle('/refuse', async () => {
@@ -284,4 +291,3 @@ function count(net: Network, direction: 'in' | 'out', protocol: string, outcome:
   return net.status().requests.byProtocol.find((r) => r.direction === direction && r.protocol === protocol && r.outcome === outcome)?.count ?? 0;
 }
 
-export type { PeerKey };

@@ -73,7 +73,7 @@ export type NetworkErrorKind =
   | 'unsupported'
   /** the deadline passed */
   | 'timeout'
-  /** the caller's signal aborted */
+  /** the caller's signal aborted, or this node is stopping */
   | 'aborted'
   /** a frame exceeded its bound: a response frame past `maxResponseFrameBytes`, a request past the
    * responder's `maxRequestBytes`, a gossip message past `MAX_GOSSIP_BYTES` */
@@ -164,7 +164,7 @@ export const PENALTY_REASONS = [
   'malformed_frame',
   /** a frame whose length prefix is past its bound */
   'oversized_frame',
-  /** a stream opened on a protocol this node does not serve (negotiation never agreed) */
+  /** a stream on which the peer proposed only protocols this node does not serve */
   'unknown_protocol',
   /** a request frame not completed within the protocol's deadline */
   'stalled_request',
@@ -241,6 +241,9 @@ export interface NetworkStatus {
   /** peers refused until `until` (ms since the epoch) */
   banned: { peer: PeerKey; until: number }[];
 }
+
+/** `ProtocolOptions.maxInboundPerPeer` when not given. */
+export const DEFAULT_INBOUND_PER_PEER = 8;
 
 /** Largest gossip message (domain.md §1.1: gossipsub `max_transmit_size` 1 MiB). */
 export const MAX_GOSSIP_BYTES = 1024 * 1024;

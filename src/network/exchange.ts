@@ -9,6 +9,7 @@ import './polyfill.ts';
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import type { Logger } from 'pino';
 import {
+  DEFAULT_INBOUND_PER_PEER,
   MAX_FRAME_BYTES,
   NetworkError,
   PeerRefusal,
@@ -24,8 +25,6 @@ import { FramingError, readBody, readRequestLength, readResponse, refusalFrame, 
 import { peerKeyOf } from './peer-id.ts';
 import { deadline } from './deadline.ts';
 import { closeWrite, readerOf, reset, write } from './stream-io.ts';
-
-export const DEFAULT_INBOUND_PER_PEER = 8;
 
 /** a reader pauses its stream past this many buffered bytes (plus the frame it waits for) */
 const HIGH_WATER = 1024 * 1024;

@@ -27,6 +27,7 @@ import { createLibp2p } from 'libp2p';
 import type { Logger } from 'pino';
 import { Bootstrapper, DEFAULT_REDIAL, type RedialPolicy } from './bootstrap.ts';
 import {
+  DEFAULT_INBOUND_PER_PEER,
   MAX_FRAME_BYTES,
   MAX_GOSSIP_BYTES,
   NetworkError,
@@ -43,7 +44,7 @@ import {
 } from './contract.ts';
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
 import { deadline } from './deadline.ts';
-import { DEFAULT_INBOUND_PER_PEER, requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
+import { requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
 import { libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf, peerKeyOfString } from './peer-id.ts';
 import { publicKeyOf } from '../crypto/keys.ts';
 import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';

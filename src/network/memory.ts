@@ -7,6 +7,8 @@
  * tests against this and the libp2p network, so the two cannot drift.
  */
 import {
+  DEFAULT_INBOUND_PER_PEER,
+  MAX_FRAME_BYTES,
   MAX_GOSSIP_BYTES,
   NetworkError,
   PeerRefusal,
@@ -27,8 +29,6 @@ import { deadline } from './deadline.ts';
 import { libp2pPeerIdOf } from './peer-id.ts';
 import { PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
-
-const DEFAULT_INBOUND_PER_PEER = 8;
 
 const linkKey = (a: PeerKey, b: PeerKey): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
 
@@ -177,6 +177,7 @@ export class MemoryNetwork implements Network {
 
   handle(protocol: string, handler: RequestHandler, opts: ProtocolOptions): void {
     if (this.served.has(protocol)) throw new Error(`protocol ${protocol} is already handled`);
+    if (opts.maxRequestBytes > MAX_FRAME_BYTES) throw new Error(`${protocol}: maxRequestBytes past the frame bound of ${MAX_FRAME_BYTES}`);
     this.served.set(protocol, { handler, opts, inflight: new Map() });
   }
 
