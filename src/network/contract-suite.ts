@@ -196,13 +196,18 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       const { a, b } = await three();
       let aborted!: () => void;
       const handlerAborted = new Promise<void>((r) => (aborted = r));
+      let entered = 0;
       b.handle('/stuck', (_req, ctx) => {
+        entered++;
         ctx.signal.addEventListener('abort', () => aborted());
         return new Promise(() => undefined); // never answers, ignores its signal
-      }, { ...serve, timeoutMs: 100 });
+      }, { ...serve, timeoutMs: 100, maxInboundPerPeer: 1 });
       expect(await kindOf(a.request(b.self, '/stuck', enc(''), opts))).toMatch(/^protocol:/);
       await handlerAborted;
       await eventually(() => count(b, 'in', '/stuck', 'timeout') === 1, 'the responder to count the timeout');
+      // the stuck handler does not keep the peer's only slot
+      expect(await kindOf(a.request(b.self, '/stuck', enc(''), opts))).toMatch(/^protocol:/);
+      expect(entered).toBe(2);
     });
 
     it('refuses an oversized request before reading it and penalizes its sender', async () => {

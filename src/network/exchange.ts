@@ -224,27 +224,50 @@ async function answer(host: ExchangeHost, served: Served, stream: Stream, peer: 
     host.log.debug({ peer, protocol, err: (err as Error)?.message }, 'network: request handler failed');
     await refuse(stream, refusalFrame(TAG.refused, 'the peer could not answer the request'), signal);
   };
+  // the handler's promises are raced against the signal: a handler that ignores it must not hold
+  // this exchange (and the peer's concurrency slot) past the deadline
   let result: Uint8Array | AsyncIterable<Uint8Array>;
   try {
-    result = await served.handler(request, { peer, protocol, signal });
+    result = await untilAborted(Promise.resolve().then(() => served.handler(request, { peer, protocol, signal })), signal);
   } catch (err) {
     return refusal(err);
   }
-  if (signal.aborted) return;
-  const frames = result instanceof Uint8Array ? only(result) : result;
+  const frames = (result instanceof Uint8Array ? only(result) : result)[Symbol.asyncIterator]();
   try {
-    for await (const frame of frames) {
-      if (signal.aborted) return;
+    for (;;) {
+      const next = await untilAborted(frames.next(), signal);
+      if (next.done) break;
+      const frame = next.value;
       if (frame.byteLength > MAX_FRAME_BYTES) throw new Error(`${protocol}: the handler produced a frame of ${frame.byteLength} bytes`);
       await write(stream, responseFrame(TAG.data, frame), signal);
     }
   } catch (err) {
+    void Promise.resolve(frames.return?.()).catch(() => undefined);
     return refusal(err);
   }
-  if (signal.aborted) return;
   await write(stream, responseFrame(TAG.end), signal);
   end('ok');
   await closeWrite(stream, signal);
+}
+
+/** `p`, or a rejection as soon as `signal` aborts (`p` runs on; its failure is then ignored). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  p.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 async function* only(frame: Uint8Array): AsyncIterable<Uint8Array> {
