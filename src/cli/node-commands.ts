@@ -9,7 +9,8 @@ import { initHome, isInitialised, resolveHome, type HomePaths } from '../config/
 import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
 import type { LogLevel } from '../http/logging.ts';
 import { adminCredentials } from '../node/credentials.ts';
-import { localNodeOptions } from './connect.ts';
+import { localNodeOptions, positiveInt } from './connect.ts';
+import { MAX_DEV_NODES, runCluster } from './dev-cluster.ts';
 import { EXIT_NODE, UsageError } from './exit.ts';
 
 interface CommonOpts {
@@ -37,9 +38,10 @@ async function nodeModules() {
   return { HearthNode, createLogger };
 }
 
-async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string }): Promise<void> {
+async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string; swarmPort?: number }): Promise<void> {
   const { HearthNode, createLogger } = await nodeModules();
   const config = await loadConfig(paths.config, opts.node ?? DEFAULT_NODE_NAME);
+  if (opts.swarmPort !== undefined) config.swarm.port = opts.swarmPort;
   const logger = createLogger(opts.logLevel ?? ((process.env.HEARTH_LOG as LogLevel) || 'info'));
   const node = new HearthNode({ paths, config, logger, admin: adminCredentials(opts), port: opts.port, host: opts.host });
   await node.start();
@@ -72,6 +74,9 @@ async function initNode(paths: HomePaths, opts: CommonOpts & InitFlags): Promise
     name: opts.node ?? DEFAULT_NODE_NAME,
     serverPort: opts.serverPort,
     swarmPort: opts.swarmPort,
+    swarmHost: opts.swarmHost,
+    bootstrap: opts.bootNodes,
+    mdns: opts.mdns,
     serverHost: opts.serverHost,
     development: opts.dev,
     force: opts.force,
@@ -97,6 +102,9 @@ async function initNode(paths: HomePaths, opts: CommonOpts & InitFlags): Promise
 interface InitFlags {
   serverPort?: number;
   swarmPort?: number;
+  swarmHost?: string;
+  bootNodes?: string[];
+  mdns?: boolean;
   serverHost?: string;
   dev?: boolean;
   force?: boolean;
@@ -111,7 +119,10 @@ function common(cmd: Command): Command {
 export function registerNodeCommands(program: Command): void {
   common(program.command('init').description('create a node home: config.toml, signing key, token secret, data directory'))
     .option('--server-port <port>', 'HTTP port', port)
-    .option('--swarm-port <port>', 'peer-to-peer port', port)
+    .option('--swarm-port <port>', 'peer-to-peer port (0 = any free port)', port)
+    .option('--swarm-host <host>', 'peer-to-peer bind address (default 0.0.0.0; 127.0.0.1 for --dev)')
+    .option('--boot-nodes <multiaddr...>', 'peers to dial at start and keep connected (/ip4/…/tcp/…/p2p/<peer id>)')
+    .option('--mdns', 'discover peers on the local network by multicast DNS')
     .option('--server-host <host>', 'HTTP bind address')
     .option('--dev', 'development node: mock tokens enabled')
     .option('--force', 'replace an existing home')
@@ -119,18 +130,22 @@ export function registerNodeCommands(program: Command): void {
 
   common(program.command('run').description('start the node'))
     .option('--port <port>', 'override the configured HTTP port', port)
+    .option('--swarm-port <port>', 'override the configured peer-to-peer port', port)
     .option('--host <host>', 'override the configured HTTP bind address')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
-    .action(async (opts: CommonOpts & { port?: number; host?: string }) => {
+    .action(async (opts: CommonOpts & { port?: number; host?: string; swarmPort?: number }) => {
       const paths = resolveHome(opts);
       if (!(await isInitialised(paths))) throw new UsageError(`${paths.dir} is not initialised: run "hearth init" first (or "hearth dev")`);
       await runNode(paths, opts);
     });
 
   common(program.command('dev').description('initialise a development node if needed, then start it'))
-    .option('--port <port>', 'override the configured HTTP port', port)
+    .option('--port <port>', 'override the configured HTTP port (with --nodes: the first node\'s, default 2528)', port)
+    .option('--swarm-port <port>', 'override the configured peer-to-peer port (with --nodes: the first node\'s, default 2428)', port)
+    .option('--nodes <n>', `start n connected development nodes, each its own process (1-${MAX_DEV_NODES}; homes <name>-1…)`, positiveInt('nodes'))
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
-    .action(async (opts: CommonOpts & { port?: number }) => {
+    .action(async (opts: CommonOpts & { port?: number; swarmPort?: number; nodes?: number }) => {
+      if (opts.nodes !== undefined) return runCluster({ ...opts, nodes: opts.nodes });
       const paths = resolveHome(opts);
       if (!(await isInitialised(paths))) {
         await initHome(paths, { name: opts.node ?? DEFAULT_NODE_NAME, development: true });

@@ -52,6 +52,7 @@ export interface InitOptions {
   swarmHost?: string;
   /** bootstrap multiaddrs */
   bootstrap?: string[];
+  mdns?: boolean;
   serverHost?: string;
   development?: boolean;
   force?: boolean;
@@ -71,6 +72,7 @@ export async function initHome(paths: HomePaths, opts: InitOptions): Promise<Nod
   if (opts.swarmHost !== undefined) cfg.swarm.host = opts.swarmHost;
   else if (cfg.node.development) cfg.swarm.host = '127.0.0.1'; // a development node talks to peers on this machine only
   if (opts.bootstrap !== undefined) cfg.bootstrap.nodes = opts.bootstrap;
+  if (opts.mdns !== undefined) cfg.discovery.mdns = opts.mdns;
   const { privateKey } = generateKeyPairSync('ed25519');
   await writeFile(paths.nodeKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
   // the reference's HS256 secret: 32 random bytes, base64url (auth-wire §4.1)

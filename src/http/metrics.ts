@@ -76,6 +76,8 @@ class Histogram {
 export interface GaugeSource {
   name: string;
   help: string;
+  /** `counter` for a running total another component keeps (network traffic); default `gauge` */
+  type?: 'gauge' | 'counter';
   /** one sample per label set; labels must come from a closed set */
   read(): Promise<Array<{ labels?: Labels; value: number }>> | Array<{ labels?: Labels; value: number }>;
 }
@@ -117,7 +119,7 @@ export class Metrics {
     ];
     for (const g of this.gauges) {
       const samples = await g.read();
-      const lines = [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`];
+      const lines = [`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type ?? 'gauge'}`];
       for (const s of samples) {
         const k = key(s.labels ?? {});
         lines.push(`${g.name}${k ? `{${k}}` : ''} ${s.value}`);

@@ -17,12 +17,14 @@ import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
 import { registerMetricsRoute, type Metrics } from './metrics.ts';
 import { registerOpenApiRoute, type RouteCatalogue } from './openapi.ts';
+import { registerNetworkRoutes, type NetworkRoutesDeps } from '../network/routes.ts';
 
 export interface RouteDeps {
   auth: AuthRoutesDeps;
   store: Store;
   lifecycle: () => Lifecycle;
   peerCount: () => number;
+  network: NetworkRoutesDeps;
   blobs: BlobRoutesDeps;
   applications: ApplicationRoutesDeps;
   governance: GovernanceRouteDeps;
@@ -35,6 +37,7 @@ export interface RouteDeps {
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerGuard(app, deps.auth.auth);
   registerHealthRoutes(app, deps);
+  registerNetworkRoutes(app, deps.network);
   registerMetricsRoute(app, deps.metrics);
   registerOpenApiRoute(app, deps.catalogue);
   registerAuthRoutes(app, deps.auth);

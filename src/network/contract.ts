@@ -42,9 +42,15 @@ export interface RequestContext {
 export type RequestHandler = (request: Uint8Array, ctx: RequestContext) => Promise<Uint8Array | AsyncIterable<Uint8Array>>;
 
 export interface ProtocolOptions {
-  /** a larger request frame is refused before it is read and counts against the peer */
+  /**
+   * A larger request frame is refused before it is read (the requester gets `too_large`) and
+   * counts against the peer (`oversized_frame`). At most `MAX_FRAME_BYTES`.
+   */
   maxRequestBytes: number;
-  /** the handler's deadline; the stream is reset when it passes */
+  /**
+   * The handler's deadline (reading the request included): when it passes, `ctx.signal` aborts,
+   * the exchange is reset and the requester gets `NetworkError('protocol')`.
+   */
   timeoutMs: number;
   /** concurrent inbound exchanges of this protocol per peer; more are refused (default 8) */
   maxInboundPerPeer?: number;
@@ -63,17 +69,18 @@ export type PeerEvent = { type: 'connected' | 'disconnected'; peer: PeerKey };
 export type NetworkErrorKind =
   /** no connection to the peer could be made */
   | 'unreachable'
-  /** the peer does not serve this protocol */
+  /** the peer does not serve this protocol (it counts the attempt against the requester: `unknown_protocol`) */
   | 'unsupported'
   /** the deadline passed */
   | 'timeout'
-  /** the caller's signal aborted */
+  /** the caller's signal aborted, or this node is stopping */
   | 'aborted'
-  /** a frame exceeded its bound */
+  /** a frame exceeded its bound: a response frame past `maxResponseFrameBytes`, a request past the
+   * responder's `maxRequestBytes`, a gossip message past `MAX_GOSSIP_BYTES` */
   | 'too_large'
   /** the peer refused the request (its message is in `message`) */
   | 'refused'
-  /** the stream broke or carried malformed framing */
+  /** the stream broke, was reset (the responder's deadline) or carried malformed framing */
   | 'protocol';
 
 export class NetworkError extends Error {
@@ -139,10 +146,104 @@ export interface Network {
   /**
    * Reports one piece of hostile or malformed input from a peer (a bad frame, a bad signature, an
    * op it had no right to send). The network counts it per reason (metrics), logs it at debug with
-   * the peer, and disconnects and refuses a peer that keeps it up.
+   * the peer and `detail`, and disconnects and refuses (bans) a peer that keeps it up.
    */
-  penalize(peer: PeerKey, reason: string): void;
+  penalize(peer: PeerKey, reason: PenaltyReason, detail?: string): void;
+
+  /** What the node's network is doing, for the admin API's status, peers and usage routes. */
+  status(): NetworkStatus;
 }
+
+/**
+ * Why a peer is penalized: a closed set, so the reason can be a metrics label. The first four are
+ * raised by the network itself; domains pick the nearest of the others and put specifics in
+ * `detail` (logged, never a label).
+ */
+export const PENALTY_REASONS = [
+  /** stream framing that does not parse: garbage, a frame cut short, an unknown envelope tag */
+  'malformed_frame',
+  /** a frame whose length prefix is past its bound */
+  'oversized_frame',
+  /** a stream on which the peer proposed only protocols this node does not serve */
+  'unknown_protocol',
+  /** a request frame not completed within the protocol's deadline */
+  'stalled_request',
+  /** a payload that does not decode, an unknown message kind, a message past a domain bound */
+  'invalid_message',
+  /** a signature that does not verify */
+  'bad_signature',
+  /** an op or request the sender had no right to make (not a member, missing capability) */
+  'unauthorized',
+  /** a message already seen, sent again */
+  'replay',
+] as const;
+export type PenaltyReason = (typeof PENALTY_REASONS)[number];
+
+/** How an inbound exchange ended (closed set: a metrics label). */
+export type InboundOutcome =
+  /** answered to the end */
+  | 'ok'
+  /** the handler refused (`PeerRefusal`) */
+  | 'refused'
+  /** refused before reading: the peer's concurrent-exchange limit was reached */
+  | 'busy'
+  /** refused before reading: the request's length prefix was past the protocol's bound */
+  | 'too_large'
+  /** the handler threw something else (a generic refusal was sent) */
+  | 'error'
+  /** the handler's deadline passed (the stream was reset) */
+  | 'timeout'
+  /** the request's framing was malformed, cut short or stalled */
+  | 'malformed'
+  /** the requester went away before the end */
+  | 'cancelled';
+
+/** How an outbound exchange ended: `ok`, or the kind of the `NetworkError` it raised. */
+export type OutboundOutcome = 'ok' | NetworkErrorKind;
+
+export interface RequestCount {
+  /** a protocol this node serves, or `other` (labels stay a closed set) */
+  protocol: string;
+  direction: 'in' | 'out';
+  outcome: InboundOutcome | OutboundOutcome;
+  count: number;
+}
+
+export interface ConnectionStatus {
+  peer: PeerKey;
+  /** the libp2p form of the peer id (`12D3KooW…`) */
+  peerId: string;
+  remoteAddress: string;
+  direction: 'inbound' | 'outbound';
+  /** milliseconds since the Unix epoch */
+  openedAt: number;
+}
+
+export interface NetworkStatus {
+  peerKey: PeerKey;
+  /** this node's libp2p peer id (`12D3KooW…`), derived from `peerKey` */
+  peerId: string;
+  /** the addresses listened on (a wildcard host stays a wildcard; the port is the bound one) */
+  listenAddresses: string[];
+  /** the dialable addresses, as `addresses()` */
+  externalAddresses: string[];
+  /** one entry per open connection (a peer may have more than one) */
+  connections: ConnectionStatus[];
+  /** the topics this node is subscribed to, with the connected peers subscribed to each */
+  topics: { topic: string; peers: number }[];
+  /** bytes carried over connections since start */
+  bytes: { in: number; out: number };
+  /** gossip messages received, published, and received but dropped by a throwing handler */
+  gossip: { in: number; out: number; dropped: number };
+  /** inbound and outbound exchanges; `refused` counts inbound ones refused (refused, busy, too_large) */
+  requests: { in: number; out: number; refused: number; byProtocol: RequestCount[] };
+  penalties: Partial<Record<PenaltyReason, number>>;
+  /** peers refused until `until` (ms since the epoch) */
+  banned: { peer: PeerKey; until: number }[];
+}
+
+/** `ProtocolOptions.maxInboundPerPeer` when not given. */
+export const DEFAULT_INBOUND_PER_PEER = 8;
 
 /** Largest gossip message (domain.md §1.1: gossipsub `max_transmit_size` 1 MiB). */
 export const MAX_GOSSIP_BYTES = 1024 * 1024;

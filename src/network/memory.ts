@@ -2,34 +2,51 @@
  * An in-process `Network` (contract.ts) for tests of the domains that use the network: several
  * nodes in one process share a `MemoryHub`, which links them, partitions them and delivers gossip
  * and requests with the contract's semantics (no self-delivery, size bounds, deadlines, refusals,
- * per-peer inbound limits). Delivery is asynchronous, as on a real network, and bytes are copied.
+ * per-peer inbound limits, penalties and bans, the same status counters as libp2p). Delivery is
+ * asynchronous, as on a real network, and bytes are copied. `contract-suite.ts` runs the same
+ * tests against this and the libp2p network, so the two cannot drift.
  */
 import {
+  DEFAULT_INBOUND_PER_PEER,
+  MAX_FRAME_BYTES,
   MAX_GOSSIP_BYTES,
   NetworkError,
   PeerRefusal,
   type GossipHandler,
+  type InboundOutcome,
   type Network,
+  type NetworkStatus,
+  type OutboundOutcome,
   type PeerEvent,
   type PeerKey,
+  type PenaltyReason,
   type ProtocolOptions,
   type RequestHandler,
   type RequestOptions,
 } from './contract.ts';
-
-const DEFAULT_INBOUND_PER_PEER = 8;
+import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
+import { deadline } from './deadline.ts';
+import { libp2pPeerIdOf } from './peer-id.ts';
+import { PenaltyBox, type BanPolicy } from './penalties.ts';
+import { TopicHandlers } from './topics.ts';
 
 const linkKey = (a: PeerKey, b: PeerKey): string => (a < b ? `${a}|${b}` : `${b}|${a}`);
+
+interface Link {
+  /** the node that made the link (its side is `outbound`) */
+  initiator: PeerKey;
+  openedAt: number;
+}
 
 /** Links in-memory nodes. Nodes join unlinked; `link`/`linkAll` connect them. */
 export class MemoryHub {
   private readonly nodes = new Map<PeerKey, MemoryNetwork>();
-  private readonly links = new Set<string>();
+  private readonly links = new Map<string, Link>();
 
   /** A node on this hub (not yet linked to anyone). */
-  join(self: PeerKey): MemoryNetwork {
+  join(self: PeerKey, opts: { banPolicy?: BanPolicy } = {}): MemoryNetwork {
     if (this.nodes.has(self)) throw new Error(`peer ${self} already on the hub`);
-    const net = new MemoryNetwork(self, this);
+    const net = new MemoryNetwork(self, this, opts.banPolicy);
     this.nodes.set(self, net);
     return net;
   }
@@ -40,13 +57,18 @@ export class MemoryHub {
     this.nodes.delete(self);
   }
 
-  link(a: PeerKey, b: PeerKey): void {
-    if (a === b || !this.nodes.has(a) || !this.nodes.has(b)) return;
+  /** Links two nodes (`a` initiating), unless either bans the other; true when they are linked. */
+  link(a: PeerKey, b: PeerKey): boolean {
+    const na = this.nodes.get(a);
+    const nb = this.nodes.get(b);
+    if (a === b || !na || !nb) return false;
     const k = linkKey(a, b);
-    if (this.links.has(k)) return;
-    this.links.add(k);
-    this.nodes.get(a)!.emitPeer({ type: 'connected', peer: b });
-    this.nodes.get(b)!.emitPeer({ type: 'connected', peer: a });
+    if (this.links.has(k)) return true;
+    if (na.bans(b) || nb.bans(a)) return false;
+    this.links.set(k, { initiator: a, openedAt: Date.now() });
+    na.emitPeer({ type: 'connected', peer: b });
+    nb.emitPeer({ type: 'connected', peer: a });
+    return true;
   }
 
   unlink(a: PeerKey, b: PeerKey): void {
@@ -71,6 +93,11 @@ export class MemoryHub {
   }
 
   /** @internal */
+  linkOf(a: PeerKey, b: PeerKey): Link | undefined {
+    return this.links.get(linkKey(a, b));
+  }
+
+  /** @internal */
   node(key: PeerKey): MemoryNetwork | undefined {
     return this.nodes.get(key);
   }
@@ -89,13 +116,13 @@ interface Served {
 }
 
 export class MemoryNetwork implements Network {
-  private readonly topics = new Map<string, Set<GossipHandler>>();
   private readonly served = new Map<string, Served>();
   private readonly peerListeners = new Set<(e: PeerEvent) => void>();
+  private readonly counters = new NetworkCounters();
+  private readonly topics = new TopicHandlers(this.counters);
+  private readonly box: PenaltyBox;
   /** every `penalize` call, in order (tests assert on it) */
-  readonly penalties: { peer: PeerKey; reason: string }[] = [];
-  /** gossip messages whose handler threw */
-  dropped = 0;
+  readonly penalties: { peer: PeerKey; reason: PenaltyReason; detail?: string }[] = [];
   private sequence = 0;
   /** ids of gossip messages seen, so a relayed copy is delivered and forwarded once (bounded) */
   private readonly seen = new Set<string>();
@@ -103,25 +130,29 @@ export class MemoryNetwork implements Network {
   constructor(
     readonly self: PeerKey,
     private readonly hub: MemoryHub,
-  ) {}
+    banPolicy?: BanPolicy,
+  ) {
+    this.box = new PenaltyBox(banPolicy);
+  }
+
+  /** gossip messages whose handler threw */
+  get dropped(): number {
+    return this.counters.gossipDropped;
+  }
 
   subscribe(topic: string, handler: GossipHandler): () => void {
-    let set = this.topics.get(topic);
-    if (!set) this.topics.set(topic, (set = new Set()));
-    set.add(handler);
-    return () => {
-      set.delete(handler);
-      if (set.size === 0 && this.topics.get(topic) === set) this.topics.delete(topic);
-    };
+    return this.topics.add(topic, handler);
   }
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
     if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
     const targets = this.hub.neighbours(this.self).filter((n) => n.subscribed(topic));
+    this.counters.gossipOut++;
     const id = `${this.self}/${++this.sequence}`;
     this.seen.add(id);
     for (const t of targets) {
       const copy = data.slice();
+      this.counters.bytesOut += copy.byteLength;
       setImmediate(() => t.deliver({ id, topic, from: this.self, via: this.self, data: copy }));
     }
     return targets.length;
@@ -145,12 +176,13 @@ export class MemoryNetwork implements Network {
   async dial(address: string, _opts?: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey> {
     const peer = /^\/memory\/([0-9a-f]{64})$/.exec(address)?.[1];
     if (!peer || !this.hub.node(peer)) throw new NetworkError('unreachable', `no node at ${address}`);
-    this.hub.link(this.self, peer);
+    if (!this.hub.link(this.self, peer)) throw new NetworkError('unreachable', `${address} refused the connection`);
     return peer;
   }
 
   handle(protocol: string, handler: RequestHandler, opts: ProtocolOptions): void {
     if (this.served.has(protocol)) throw new Error(`protocol ${protocol} is already handled`);
+    if (opts.maxRequestBytes > MAX_FRAME_BYTES) throw new Error(`${protocol}: maxRequestBytes past the frame bound of ${MAX_FRAME_BYTES}`);
     this.served.set(protocol, { handler, opts, inflight: new Map() });
   }
 
@@ -160,12 +192,25 @@ export class MemoryNetwork implements Network {
   }
 
   async *requestStream(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array> {
+    let outcome: OutboundOutcome = 'ok'; // also when the caller stops reading early
+    try {
+      yield* this.exchange(peer, protocol, data, opts);
+    } catch (err) {
+      outcome = err instanceof NetworkError ? err.kind : 'protocol';
+      throw err;
+    } finally {
+      this.counters.outbound(this.protocolLabel(protocol), outcome);
+    }
+  }
+
+  private async *exchange(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array> {
     const remote = this.hub.linked(this.self, peer) ? this.hub.node(peer) : undefined;
     if (!remote) throw new NetworkError('unreachable', `peer ${peer} is not connected`);
-    const deadline = AbortSignal.timeout(opts.timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    const timer = deadline(opts.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timer.signal]) : timer.signal;
     const failure = (): NetworkError =>
       opts.signal?.aborted ? new NetworkError('aborted', `${protocol}: aborted`) : new NetworkError('timeout', `${protocol}: no answer within ${opts.timeoutMs} ms`);
+    this.counters.bytesOut += data.byteLength;
     const frames = remote.serve(this.self, protocol, data.slice(), signal);
     const iterator = frames[Symbol.asyncIterator]();
     try {
@@ -177,9 +222,11 @@ export class MemoryNetwork implements Network {
         if (next.value.byteLength > opts.maxResponseFrameBytes) {
           throw new NetworkError('too_large', `${protocol}: response frame of ${next.value.byteLength} bytes exceeds ${opts.maxResponseFrameBytes}`);
         }
+        this.counters.bytesIn += next.value.byteLength;
         yield next.value.slice();
       }
     } finally {
+      timer.clear();
       void iterator.return?.();
     }
   }
@@ -189,13 +236,45 @@ export class MemoryNetwork implements Network {
     return () => this.peerListeners.delete(listener);
   }
 
-  penalize(peer: PeerKey, reason: string): void {
-    this.penalties.push({ peer, reason });
+  penalize(peer: PeerKey, reason: PenaltyReason, detail?: string): void {
+    this.penalties.push(detail === undefined ? { peer, reason } : { peer, reason, detail });
+    if (this.box.record(peer, reason)) this.hub.unlink(this.self, peer);
+  }
+
+  status(): NetworkStatus {
+    const self = this.addresses();
+    return {
+      peerKey: this.self,
+      peerId: libp2pPeerIdOf(this.self),
+      listenAddresses: self,
+      externalAddresses: self,
+      connections: this.peers().map((peer) => {
+        const link = this.hub.linkOf(this.self, peer)!;
+        return {
+          peer,
+          peerId: libp2pPeerIdOf(peer),
+          remoteAddress: `/memory/${peer}`,
+          direction: link.initiator === this.self ? ('outbound' as const) : ('inbound' as const),
+          openedAt: link.openedAt,
+        };
+      }),
+      topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
+      bytes: this.counters.bytes(),
+      gossip: this.counters.gossip(),
+      requests: this.counters.requests(),
+      penalties: this.box.penalties(),
+      banned: this.box.banned(),
+    };
+  }
+
+  /** @internal */
+  bans(peer: PeerKey): boolean {
+    return this.box.isBanned(peer);
   }
 
   /** @internal */
   subscribed(topic: string): boolean {
-    return (this.topics.get(topic)?.size ?? 0) > 0;
+    return this.topics.has(topic);
   }
 
   /** @internal */
@@ -213,13 +292,7 @@ export class MemoryNetwork implements Network {
     this.seen.add(msg.id);
     if (this.seen.size > 10_000) this.seen.delete(this.seen.values().next().value!);
     if (!this.subscribed(msg.topic)) return;
-    for (const h of [...(this.topics.get(msg.topic) ?? [])]) {
-      Promise.resolve()
-        .then(() => h({ topic: msg.topic, from: msg.from, data: msg.data }))
-        .catch(() => {
-          this.dropped++;
-        });
-    }
+    if (this.topics.deliver({ topic: msg.topic, from: msg.from, data: msg.data })) this.counters.bytesIn += msg.data.byteLength;
     for (const n of this.hub.neighbours(this.self)) {
       if (n.self === msg.via || n.self === msg.from || !n.subscribed(msg.topic)) continue;
       const copy = msg.data.slice();
@@ -230,45 +303,84 @@ export class MemoryNetwork implements Network {
   /** @internal Runs an inbound exchange from `peer`: bounds first, then the handler. */
   async *serve(peer: PeerKey, protocol: string, request: Uint8Array, requesterSignal: AbortSignal): AsyncIterable<Uint8Array> {
     const served = this.served.get(protocol);
-    if (!served) throw new NetworkError('unsupported', `peer does not serve ${protocol}`);
+    if (!served) {
+      this.penalize(peer, 'unknown_protocol', protocol);
+      throw new NetworkError('unsupported', `peer does not serve ${protocol}`);
+    }
+    let outcome: InboundOutcome | undefined;
+    const end = (o: InboundOutcome) => {
+      if (outcome !== undefined) return;
+      outcome = o;
+      this.counters.inbound(protocol, o);
+    };
     if (request.byteLength > served.opts.maxRequestBytes) {
-      this.penalize(peer, `${protocol}: oversized request`);
-      throw new NetworkError('protocol', `${protocol}: request of ${request.byteLength} bytes refused`);
+      this.penalize(peer, 'oversized_frame', `${protocol}: request of ${request.byteLength} bytes`);
+      end('too_large');
+      throw new NetworkError('too_large', `${protocol}: request of ${request.byteLength} bytes exceeds the peer's bound of ${served.opts.maxRequestBytes}`);
     }
     const inflight = served.inflight.get(peer) ?? 0;
     if (inflight >= (served.opts.maxInboundPerPeer ?? DEFAULT_INBOUND_PER_PEER)) {
+      end('busy');
       throw new NetworkError('refused', `${protocol}: too many concurrent requests`);
     }
+    this.counters.bytesIn += request.byteLength;
     served.inflight.set(peer, inflight + 1);
-    const signal = AbortSignal.any([requesterSignal, AbortSignal.timeout(served.opts.timeoutMs)]);
+    const timer = deadline(served.opts.timeoutMs);
+    const signal = AbortSignal.any([requesterSignal, timer.signal]);
+    // the handler's deadline ends the exchange whether or not the handler heeds its signal
+    const guard = <T>(p: Promise<T>): Promise<T> =>
+      raceAbort(p, signal).then((v) => {
+        if (v !== ABORTED) return v;
+        if (timer.signal.aborted && !requesterSignal.aborted) {
+          end('timeout');
+          throw new NetworkError('protocol', `${protocol}: the peer reset the exchange (its deadline passed)`);
+        }
+        end('cancelled');
+        throw new NetworkError('aborted', `${protocol}: the requester went away`);
+      });
     try {
       let answer: Uint8Array | AsyncIterable<Uint8Array>;
       try {
-        answer = await served.handler(request, { peer, protocol, signal });
+        answer = await guard(Promise.resolve().then(() => served.handler(request, { peer, protocol, signal })));
       } catch (err) {
-        throw refusalOf(err);
+        throw this.refusalOf(err, end);
       }
       if (answer instanceof Uint8Array) {
+        this.counters.bytesOut += answer.byteLength;
+        end('ok'); // one frame is the whole answer, delivered with this yield
         yield answer;
         return;
       }
+      const frames = answer[Symbol.asyncIterator]();
       try {
-        for await (const frame of answer) {
-          if (signal.aborted) return;
-          yield frame;
+        for (;;) {
+          const next = await guard(frames.next());
+          if (next.done) break;
+          this.counters.bytesOut += next.value.byteLength;
+          yield next.value;
         }
       } catch (err) {
-        throw refusalOf(err);
+        throw this.refusalOf(err, end);
+      } finally {
+        void frames.return?.();
       }
+      end('ok');
     } finally {
+      timer.clear();
+      if (outcome === undefined) end('cancelled'); // the requester stopped reading
       served.inflight.set(peer, (served.inflight.get(peer) ?? 1) - 1);
     }
   }
-}
 
-function refusalOf(err: unknown): NetworkError {
-  if (err instanceof NetworkError) return err;
-  return new NetworkError('refused', err instanceof PeerRefusal ? err.message : 'the peer could not answer the request');
+  private refusalOf(err: unknown, end: (o: InboundOutcome) => void): NetworkError {
+    if (err instanceof NetworkError) return err; // already counted by the guard
+    end(err instanceof PeerRefusal ? 'refused' : 'error');
+    return new NetworkError('refused', err instanceof PeerRefusal ? err.message : 'the peer could not answer the request');
+  }
+
+  private protocolLabel(protocol: string): string {
+    return this.served.has(protocol) ? protocol : OTHER_PROTOCOL;
+  }
 }
 
 const ABORTED = Symbol('aborted');

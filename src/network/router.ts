@@ -75,14 +75,14 @@ export class StreamRouter {
   }
 
   private async dispatch(bytes: Uint8Array, ctx: RequestContext): Promise<Uint8Array | AsyncIterable<Uint8Array>> {
-    const refuse = (reason: string, message: string): never => {
-      this.network.penalize(ctx.peer, reason);
+    const refuse = (message: string): never => {
+      this.network.penalize(ctx.peer, 'invalid_message', message);
       throw new PeerRefusal(message);
     };
-    const request = decodeJson(bytes) ?? refuse('malformed request', 'request is not a JSON object');
-    const kind = typeof request.type === 'string' ? request.type : refuse('malformed request', 'request has no type');
-    const entry = this.kinds.get(kind) ?? refuse('unknown request kind', `unknown request kind: ${kind.slice(0, 64)}`);
-    if (bytes.byteLength > entry.opts.maxRequestBytes) refuse('oversized request', `${kind} request exceeds ${entry.opts.maxRequestBytes} bytes`);
+    const request = decodeJson(bytes) ?? refuse('request is not a JSON object');
+    const kind = typeof request.type === 'string' ? request.type : refuse('request has no type');
+    const entry = this.kinds.get(kind) ?? refuse(`unknown request kind: ${kind.slice(0, 64)}`);
+    if (bytes.byteLength > entry.opts.maxRequestBytes) refuse(`${kind} request exceeds ${entry.opts.maxRequestBytes} bytes`);
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(entry.opts.timeoutMs)]);
     const answer = await entry.handler(request, { ...ctx, signal, kind });
     return isIterable(answer) ? encodeAll(answer) : encodeJson(answer);
@@ -93,7 +93,7 @@ export class StreamRouter {
     const bytes = await this.network.request(peer, SYNC_PROTOCOL, encodeJson({ ...body, type: kind }), opts);
     const answer = decodeJson(bytes);
     if (!answer) {
-      this.network.penalize(peer, 'malformed response');
+      this.network.penalize(peer, 'invalid_message', `${kind}: the answer is not a JSON object`);
       throw new NetworkError('protocol', `${kind}: the peer answered something other than a JSON object`);
     }
     return answer;
@@ -104,7 +104,7 @@ export class StreamRouter {
     for await (const bytes of this.network.requestStream(peer, SYNC_PROTOCOL, encodeJson({ ...body, type: kind }), opts)) {
       const frame = decodeJson(bytes);
       if (!frame) {
-        this.network.penalize(peer, 'malformed response');
+        this.network.penalize(peer, 'invalid_message', `${kind}: a response frame is not a JSON object`);
         throw new NetworkError('protocol', `${kind}: the peer sent a frame that is not a JSON object`);
       }
       yield frame;

@@ -48,6 +48,11 @@ import { VERSION } from '../version.ts';
 import { AdminMissingError } from './credentials.ts';
 import type { Network } from '../network/contract.ts';
 import { StreamRouter } from '../network/router.ts';
+import { createLibp2pNetwork } from '../network/libp2p.ts';
+import { libp2pPeerIdOf } from '../network/peer-id.ts';
+import { registerNetworkMetrics } from '../network/metrics.ts';
+import { replicationSeries } from '../governance/replication/metrics.ts';
+import { replicationView } from '../governance/replication/view.ts';
 import { GovernanceReplicator } from '../governance/replication/replicator.ts';
 
 /** A network the node starts and stops (network/libp2p.ts in production; a MemoryNetwork in tests). */
@@ -57,6 +62,17 @@ export interface NodeNetwork extends Network {
 }
 
 export type NetworkFactory = (ctx: { key: KeyObject; config: NodeConfig; logger: Logger }) => NodeNetwork;
+
+/** The production network: libp2p on `[swarm]`, dialing `[bootstrap] nodes`, mDNS per `[discovery]` (docs/network.md). */
+const libp2pFromConfig: NetworkFactory = ({ key, config, logger }) =>
+  createLibp2pNetwork({
+    privateKey: key,
+    host: config.swarm.host,
+    port: config.swarm.port,
+    bootstrap: config.bootstrap.nodes,
+    mdns: config.discovery.mdns,
+    logger: logger.child({ component: 'network' }),
+  });
 
 export interface AdminCredentials {
   username: string;
@@ -73,8 +89,8 @@ export interface NodeOptions {
   /** overrides config.server.port (0 = any free port, for tests) */
   port?: number;
   host?: string;
-  /** builds the peer-to-peer network; none = a standalone node (no peers, nothing replicates) */
-  network?: NetworkFactory;
+  /** builds the peer-to-peer network: libp2p from the config when absent; `null` = a standalone node (no peers, nothing replicates) */
+  network?: NetworkFactory | null;
 }
 
 export { AdminMissingError };
@@ -158,7 +174,8 @@ export class HearthNode {
     this.identity = await NodeIdentity.load(this.store, nodeKey, clock.now());
     this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
     await this.governance.load();
-    this.network = this.opts.network?.({ key: nodeKey, config, logger: this.opts.logger });
+    const factory = this.opts.network === undefined ? libp2pFromConfig : this.opts.network;
+    this.network = factory?.({ key: nodeKey, config, logger: this.opts.logger });
     if (this.network) {
       this.router = new StreamRouter(this.network);
       this.replicator = new GovernanceReplicator({
@@ -224,6 +241,8 @@ export class HearthNode {
     try {
       await this.ensureAdmin();
       this.metrics.addGauge(storeSizeGauge({ data: this.opts.paths.data, blobs: this.opts.paths.blobs }));
+      if (this.network) registerNetworkMetrics(this.metrics, this.network);
+      if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
       this.metrics.addGauge({
         name: 'hearth_event_streams_active',
         help: 'Open event-stream connections by transport',
@@ -242,6 +261,11 @@ export class HearthNode {
             lifecycle: () => this.state,
             // a standalone node (no network) answers 0, as the reference without a swarm
             peerCount: () => this.network?.peers().length ?? 0,
+            network: {
+              status: () => this.network?.status(),
+              peerId: libp2pPeerIdOf(this.identity.publicKey),
+              replication: this.replicator ? () => replicationView(this.replicator!) : undefined,
+            },
             blobs: { blobs: this.blobs },
             events: {
               stream: this.events,

@@ -26,6 +26,9 @@ it('answers every node-level route as documented', async () => {
   await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
   expect(await admin.admin.peers()).toEqual({ count: 0 });
   expect(await admin.admin.usage()).toEqual({ namespaces: [] });
+  const status = await admin.admin.networkStatus();
+  expect(status.localPeerId).toMatch(/^12D3KooW/);
+  expect(status.listenAddrs).toHaveLength(1);
 
   contract.assertAreaCovered('node');
 });

@@ -111,7 +111,9 @@ export interface SpawnedNode {
 
 /** Runs `hearth <args>` from source; resolves once the node prints its JSON "listening" line. */
 export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<SpawnedNode> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, '--output', 'json'], {
+  // test nodes never take the default swarm port: several run at once
+  const swarm = args.includes('--swarm-port') ? [] : ['--swarm-port', '0'];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, ...swarm, '--output', 'json'], {
     cwd: ROOT,
     env: { ...process.env, HEARTH_LOG: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

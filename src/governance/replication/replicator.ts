@@ -17,7 +17,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
-import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey } from '../../network/contract.ts';
+import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey, type PenaltyReason } from '../../network/contract.ts';
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
 import { isMember } from '../authority.ts';
 import { requireInviter } from '../invitations/inviter.ts';
@@ -68,7 +68,7 @@ export interface ReplicationStats {
   opsIngested: number;
   /** stored without effect: the fold refused them (authority, conflicts) */
   opsWithoutEffect: number;
-  /** dropped before ingest, by reason */
+  /** dropped before ingest, by penalty reason (and held ops evicted) */
   dropped: Record<string, number>;
   pulls: { ok: number; failed: number };
   served: number;
@@ -164,7 +164,7 @@ export class GovernanceReplicator {
         for await (const frame of this.d.router.requestStream(peer, KIND.join, { groupId, invitation: inv as unknown as JsonObject }, frameOpts(this.opts.requestTimeoutMs, stop))) {
           const parsed = parseOpsFrame(frame);
           if (typeof parsed === 'string') {
-            this.drop(peer, 'malformed backfill', parsed);
+            this.drop(peer, 'invalid_message', `backfill: ${parsed}`);
             break;
           }
           this.account(peer, await this.d.governance.ingest(parsed.namespaceId, parsed.ops, { allowGenesis: true }));
@@ -187,9 +187,9 @@ export class GovernanceReplicator {
   private async onGossip(namespaceId: string, msg: RawGossip): Promise<void> {
     this.stats.gossipIn++;
     const parsed = parseGossip(decodeJson(msg.data));
-    if (typeof parsed === 'string') return this.drop(msg.from, 'malformed gossip', parsed);
+    if (typeof parsed === 'string') return this.drop(msg.from, 'invalid_message', `gossip: ${parsed}`);
     if (parsed.type === 'heads') {
-      if (parsed.namespaceId !== namespaceId) return this.drop(msg.from, 'gossip for another namespace', parsed.namespaceId);
+      if (parsed.namespaceId !== namespaceId) return this.drop(msg.from, 'invalid_message', `heads for namespace ${parsed.namespaceId} on another topic`);
       if (parsed.heads.some((h) => !this.d.governance.knows(namespaceId, h))) void this.pull(namespaceId, msg.from);
       return;
     }
@@ -199,14 +199,14 @@ export class GovernanceReplicator {
   /** Checks and ingests one op from a peer; true when it was stored. */
   private async receiveOp(namespaceId: string, op: GovOp, from: PeerKey): Promise<boolean> {
     if (op.namespaceId !== namespaceId) {
-      this.drop(from, 'op for another namespace', op.namespaceId);
+      this.drop(from, 'invalid_message', `op for namespace ${op.namespaceId} on another topic`);
       return false;
     }
     const state = this.d.governance.stateOf(namespaceId);
     if (!state) return false; // not a namespace this node holds: nothing to do
     if (this.d.governance.knows(namespaceId, op.id)) return false;
     if (!this.admissible(state, op)) {
-      this.drop(from, 'op from a non-member', op.signer);
+      this.drop(from, 'unauthorized', `op from ${op.signer}, a key no member of the namespace speaks with`);
       return false;
     }
     const result = await this.d.governance.ingest(namespaceId, [op]);
@@ -237,7 +237,7 @@ export class GovernanceReplicator {
 
   private async serveBackfill(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
     const heads = parseIds(req.heads);
-    if (!isHex64(req.namespaceId) || !heads) throw this.refuse(ctx.peer, 'malformed request', 'backfill needs namespaceId and at most 64 heads');
+    if (!isHex64(req.namespaceId) || !heads) throw this.refuse(ctx.peer, 'invalid_message', 'backfill needs namespaceId and at most 64 heads');
     const state = this.d.governance.stateOf(req.namespaceId);
     if (!state) throw new PeerRefusal('unknown namespace');
     if (this.memberAccount(state, ctx.peer) === undefined) throw new PeerRefusal('not a member of this namespace');
@@ -245,17 +245,17 @@ export class GovernanceReplicator {
   }
 
   private async serveJoin(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
-    if (!isHex64(req.groupId)) throw this.refuse(ctx.peer, 'malformed request', 'join needs groupId');
+    if (!isHex64(req.groupId)) throw this.refuse(ctx.peer, 'invalid_message', 'join needs groupId');
     let inv: SignedInvitation;
     try {
       inv = parseInvitation(req.invitation);
     } catch (e) {
-      throw this.refuse(ctx.peer, 'malformed request', (e as Error).message);
+      throw this.refuse(ctx.peer, 'invalid_message', (e as Error).message);
     }
-    if (hexOf(inv.invitation.group_id) !== req.groupId) throw this.refuse(ctx.peer, 'malformed request', 'the invitation names another group');
+    if (hexOf(inv.invitation.group_id) !== req.groupId) throw this.refuse(ctx.peer, 'invalid_message', 'the invitation names another group');
     const located = this.d.governance.locate(req.groupId);
     if (!located) throw new PeerRefusal('unknown group');
-    if (!signatureValid(inv)) throw this.refuse(ctx.peer, 'forged invitation', 'invalid invitation signature');
+    if (!signatureValid(inv)) throw this.refuse(ctx.peer, 'bad_signature', 'invalid invitation signature');
     if (Math.floor(this.d.clock.now() / 1000) > inv.invitation.expiration_timestamp) throw new PeerRefusal('invitation expired');
     try {
       requireInviter(located.ns, located.group, inv);
@@ -267,7 +267,7 @@ export class GovernanceReplicator {
 
   private async servePush(req: JsonObject, ctx: KindContext): Promise<JsonObject> {
     const op = parseOp(req.op);
-    if (typeof op === 'string') throw this.refuse(ctx.peer, 'malformed op', op);
+    if (typeof op === 'string') throw this.refuse(ctx.peer, 'invalid_message', op);
     const added = await this.receiveOp(op.namespaceId, op, ctx.peer);
     if (added) void this.publish(op); // relay: the pusher's other peers may not have it
     return { added };
@@ -316,7 +316,7 @@ export class GovernanceReplicator {
       for await (const frame of this.d.router.requestStream(peer, KIND.backfill, { namespaceId, heads }, frameOpts(timeoutMs, this.life.signal))) {
         const parsed = parseOpsFrame(frame);
         if (typeof parsed === 'string' || parsed.namespaceId !== namespaceId) {
-          this.drop(peer, 'malformed backfill', typeof parsed === 'string' ? parsed : 'another namespace');
+          this.drop(peer, 'invalid_message', `backfill: ${typeof parsed === 'string' ? parsed : 'a frame for another namespace'}`);
           break;
         }
         this.account(peer, await this.d.governance.ingest(namespaceId, parsed.ops));
@@ -371,7 +371,7 @@ export class GovernanceReplicator {
     if (held.size >= this.opts.maxWaiting) {
       const oldest = held.keys().next().value;
       if (oldest !== undefined) held.delete(oldest);
-      this.count('held op evicted');
+      this.count('held_op_evicted');
     }
     held.set(op.id, { op, from, at: this.d.clock.now() });
   }
@@ -389,20 +389,19 @@ export class GovernanceReplicator {
   private account(peer: PeerKey, result: IngestResult): void {
     this.stats.opsIngested += result.added.length;
     this.stats.opsWithoutEffect += result.rejected.length;
-    for (const r of result.refused) this.drop(peer, 'invalid op', r.reason);
+    for (const r of result.refused) this.drop(peer, /signature/.test(r.reason) ? 'bad_signature' : 'invalid_message', `op ${r.op.id}: ${r.reason}`);
   }
 
-  private drop(peer: PeerKey, reason: string, detail: string): void {
+  private drop(peer: PeerKey, reason: PenaltyReason, detail: string): void {
     this.count(reason);
-    this.d.network.penalize(peer, reason);
-    this.d.logger.debug({ peer, reason, detail: detail.slice(0, 200) }, 'dropped governance input from a peer');
+    this.d.network.penalize(peer, reason, detail.slice(0, 200));
   }
 
   private count(reason: string): void {
     this.stats.dropped[reason] = (this.stats.dropped[reason] ?? 0) + 1;
   }
 
-  private refuse(peer: PeerKey, reason: string, message: string): PeerRefusal {
+  private refuse(peer: PeerKey, reason: PenaltyReason, message: string): PeerRefusal {
     this.drop(peer, reason, message);
     return new PeerRefusal(message);
   }

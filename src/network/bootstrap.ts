@@ -1,0 +1,115 @@
+/**
+ * Keeps the configured bootstrap peers connected (issue #12 §1; domain.md §1.2 `[bootstrap] nodes`):
+ * each address is dialed at start and, whenever its peer is not connected, redialed with
+ * exponential backoff (1 s doubling to 60 s by default, ±20 % jitter so restarted nodes do not
+ * redial in step). A connection that lasted `stableMs` resets the backoff and is redialed at once
+ * when it drops; a shorter one (a peer that accepts and hangs up) waits out the backoff like a
+ * failed dial. `stop()` cancels every wait and dial.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { PeerEvent, PeerKey } from './contract.ts';
+import { deadline } from './deadline.ts';
+
+export interface RedialPolicy {
+  initialMs: number;
+  maxMs: number;
+  /** deadline of one dial */
+  dialTimeoutMs: number;
+  /** a connection that lasted this long resets the backoff */
+  stableMs: number;
+}
+
+export const DEFAULT_REDIAL: RedialPolicy = { initialMs: 1_000, maxMs: 60_000, dialTimeoutMs: 10_000, stableMs: 10_000 };
+
+export interface BootstrapDeps {
+  /** dials the address; resolves with the peer it reached */
+  dial(address: string, signal: AbortSignal): Promise<PeerKey>;
+  connected(peer: PeerKey): boolean;
+  onPeer(listener: (e: PeerEvent) => void): () => void;
+  log: Logger;
+  /** injectable for tests: [0, 1), the clock, and a wait that ends early when the signal aborts */
+  random?: () => number;
+  now?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal }).catch(() => undefined);
+
+export interface BootstrapPeer {
+  address: string;
+  /** the peer the address names (its `/p2p/` part), when it names one */
+  peer?: PeerKey;
+}
+
+export class Bootstrapper {
+  private controller: AbortController | undefined;
+  private loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly peers: BootstrapPeer[],
+    private readonly deps: BootstrapDeps,
+    private readonly policy: RedialPolicy = DEFAULT_REDIAL,
+  ) {}
+
+  start(): void {
+    if (this.controller) return;
+    const controller = (this.controller = new AbortController());
+    this.loops = this.peers.map((p) => this.keep(p, controller.signal));
+  }
+
+  async stop(): Promise<void> {
+    this.controller?.abort();
+    this.controller = undefined;
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  private async keep(target: BootstrapPeer, signal: AbortSignal): Promise<void> {
+    const { log } = this.deps;
+    let peer = target.peer;
+    let delay = this.policy.initialMs;
+    const backoff = async () => {
+      const jitter = 0.8 + 0.4 * (this.deps.random ?? Math.random)();
+      await (this.deps.sleep ?? abortableSleep)(Math.round(delay * jitter), signal);
+      delay = Math.min(delay * 2, this.policy.maxMs);
+    };
+    while (!signal.aborted) {
+      if (peer === undefined || !this.deps.connected(peer)) {
+        const timer = deadline(this.policy.dialTimeoutMs);
+        try {
+          peer = await this.deps.dial(target.address, AbortSignal.any([signal, timer.signal]));
+          log.debug({ peer, address: target.address }, 'network: bootstrap peer connected');
+        } catch (err) {
+          if (signal.aborted) return;
+          log.debug({ address: target.address, retryInMs: delay, err: (err as Error).message }, 'network: bootstrap dial failed');
+          await backoff();
+          continue;
+        } finally {
+          timer.clear();
+        }
+      }
+      const now = this.deps.now ?? Date.now;
+      const since = now();
+      await this.disconnection(peer, signal);
+      if (now() - since >= this.policy.stableMs) delay = this.policy.initialMs;
+      else await backoff();
+    }
+  }
+
+  /** Resolves when `peer` disconnects (at once when it already has) or the signal aborts. */
+  private disconnection(peer: PeerKey, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        off();
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const off = this.deps.onPeer((e) => {
+        if (e.type === 'disconnected' && e.peer === peer) done();
+      });
+      signal.addEventListener('abort', done, { once: true });
+      if (signal.aborted || !this.deps.connected(peer)) done();
+    });
+  }
+}

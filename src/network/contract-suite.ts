@@ -1,0 +1,298 @@
+/**
+ * The `Network` contract as tests, run against every implementation (memory.test.ts,
+ * libp2p.test.ts) so the in-memory network the domains are tested on cannot drift from the real
+ * one. Only the contract is used: nodes are connected by dialing each other's `addresses()`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_FRAME_BYTES, NetworkError, PeerRefusal, type GossipMessage, type Network } from './contract.ts';
+import { libp2pPeerIdOf } from './peer-id.ts';
+
+export interface Harness {
+  /** `n` started nodes, not connected to each other */
+  nodes(n: number): Promise<Network[]>;
+  /** takes a node off the network, as if it stopped */
+  stop(net: Network): Promise<void>;
+  /** an address where no node answers */
+  deadAddress(): string;
+  /** stops everything `nodes` made */
+  teardown(): Promise<void>;
+  /** `penalize` calls that ban a peer (the implementation's ban threshold) */
+  banThreshold: number;
+}
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (b: Uint8Array) => new TextDecoder().decode(b);
+const opts = { timeoutMs: 5_000, maxResponseFrameBytes: 1024 };
+const serve = { maxRequestBytes: 64, timeoutMs: 5_000 };
+
+/** Polls until `check` holds (the real network propagates subscriptions and events asynchronously). */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function connect(a: Network, b: Network): Promise<void> {
+  expect(await a.dial(b.addresses()[0]!, { timeoutMs: 5_000 })).toBe(b.self);
+  await eventually(() => a.peers().includes(b.self) && b.peers().includes(a.self), 'both sides to see the connection');
+}
+
+function inbox(): { got: GossipMessage[]; handler: (m: GossipMessage) => void; next: () => Promise<GossipMessage> } {
+  const got: GossipMessage[] = [];
+  const waiters: ((m: GossipMessage) => void)[] = [];
+  return {
+    got,
+    handler: (m) => {
+      got.push(m);
+      waiters.shift()?.(m);
+    },
+    next: () => new Promise((r) => waiters.push(r)),
+  };
+}
+
+const kindOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: NetworkError) => (e instanceof NetworkError ? `${e.kind}:${e.message}` : `not a NetworkError: ${e}`));
+
+/** Lets in-flight deliveries land before asserting that something did not arrive. */
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function networkContractSuite(name: string, make: () => Harness, settleMs: number): void {
+  describe(`${name}: the Network contract`, () => {
+    let h: Harness;
+    afterEach(async () => {
+      await h?.teardown();
+    });
+    const nodes = async (n: number) => {
+      h = make();
+      return h.nodes(n);
+    };
+    const three = async () => {
+      const [a, b, c] = await nodes(3);
+      await connect(a!, b!);
+      await connect(a!, c!);
+      await connect(b!, c!);
+      return { a: a!, b: b!, c: c! };
+    };
+
+    it('delivers gossip to subscribed peers with the origin as `from`, never to the publisher', async () => {
+      const { a, b, c } = await three();
+      const [ib, ic, ia] = [inbox(), inbox(), inbox()];
+      b.subscribe('t', ib.handler);
+      c.subscribe('other', ic.handler);
+      a.subscribe('t', ia.handler);
+      await eventually(() => a.topicPeers('t').includes(b.self), 'a to see b on the topic');
+      const next = ib.next();
+      expect(await a.publish('t', enc('hi'))).toBe(1);
+      const m = await next;
+      expect([m.from, m.topic, dec(m.data)]).toEqual([a.self, 't', 'hi']);
+      await settle(settleMs);
+      expect(ic.got).toHaveLength(0);
+      expect(ia.got).toHaveLength(0);
+      expect(a.topicPeers('t')).toEqual([b.self]);
+    });
+
+    it('stops delivering to a handler that unsubscribed, and leaves the topic with its last handler', async () => {
+      const { a, b } = await three();
+      const ib = inbox();
+      const off = b.subscribe('t', ib.handler);
+      await eventually(() => a.topicPeers('t').includes(b.self), 'a to see b on the topic');
+      off();
+      await eventually(() => !a.topicPeers('t').includes(b.self), 'a to see b leave the topic');
+      expect(await a.publish('t', enc('y'))).toBe(0);
+      await settle(settleMs);
+      expect(ib.got).toHaveLength(0);
+    });
+
+    it('refuses an oversized gossip message and counts a throwing handler as dropped', async () => {
+      const { a, b } = await three();
+      await expect(a.publish('t', new Uint8Array(1024 * 1024 + 1))).rejects.toMatchObject({ kind: 'too_large' });
+      b.subscribe('t', () => {
+        throw new Error('bad');
+      });
+      await eventually(() => a.topicPeers('t').includes(b.self), 'a to see b on the topic');
+      await a.publish('t', enc('x'));
+      await eventually(() => b.status().gossip.dropped === 1, 'the drop to be counted');
+      expect(b.status().gossip).toMatchObject({ in: 1, dropped: 1 });
+      expect(a.status().gossip).toMatchObject({ out: 1 });
+    });
+
+    it('reports connections and disconnections, and dials a node by its address', async () => {
+      const [a, b, c] = await nodes(3);
+      const events: string[] = [];
+      a!.onPeer((e) => events.push(`${e.type}:${e.peer}`));
+      await connect(a!, b!);
+      expect(a!.peers()).toEqual([b!.self]);
+      await h.stop(b!);
+      await eventually(() => a!.peers().length === 0, 'a to see b go');
+      expect(events).toEqual([`connected:${b!.self}`, `disconnected:${b!.self}`]);
+      expect(await kindOf(a!.dial(h.deadAddress(), { timeoutMs: 2_000 }))).toMatch(/^unreachable:/);
+      expect(await kindOf(a!.dial('not an address', { timeoutMs: 2_000 }))).toMatch(/^unreachable:/);
+      expect(c!.addresses().length).toBeGreaterThan(0);
+    });
+
+    it('answers one frame, or a stream of frames', async () => {
+      const { a, b } = await three();
+      b.handle('/echo', async (req, ctx) => enc(`${ctx.peer === a.self}:${ctx.protocol}:${dec(req)}`), serve);
+      b.handle('/count', async () => (async function* () {
+        for (let i = 0; i < 3; i++) yield enc(String(i));
+      })(), serve);
+      b.handle('/empty', async () => (async function* () {})(), serve);
+      expect(dec(await a.request(b.self, '/echo', enc('x'), opts))).toBe('true:/echo:x');
+      const frames: string[] = [];
+      for await (const f of a.requestStream(b.self, '/count', enc(''), opts)) frames.push(dec(f));
+      expect(frames).toEqual(['0', '1', '2']);
+      const none: Uint8Array[] = [];
+      for await (const f of a.requestStream(b.self, '/empty', enc(''), opts)) none.push(f);
+      expect(none).toEqual([]);
+      expect(await kindOf(a.request(b.self, '/empty', enc(''), opts))).toMatch(/^protocol:/);
+    });
+
+    it('refuses to serve a protocol twice, or with a request bound past the frame bound', async () => {
+      const [a] = await nodes(1);
+      a!.handle('/p', async (req) => req, serve);
+      expect(() => a!.handle('/p', async (req) => req, serve)).toThrow(/already handled/);
+      expect(() => a!.handle('/q', async (req) => req, { ...serve, maxRequestBytes: MAX_FRAME_BYTES + 1 })).toThrow(/frame bound/);
+    });
+
+    it('fails requests with the contract kinds', async () => {
+      const { a, b } = await three();
+      b.handle('/refuse', async () => {
+        throw new PeerRefusal('not a member');
+      }, serve);
+      b.handle('/crash', async () => {
+        throw new Error('local secret detail');
+      }, serve);
+      b.handle('/slow', (_req, ctx) => new Promise((_r, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('gone')))), serve);
+      b.handle('/big', async () => new Uint8Array(2048), serve);
+      b.handle('/half', async () => (async function* () {
+        yield enc('first');
+        throw new PeerRefusal('no more');
+      })(), serve);
+      expect(await kindOf(a.request(b.self, '/refuse', enc(''), opts))).toBe('refused:not a member');
+      expect(await kindOf(a.request(b.self, '/crash', enc(''), opts))).toBe('refused:the peer could not answer the request');
+      expect(await kindOf(a.request(b.self, '/nothing', enc(''), opts))).toMatch(/^unsupported:/);
+      expect(await kindOf(a.request(b.self, '/slow', enc(''), { ...opts, timeoutMs: 200 }))).toMatch(/^timeout:/);
+      expect(await kindOf(a.request(b.self, '/big', enc(''), opts))).toMatch(/^too_large:/);
+      const got: string[] = [];
+      const half = (async () => {
+        for await (const f of a.requestStream(b.self, '/half', enc(''), opts)) got.push(dec(f));
+      })();
+      expect(await kindOf(half)).toBe('refused:no more');
+      expect(got).toEqual(['first']);
+      const ac = new AbortController();
+      const aborted = kindOf(a.request(b.self, '/slow', enc(''), { ...opts, signal: ac.signal }));
+      setTimeout(() => ac.abort(), 50);
+      expect(await aborted).toMatch(/^aborted:/);
+      const dead = await (async () => {
+        await h.stop(b);
+        await eventually(() => !a.peers().includes(b.self), 'a to see b go');
+        return kindOf(a.request(b.self, '/refuse', enc(''), { ...opts, timeoutMs: 2_000 }));
+      })();
+      expect(dead).toMatch(/^unreachable:/);
+    });
+
+    it('resets an exchange whose handler outlives its deadline, aborting the handler', async () => {
+      const { a, b } = await three();
+      let aborted!: () => void;
+      const handlerAborted = new Promise<void>((r) => (aborted = r));
+      let entered = 0;
+      b.handle('/stuck', (_req, ctx) => {
+        entered++;
+        ctx.signal.addEventListener('abort', () => aborted());
+        return new Promise(() => undefined); // never answers, ignores its signal
+      }, { ...serve, timeoutMs: 100, maxInboundPerPeer: 1 });
+      expect(await kindOf(a.request(b.self, '/stuck', enc(''), opts))).toMatch(/^protocol:/);
+      await handlerAborted;
+      await eventually(() => count(b, 'in', '/stuck', 'timeout') === 1, 'the responder to count the timeout');
+      // the stuck handler does not keep the peer's only slot
+      expect(await kindOf(a.request(b.self, '/stuck', enc(''), opts))).toMatch(/^protocol:/);
+      expect(entered).toBe(2);
+    });
+
+    it('refuses an oversized request before reading it and penalizes its sender', async () => {
+      const { a, b } = await three();
+      b.handle('/echo', async (req) => req, serve);
+      expect(await kindOf(a.request(b.self, '/echo', new Uint8Array(65), opts))).toMatch(/^too_large:/);
+      await eventually(() => b.status().penalties.oversized_frame === 1, 'the penalty');
+      expect(count(b, 'in', '/echo', 'too_large')).toBe(1);
+      expect(dec(await a.request(b.self, '/echo', enc('still served'), opts))).toBe('still served');
+    });
+
+    it('bounds concurrent inbound exchanges per peer', async () => {
+      const { a, b, c } = await three();
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let entered = 0;
+      b.handle('/gate', async () => {
+        entered++;
+        await gate;
+        return enc('done');
+      }, { ...serve, maxInboundPerPeer: 1 });
+      const first = a.request(b.self, '/gate', enc(''), opts);
+      first.catch(() => undefined); // awaited below; a failed assertion before must not leave it unhandled
+      await eventually(() => entered === 1, 'the first request to reach the handler');
+      expect(await kindOf(a.request(b.self, '/gate', enc(''), opts))).toMatch(/^refused:/);
+      const other = c.request(b.self, '/gate', enc(''), opts); // another peer has its own allowance
+      await eventually(() => entered === 2, 'the other peer to reach the handler');
+      release();
+      expect(dec(await first)).toBe('done');
+      expect(dec(await other)).toBe('done');
+      expect(count(b, 'in', '/gate', 'busy')).toBe(1);
+      expect(b.status().requests.refused).toBe(1);
+    });
+
+    it('counts traffic and lists connections and topics in its status', async () => {
+      const { a, b } = await three();
+      b.handle('/echo', async (req) => req, serve);
+      a.handle('/echo', async (req) => req, serve);
+      await a.request(b.self, '/echo', enc('ping'), opts);
+      b.subscribe('topic', () => undefined);
+      a.subscribe('topic', () => undefined);
+      await eventually(() => a.topicPeers('topic').includes(b.self), 'a to see b on the topic');
+      await a.publish('topic', enc('m'));
+      await eventually(() => b.status().gossip.in === 1, 'b to receive the message');
+      const sa = a.status();
+      const sb = b.status();
+      expect(sa.peerKey).toBe(a.self);
+      expect(sa.peerId).toBe(libp2pPeerIdOf(a.self));
+      expect(sa.externalAddresses).toEqual(a.addresses());
+      expect(sa.listenAddresses.length).toBeGreaterThan(0);
+      const toB = sa.connections.find((c) => c.peer === b.self)!;
+      expect(toB).toMatchObject({ peerId: libp2pPeerIdOf(b.self), direction: 'outbound' });
+      expect(toB.openedAt).toBeGreaterThan(Date.now() - 60_000);
+      expect(sb.connections.find((c) => c.peer === a.self)).toMatchObject({ direction: 'inbound' });
+      expect(sa.topics).toEqual([{ topic: 'topic', peers: 1 }]);
+      expect(sa.requests).toMatchObject({ out: 1, in: 0 });
+      expect(sa.requests.byProtocol).toEqual([{ protocol: '/echo', direction: 'out', outcome: 'ok', count: 1 }]);
+      await eventually(() => count(b, 'in', '/echo', 'ok') === 1, 'b to count the exchange');
+      expect(sa.gossip.out).toBe(1);
+      expect(sa.bytes.out).toBeGreaterThan(0);
+      expect(sb.bytes.in).toBeGreaterThan(0);
+    });
+
+    it('disconnects and refuses a peer that keeps earning penalties, and only that peer', async () => {
+      const { a, b, c } = await three();
+      for (let i = 0; i < h.banThreshold - 1; i++) a.penalize(b.self, 'invalid_message', `garbage ${i}`);
+      expect(a.peers()).toContain(b.self);
+      a.penalize(b.self, 'bad_signature');
+      await eventually(() => !a.peers().includes(b.self) && !b.peers().includes(a.self), 'the banned peer to be disconnected');
+      expect(a.status().penalties).toEqual({ invalid_message: h.banThreshold - 1, bad_signature: 1 });
+      expect(a.status().banned.map((x) => x.peer)).toEqual([b.self]);
+      expect(a.status().banned[0]!.until).toBeGreaterThan(Date.now());
+      // the banned side may see its dial succeed for an instant (its handshake completes first)
+      await b.dial(a.addresses()[0]!, { timeoutMs: 2_000 }).catch(() => undefined);
+      expect(await kindOf(a.dial(b.addresses()[0]!, { timeoutMs: 2_000 }))).toMatch(/^unreachable:/);
+      expect(await kindOf(a.request(b.self, '/x', enc(''), opts))).toMatch(/^unreachable:/);
+      await settle(settleMs);
+      expect(a.peers()).not.toContain(b.self);
+      await eventually(() => !b.peers().includes(a.self), 'the banned peer to be hung up on');
+      expect(a.peers()).toContain(c.self);
+    });
+  });
+}
+
+function count(net: Network, direction: 'in' | 'out', protocol: string, outcome: string): number {
+  return net.status().requests.byProtocol.find((r) => r.direction === direction && r.protocol === protocol && r.outcome === outcome)?.count ?? 0;
+}
+

@@ -1,0 +1,463 @@
+/**
+ * The node's `Network` over libp2p 3 (issue #12 §1; domain.md §1.1–§1.5): TCP, Noise, yamux,
+ * identify, ping, gossipsub and optional mDNS, with the peer id derived from the node signing key.
+ * Gossip and peer events map onto the contract here; request/response exchanges live in
+ * exchange.ts, bootstrap redial in bootstrap.ts, bans in penalties.ts, traffic counting in
+ * traffic.ts. Nothing outside `src/network/` imports libp2p. docs/network.md describes the whole.
+ *
+ * @example
+ * const net = createLibp2pNetwork({ privateKey, host: '0.0.0.0', port: 2428, bootstrap: [], mdns: false, logger });
+ * await net.start();
+ * // ... hand `net` to the domains ...
+ * await net.stop();
+ */
+import './polyfill.ts';
+import { isIP } from 'node:net';
+import type { KeyObject } from 'node:crypto';
+import { noise } from '@chainsafe/libp2p-noise';
+import { yamux } from '@chainsafe/libp2p-yamux';
+import { gossipsub, type GossipSub, type Message } from '@libp2p/gossipsub';
+import { identify } from '@libp2p/identify';
+import type { Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
+import { mdns } from '@libp2p/mdns';
+import { ping } from '@libp2p/ping';
+import { tcp } from '@libp2p/tcp';
+import { CODE_P2P, multiaddr, type Multiaddr } from '@multiformats/multiaddr';
+import { createLibp2p } from 'libp2p';
+import type { Logger } from 'pino';
+import { Bootstrapper, DEFAULT_REDIAL, type RedialPolicy } from './bootstrap.ts';
+import {
+  DEFAULT_INBOUND_PER_PEER,
+  MAX_FRAME_BYTES,
+  MAX_GOSSIP_BYTES,
+  NetworkError,
+  type GossipHandler,
+  type Network,
+  type NetworkStatus,
+  type OutboundOutcome,
+  type PeerEvent,
+  type PeerKey,
+  type PenaltyReason,
+  type ProtocolOptions,
+  type RequestHandler,
+  type RequestOptions,
+} from './contract.ts';
+import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
+import { deadline } from './deadline.ts';
+import { requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
+import { libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf, peerKeyOfString } from './peer-id.ts';
+import { publicKeyOf } from '../crypto/keys.ts';
+import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
+import { TopicHandlers } from './topics.ts';
+import { trafficMuxer } from './traffic.ts';
+
+export interface Libp2pNetworkOptions {
+  /** the node signing key (`HomePaths.nodeKey`, an Ed25519 private `KeyObject`): the peer id derives from it */
+  privateKey: KeyObject;
+  /** the listen host: an IPv4 or IPv6 literal (`0.0.0.0` and `::` listen on every interface) */
+  host: string;
+  /** the swarm port; 0 picks a free one (`addresses()` reports it) */
+  port: number;
+  /** multiaddrs (with `/p2p/<peer id>`) dialed at start and kept connected */
+  bootstrap?: string[];
+  /** local discovery by multicast DNS (off unless asked, as the reference's `merod init`) */
+  mdns?: boolean;
+  /** mDNS query interval (default 10 s) */
+  mdnsIntervalMs?: number;
+  logger: Logger;
+  banPolicy?: BanPolicy;
+  redial?: Partial<RedialPolicy>;
+  /** deadline of a dial made on a peer found by mDNS (default 10 s) */
+  discoveryDialTimeoutMs?: number;
+}
+
+/** Gossip RPC frames may carry a full message plus its signature, key and topic. */
+const GOSSIP_RPC_SLACK = 64 * 1024;
+/** yamux streams per connection (domain.md §1.1: 256, as the reference). */
+const MAX_STREAMS_PER_CONNECTION = 256;
+
+/** A libp2p network, not yet started. Throws on an invalid key, host or bootstrap address. */
+export function createLibp2pNetwork(opts: Libp2pNetworkOptions): Libp2pNetwork {
+  return new Libp2pNetwork(opts);
+}
+
+export class Libp2pNetwork implements Network {
+  readonly self: PeerKey;
+  private node: Libp2p<{ pubsub: GossipSub }> | undefined;
+  private state: 'new' | 'started' | 'stopped' = 'new';
+  private readonly log: Logger;
+  private readonly listen: Multiaddr;
+  private readonly bootstrapper: Bootstrapper;
+  private readonly served = new Map<string, Served>();
+  private readonly peerListeners = new Set<(e: PeerEvent) => void>();
+  /** peers whose connection was announced to the listeners (a disconnect is announced only for these) */
+  private readonly announced = new Set<PeerKey>();
+  private readonly counters = new NetworkCounters();
+  private readonly topics = new TopicHandlers(this.counters, (msg, err) =>
+    this.log.debug({ peer: msg.from, topic: msg.topic, err: (err as Error)?.message }, 'network: gossip message dropped by its handler'),
+  );
+  private readonly box: PenaltyBox;
+  private readonly stopper = new AbortController();
+  private readonly exchangeHost: ExchangeHost;
+
+  constructor(private readonly opts: Libp2pNetworkOptions) {
+    this.self = publicKeyOf(opts.privateKey);
+    libp2pPrivateKey(opts.privateKey); // refuses a key that is not Ed25519 now, not at start
+    this.log = opts.logger.child({ component: 'network' });
+    this.box = new PenaltyBox(opts.banPolicy ?? DEFAULT_BAN_POLICY);
+    const family = isIP(opts.host);
+    if (family === 0) throw new Error(`network: the listen host must be an IP address, got ${JSON.stringify(opts.host)}`);
+    if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new Error(`network: invalid swarm port ${opts.port}`);
+    this.listen = multiaddr(`/ip${family}/${opts.host}/tcp/${opts.port}`);
+    const bootstrap = (opts.bootstrap ?? []).map((address) => ({ address, peer: bootstrapPeer(address) }));
+    this.bootstrapper = new Bootstrapper(
+      bootstrap,
+      {
+        dial: (address, signal) => this.dialWith(address, signal, 'bootstrap dial'),
+        connected: (peer) => this.isConnected(peer),
+        onPeer: (l) => this.onPeer(l),
+        log: this.log,
+      },
+      { ...DEFAULT_REDIAL, ...opts.redial },
+    );
+    this.exchangeHost = {
+      counters: this.counters,
+      log: this.log,
+      stopping: this.stopper.signal,
+      penalize: (peer, reason, detail) => this.penalize(peer, reason, detail),
+      isBanned: (peer) => this.box.isBanned(peer),
+    };
+  }
+
+  /** Listens, registers the protocols and topics asked for so far, dials the bootstrap peers. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`network: cannot start a network that is ${this.state}`);
+    this.state = 'started';
+    const banned = (id: PeerId) => {
+      const key = peerKeyOf(id);
+      return key === undefined || this.box.isBanned(key); // peers are Ed25519 node keys, nothing else
+    };
+    const node = await createLibp2p({
+      start: false,
+      privateKey: libp2pPrivateKey(this.opts.privateKey),
+      addresses: { listen: [this.listen.toString()] },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [
+        trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION }), {
+          bytesIn: (n) => (this.counters.bytesIn += n),
+          bytesOut: (n) => (this.counters.bytesOut += n),
+          serves: (protocol) => this.node?.getProtocols().includes(protocol) ?? false,
+          unnegotiated: (streams, proposed) => {
+            const conn = this.node?.getConnections().find((c) => c.streams === streams);
+            const peer = conn && peerKeyOf(conn.remotePeer);
+            if (peer) this.penalize(peer, 'unknown_protocol', `proposed ${proposed.slice(0, 4).join(', ')}`.slice(0, 256));
+          },
+        }),
+      ],
+      connectionGater: {
+        denyDialPeer: banned,
+        denyInboundEncryptedConnection: banned,
+        denyOutboundEncryptedConnection: banned,
+        // checked again once upgraded: a ban may land while a connection is being upgraded
+        denyInboundUpgradedConnection: banned,
+        denyOutboundUpgradedConnection: banned,
+      },
+      connectionManager: { maxConnections: 1024, reconnectRetries: 0 },
+      peerDiscovery: this.opts.mdns ? [mdns({ interval: this.opts.mdnsIntervalMs ?? 10_000 })] : [],
+      services: {
+        identify: identify(),
+        ping: ping(),
+        // domain.md §1.1: mesh 2/4/8, one outbound, flood publish, signed, 1 MiB, 1 s back-offs
+        pubsub: gossipsub({
+          D: 4,
+          Dlo: 2,
+          Dhi: 8,
+          Dout: 1,
+          Dscore: 2,
+          floodPublish: true,
+          globalSignaturePolicy: 'StrictSign',
+          emitSelf: false,
+          allowPublishToZeroTopicPeers: true,
+          fallbackToFloodsub: false,
+          maxInboundDataLength: MAX_GOSSIP_BYTES + GOSSIP_RPC_SLACK,
+          pruneBackoff: 1_000,
+          unsubcribeBackoff: 1_000,
+        }),
+      },
+    });
+    this.node = node;
+    node.addEventListener('peer:connect', (e) => this.peerEvent('connected', e.detail));
+    node.addEventListener('peer:disconnect', (e) => this.peerEvent('disconnected', e.detail));
+    if (this.opts.mdns) node.addEventListener('peer:discovery', (e) => void this.discovered(e.detail));
+    node.services.pubsub.addEventListener('message', (e) => this.onGossip(e.detail));
+    try {
+      await node.start();
+    } catch (err) {
+      this.state = 'stopped';
+      await Promise.resolve(node.stop()).catch(() => undefined);
+      throw new Error(`network: could not listen on ${this.listen.toString()}: ${(err as Error).message}`);
+    }
+    for (const served of this.served.values()) await this.register(served);
+    for (const topic of this.topics.names()) node.services.pubsub.subscribe(topic);
+    this.bootstrapper.start();
+    this.log.info({ peerId: node.peerId.toString(), addresses: this.addresses() }, 'network: listening');
+  }
+
+  /** Cancels every wait and exchange, stops redialing and closes every connection. */
+  async stop(): Promise<void> {
+    if (this.state !== 'started') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopped';
+    this.stopper.abort(new Error('the network is stopping'));
+    await this.bootstrapper.stop();
+    await this.node?.stop();
+  }
+
+  subscribe(topic: string, handler: GossipHandler): () => void {
+    const live = () => (this.node && this.state === 'started' ? this.node.services.pubsub : undefined);
+    return this.topics.add(topic, handler, { joined: () => live()?.subscribe(topic), left: () => live()?.unsubscribe(topic) });
+  }
+
+  async publish(topic: string, data: Uint8Array): Promise<number> {
+    if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
+    if (!this.node || this.state !== 'started') return 0;
+    let recipients: PeerId[];
+    try {
+      ({ recipients } = await this.node.services.pubsub.publish(topic, data));
+    } catch (err) {
+      throw new NetworkError('protocol', `publish on ${topic}: ${(err as Error).message}`);
+    }
+    this.counters.gossipOut++;
+    return recipients.length;
+  }
+
+  topicPeers(topic: string): PeerKey[] {
+    if (!this.node || this.state !== 'started') return [];
+    return keysOf(this.node.services.pubsub.getSubscribers(topic)).filter((k) => this.isConnected(k));
+  }
+
+  peers(): PeerKey[] {
+    if (!this.node || this.state !== 'started') return [];
+    return keysOf(this.node.getPeers());
+  }
+
+  addresses(): string[] {
+    if (!this.node || this.state !== 'started') return [];
+    return this.node.getMultiaddrs().map(String);
+  }
+
+  async dial(address: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey> {
+    const timer = deadline(opts.timeoutMs);
+    const signal = AbortSignal.any([timer.signal, ...(opts.signal ? [opts.signal] : [])]);
+    try {
+      return await this.dialWith(address, signal, 'dial');
+    } catch (err) {
+      if (opts.signal?.aborted) throw new NetworkError('aborted', `dial ${address}: aborted`);
+      if (timer.signal.aborted) throw new NetworkError('timeout', `dial ${address}: no connection within ${opts.timeoutMs} ms`);
+      throw err;
+    } finally {
+      timer.clear();
+    }
+  }
+
+  handle(protocol: string, handler: RequestHandler, opts: ProtocolOptions): void {
+    if (this.served.has(protocol)) throw new Error(`protocol ${protocol} is already handled`);
+    if (opts.maxRequestBytes > MAX_FRAME_BYTES) throw new Error(`${protocol}: maxRequestBytes past the frame bound of ${MAX_FRAME_BYTES}`);
+    const served: Served = { protocol, handler, opts, inflight: new Map() };
+    this.served.set(protocol, served);
+    if (this.node && this.state === 'started') {
+      this.register(served).catch((err: Error) => this.log.error({ protocol, err: err.message }, 'network: could not register a protocol'));
+    }
+  }
+
+  async request(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): Promise<Uint8Array> {
+    let first: Uint8Array | undefined;
+    for await (const frame of this.requestStream(peer, protocol, data, opts)) {
+      if (first) break; // one frame was asked for: the rest of the answer is dropped
+      first = frame;
+    }
+    if (!first) throw new NetworkError('protocol', `${protocol}: the peer answered nothing`);
+    return first;
+  }
+
+  async *requestStream(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array> {
+    let outcome: OutboundOutcome = 'ok';
+    try {
+      const node = this.node;
+      if (!node || this.state !== 'started') throw new NetworkError('unreachable', `${protocol}: the network is not started`);
+      if (this.box.isBanned(peer)) throw new NetworkError('unreachable', `${protocol}: peer ${peer} is banned`);
+      let remote: PeerId;
+      try {
+        remote = peerIdOfKey(peer);
+      } catch {
+        throw new NetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
+      }
+      const dial = (id: PeerId, p: string, signal: AbortSignal) => node.dialProtocol(id, p, { signal });
+      yield* requestFrames(this.exchangeHost, dial, peer, remote, protocol, data, opts);
+    } catch (err) {
+      outcome = err instanceof NetworkError ? err.kind : 'protocol';
+      throw err;
+    } finally {
+      this.counters.outbound(this.served.has(protocol) ? protocol : OTHER_PROTOCOL, outcome);
+    }
+  }
+
+  onPeer(listener: (e: PeerEvent) => void): () => void {
+    this.peerListeners.add(listener);
+    return () => this.peerListeners.delete(listener);
+  }
+
+  penalize(peer: PeerKey, reason: PenaltyReason, detail?: string): void {
+    this.log.debug({ peer, reason, detail }, 'network: peer penalized');
+    if (!this.box.record(peer, reason)) return;
+    this.log.info({ peer }, 'network: peer banned for sending garbage; disconnecting');
+    this.disconnect(peer);
+  }
+
+  /** Drops every connection to the peer at once (a graceful close would wait on its streams). */
+  private disconnect(peer: PeerKey): void {
+    if (!this.node || this.state !== 'started') return;
+    for (const conn of this.node.getConnections(peerIdOfKey(peer))) conn.abort(new Error('the peer is banned'));
+  }
+
+  status(): NetworkStatus {
+    const node = this.state === 'started' ? this.node : undefined;
+    const connections = (node?.getConnections() ?? []).flatMap((c) => {
+      const peer = peerKeyOf(c.remotePeer);
+      if (!peer) return [];
+      return [{ peer, peerId: c.remotePeer.toString(), remoteAddress: c.remoteAddr.toString(), direction: c.direction, openedAt: c.timeline.open }];
+    });
+    return {
+      peerKey: this.self,
+      peerId: libp2pPeerIdOf(this.self),
+      listenAddresses: node ? this.listenAddresses(node) : [],
+      externalAddresses: this.addresses(),
+      connections,
+      topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
+      bytes: this.counters.bytes(),
+      gossip: this.counters.gossip(),
+      requests: this.counters.requests(),
+      penalties: this.box.penalties(),
+      banned: this.box.banned(),
+    };
+  }
+
+  /** The configured listen address with the port actually bound. */
+  private listenAddresses(node: Libp2p): string[] {
+    const port = node
+      .getMultiaddrs()
+      .flatMap((a) => a.getComponents())
+      .find((c) => c.name === 'tcp')?.value;
+    if (port === undefined) return [];
+    return [this.listen.decapsulate('/tcp').encapsulate(`/tcp/${port}`).toString()];
+  }
+
+  private async register(served: Served): Promise<void> {
+    const limit = served.opts.maxInboundPerPeer ?? DEFAULT_INBOUND_PER_PEER;
+    // libp2p's own per-connection cap sits above ours, so a busy peer gets our refusal, not a reset
+    await this.node!.handle(served.protocol, (stream, connection) => serveStream(this.exchangeHost, served, stream, connection), {
+      maxInboundStreams: Math.max(32, limit * 4),
+      maxOutboundStreams: MAX_STREAMS_PER_CONNECTION,
+    });
+  }
+
+  private async dialWith(address: string, signal: AbortSignal, what: string): Promise<PeerKey> {
+    const node = this.node;
+    if (!node || this.state !== 'started') throw new NetworkError('unreachable', `${what} ${address}: the network is not started`);
+    let target: Multiaddr;
+    try {
+      target = multiaddr(address);
+    } catch {
+      throw new NetworkError('unreachable', `${what}: not a multiaddr: ${address}`);
+    }
+    const named = bootstrapPeer(address);
+    if (named && this.box.isBanned(named)) throw new NetworkError('unreachable', `${what} ${address}: the peer is banned`);
+    try {
+      const conn = await node.dial(target, { signal: AbortSignal.any([signal, this.stopper.signal]) });
+      const peer = peerKeyOf(conn.remotePeer);
+      if (!peer) throw new Error('the peer is not an Ed25519 node key');
+      return peer;
+    } catch (err) {
+      throw new NetworkError('unreachable', `${what} ${address}: ${(err as Error).message}`);
+    }
+  }
+
+  private isConnected(peer: PeerKey): boolean {
+    if (!this.node || this.state !== 'started') return false;
+    try {
+      return this.node.getConnections(peerIdOfKey(peer)).length > 0;
+    } catch {
+      return false;
+    }
+  }
+
+  private peerEvent(type: PeerEvent['type'], id: PeerId): void {
+    const peer = peerKeyOf(id);
+    if (!peer) return;
+    if (type === 'connected') {
+      if (this.box.isBanned(peer)) return this.disconnect(peer); // a ban that landed mid-upgrade
+      this.announced.add(peer);
+    } else if (!this.announced.delete(peer)) {
+      return; // its connection was never announced
+    }
+    for (const l of [...this.peerListeners]) {
+      try {
+        l({ type, peer });
+      } catch (err) {
+        this.log.error({ peer, err: (err as Error).message }, 'network: a peer listener threw');
+      }
+    }
+  }
+
+  private onGossip(msg: Message): void {
+    if (msg.type !== 'signed') return; // StrictSign: gossipsub drops unsigned messages before this
+    const from = peerKeyOf(msg.from);
+    if (!from || !this.topics.has(msg.topic)) return;
+    if (msg.data.byteLength > MAX_GOSSIP_BYTES) {
+      // the RPC bound leaves room for framing, so a message can arrive past the message bound
+      this.counters.gossipIn++;
+      this.counters.gossipDropped++;
+      this.penalize(from, 'invalid_message', `gossip message of ${msg.data.byteLength} bytes on ${msg.topic}`);
+      return;
+    }
+    this.topics.deliver({ topic: msg.topic, from, data: msg.data });
+  }
+
+  private async discovered(info: PeerInfo): Promise<void> {
+    const peer = peerKeyOf(info.id);
+    if (!peer || this.isConnected(peer) || this.box.isBanned(peer) || !this.node) return;
+    const timer = deadline(this.opts.discoveryDialTimeoutMs ?? 10_000);
+    try {
+      await this.node.dial(info.id, { signal: AbortSignal.any([timer.signal, this.stopper.signal]) });
+      this.log.debug({ peer }, 'network: connected to a peer found by mDNS');
+    } catch (err) {
+      this.log.debug({ peer, err: (err as Error).message }, 'network: could not dial a peer found by mDNS');
+    } finally {
+      timer.clear();
+    }
+  }
+}
+
+function keysOf(ids: PeerId[]): PeerKey[] {
+  const out = new Set<PeerKey>();
+  for (const id of ids) {
+    const k = peerKeyOf(id);
+    if (k) out.add(k);
+  }
+  return [...out];
+}
+
+/** The peer a bootstrap address names by its `/p2p/` part; throws on an address that does not parse. */
+function bootstrapPeer(address: string): PeerKey | undefined {
+  let ma: Multiaddr;
+  try {
+    ma = multiaddr(address);
+  } catch {
+    throw new Error(`network: not a multiaddr: ${JSON.stringify(address)}`);
+  }
+  const id = ma.getComponents().findLast((c) => c.code === CODE_P2P)?.value;
+  return id === undefined ? undefined : peerKeyOfString(id);
+}

@@ -1,0 +1,68 @@
+/**
+ * Prometheus series for a `Network` (issue #12 §4, §6), read from `status()` at scrape time on the
+ * node's `Metrics` (`GET /metrics`). Label values come from closed sets only: directions, outcomes
+ * (contract.ts), penalty reasons (`PENALTY_REASONS`), and protocols the node serves (others are
+ * `other`).
+ */
+import type { GaugeSource, Metrics } from '../http/metrics.ts';
+import { PENALTY_REASONS, type Network, type NetworkStatus } from './contract.ts';
+
+export function registerNetworkMetrics(metrics: Metrics, network: Pick<Network, 'status'>): void {
+  for (const source of networkSeries(() => network.status())) metrics.addGauge(source);
+}
+
+/** The series, each reading a fresh status (a status is a few counters and the connection list). */
+export function networkSeries(status: () => NetworkStatus): GaugeSource[] {
+  return [
+    {
+      name: 'hearth_network_peers',
+      help: 'Peers with at least one open connection',
+      read: () => [{ value: new Set(status().connections.map((c) => c.peer)).size }],
+    },
+    {
+      name: 'hearth_network_banned_peers',
+      help: 'Peers refused for sending garbage, until their ban ends',
+      read: () => [{ value: status().banned.length }],
+    },
+    {
+      name: 'hearth_network_gossip_messages_total',
+      type: 'counter',
+      help: 'Gossip messages: received, received but dropped by a failing handler, published',
+      read: () => {
+        const g = status().gossip;
+        return [
+          { labels: { direction: 'in', outcome: 'received' }, value: g.in },
+          { labels: { direction: 'in', outcome: 'dropped' }, value: g.dropped },
+          { labels: { direction: 'out', outcome: 'published' }, value: g.out },
+        ];
+      },
+    },
+    {
+      name: 'hearth_network_bytes_total',
+      type: 'counter',
+      help: 'Bytes carried over peer connections (after encryption setup, muxer framing included)',
+      read: () => {
+        const b = status().bytes;
+        return [
+          { labels: { direction: 'in' }, value: b.in },
+          { labels: { direction: 'out' }, value: b.out },
+        ];
+      },
+    },
+    {
+      name: 'hearth_network_requests_total',
+      type: 'counter',
+      help: 'Stream request/response exchanges by protocol (served ones; others are "other"), direction and outcome',
+      read: () => status().requests.byProtocol.map((r) => ({ labels: { protocol: r.protocol, direction: r.direction, outcome: r.outcome }, value: r.count })),
+    },
+    {
+      name: 'hearth_network_penalties_total',
+      type: 'counter',
+      help: 'Penalties given to peers for hostile or malformed input, by reason',
+      read: () => {
+        const p = status().penalties;
+        return PENALTY_REASONS.map((reason) => ({ labels: { reason }, value: p[reason] ?? 0 }));
+      },
+    },
+  ];
+}

@@ -1,0 +1,47 @@
+/**
+ * Between a hearth `PeerKey` (64 lowercase hex of the node's Ed25519 signing public key) and the
+ * libp2p peer id derived from the same key (`12D3KooW…`: the identity multihash of the protobuf
+ * public key). The node key file holds the private key (PEM, loaded with `createPrivateKey`); its
+ * seed becomes the libp2p private key, so the peer id is stable for as long as the file is.
+ */
+import './polyfill.ts';
+import type { KeyObject } from 'node:crypto';
+import { privateKeyFromRaw, publicKeyFromRaw } from '@libp2p/crypto/keys';
+import type { Ed25519PrivateKey, PeerId } from '@libp2p/interface';
+import { peerIdFromPublicKey, peerIdFromString } from '@libp2p/peer-id';
+import type { PeerKey } from './contract.ts';
+
+const PEER_KEY = /^[0-9a-f]{64}$/;
+
+/** The libp2p private key of a node signing key (an Ed25519 `KeyObject`). */
+export function libp2pPrivateKey(key: KeyObject): Ed25519PrivateKey {
+  if (key.asymmetricKeyType !== 'ed25519' || key.type !== 'private') throw new Error('the node key must be an Ed25519 private key');
+  const jwk = key.export({ format: 'jwk' });
+  const seed = Buffer.from(jwk.d as string, 'base64url');
+  const pub = Buffer.from(jwk.x as string, 'base64url');
+  const priv = privateKeyFromRaw(Buffer.concat([seed, pub]));
+  if (priv.type !== 'Ed25519') throw new Error('the node key must be an Ed25519 private key');
+  return priv;
+}
+
+/** The peer's key, or undefined for a peer id that is not an Ed25519 key (refused at connection). */
+export function peerKeyOf(id: PeerId): PeerKey | undefined {
+  return id.type === 'Ed25519' ? Buffer.from(id.publicKey.raw).toString('hex') : undefined;
+}
+
+export function peerIdOfKey(key: PeerKey): PeerId {
+  if (!PEER_KEY.test(key)) throw new Error(`not a peer key: ${key}`);
+  return peerIdFromPublicKey(publicKeyFromRaw(Buffer.from(key, 'hex')));
+}
+
+/** The libp2p string form (`12D3KooW…`) of a peer key. */
+export const libp2pPeerIdOf = (key: PeerKey): string => peerIdOfKey(key).toString();
+
+/** The key named by a `/p2p/<id>` string, or undefined when it is not an Ed25519 peer id. */
+export function peerKeyOfString(id: string): PeerKey | undefined {
+  try {
+    return peerKeyOf(peerIdFromString(id));
+  } catch {
+    return undefined;
+  }
+}

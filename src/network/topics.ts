@@ -1,0 +1,59 @@
+/**
+ * The gossip handlers of one node, per topic, and their delivery (contract.ts `subscribe`,
+ * `GossipHandler`): shared by the libp2p and in-memory networks so both count a received message
+ * and a throwing handler alike.
+ */
+import type { GossipHandler, GossipMessage } from './contract.ts';
+import type { NetworkCounters } from './counters.ts';
+
+export class TopicHandlers {
+  private readonly topics = new Map<string, Set<GossipHandler>>();
+
+  constructor(
+    private readonly counters: NetworkCounters,
+    /** told of each handler failure (for a debug log) */
+    private readonly dropped: (msg: GossipMessage, err: unknown) => void = () => undefined,
+  ) {}
+
+  /**
+   * Adds a handler; `joined` runs when the topic gets its first handler, `left` when the returned
+   * function removes its last.
+   */
+  add(topic: string, handler: GossipHandler, hooks: { joined?: () => void; left?: () => void } = {}): () => void {
+    let set = this.topics.get(topic);
+    if (!set) {
+      this.topics.set(topic, (set = new Set()));
+      hooks.joined?.();
+    }
+    set.add(handler);
+    return () => {
+      if (!set.delete(handler) || set.size > 0 || this.topics.get(topic) !== set) return;
+      this.topics.delete(topic);
+      hooks.left?.();
+    };
+  }
+
+  has(topic: string): boolean {
+    return this.topics.has(topic);
+  }
+
+  names(): string[] {
+    return [...this.topics.keys()];
+  }
+
+  /** Hands a received message to its topic's handlers; false (and not counted) when none listens. */
+  deliver(msg: GossipMessage): boolean {
+    const handlers = [...(this.topics.get(msg.topic) ?? [])];
+    if (handlers.length === 0) return false;
+    this.counters.gossipIn++;
+    for (const h of handlers) {
+      Promise.resolve()
+        .then(() => h(msg))
+        .catch((err: unknown) => {
+          this.counters.gossipDropped++;
+          this.dropped(msg, err);
+        });
+    }
+    return true;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Wraps the stream muxer factory (yamux) to see every connection's traffic without libp2p's
+ * metrics component: bytes in and out of the encrypted connection (every protocol, muxer framing
+ * included; the Noise handshake and its per-frame overhead excluded), and inbound streams whose
+ * protocol negotiation failed after the peer proposed protocols (multistream-select) that this
+ * node does not serve. A negotiation cut short for another reason (the peer's own timeout, a
+ * closing connection) proposes only served protocols and is not reported.
+ */
+import './polyfill.ts';
+import type { StreamMuxer, StreamMuxerFactory } from '@libp2p/interface';
+
+/** multistream-select's own messages, never a protocol a node serves */
+const MSS_CONTROL = new Set(['/multistream/1.0.0', 'ls']);
+/** negotiation bytes kept per inbound stream (a protocol id is at most 1 KiB) */
+const SNIFF_BYTES = 2048;
+
+export interface TrafficHooks {
+  bytesIn(n: number): void;
+  bytesOut(n: number): void;
+  /** whether this node serves the protocol (the negotiation will agree on it) */
+  serves(protocol: string): boolean;
+  /**
+   * An inbound stream's negotiation failed while its muxer was open, after the peer had proposed
+   * only protocols this node does not serve (`proposed`). `streams` is the muxer's live stream
+   * list, which the libp2p connection shares (its `streams`), to find the peer by.
+   */
+  unnegotiated(streams: StreamMuxer['streams'], proposed: string[]): void;
+}
+
+export function trafficMuxer<C>(inner: (components: C) => StreamMuxerFactory, hooks: TrafficHooks): (components: C) => StreamMuxerFactory {
+  return (components) => {
+    const factory = inner(components);
+    return {
+      protocol: factory.protocol,
+      createStreamMuxer(maConn) {
+        const muxer = factory.createStreamMuxer(maConn);
+        // the muxer writes through `maConn.send`; an own property shadows the method for this connection
+        const send = maConn.send.bind(maConn);
+        maConn.send = (data) => {
+          hooks.bytesOut(data.byteLength);
+          return send(data);
+        };
+        // added after the muxer's own listener, so no data is dispatched before the muxer hears it
+        maConn.addEventListener('message', (e) => hooks.bytesIn(e.data.byteLength));
+        muxer.addEventListener('stream', (e) => {
+          const stream = e.detail;
+          if (stream.direction !== 'inbound') return;
+          // Attached while the 'stream' event is dispatched, as the negotiation's own reader is.
+          // It must be gone before the negotiation hands the stream to its handler (a message
+          // dispatched to this listener alone would be lost), so it leaves as soon as the peer
+          // proposes a served protocol, which the negotiation then agrees on.
+          let sniffed = new Uint8Array(0);
+          let proposed: string[] = [];
+          const sniff = (m: { data: { subarray(): Uint8Array } }) => {
+            sniffed = Buffer.concat([sniffed, m.data.subarray()]).subarray(0, SNIFF_BYTES);
+            proposed = proposals(sniffed).filter((p) => !MSS_CONTROL.has(p));
+            if (proposed.some((p) => hooks.serves(p)) || sniffed.byteLength >= SNIFF_BYTES) stop();
+          };
+          const stop = () => stream.removeEventListener('message', sniff);
+          stream.addEventListener('message', sniff);
+          stream.addEventListener(
+            'close',
+            () => {
+              stop();
+              if (stream.protocol !== '' || muxer.status !== 'open' || proposed.length === 0) return;
+              if (!proposed.some((p) => hooks.serves(p))) hooks.unnegotiated(muxer.streams, proposed);
+            },
+            { once: true },
+          );
+        });
+        return muxer;
+      },
+    };
+  };
+}
+
+/** The protocol ids in multistream-select messages (uvarint length, then `<id>\n`), as far as they are complete. */
+export function proposals(bytes: Uint8Array): string[] {
+  const out: string[] = [];
+  let at = 0;
+  while (at < bytes.byteLength) {
+    let length = 0;
+    let shift = 0;
+    let b: number;
+    do {
+      if (at >= bytes.byteLength || shift > 14) return out;
+      b = bytes[at++]!;
+      length |= (b & 0x7f) << shift;
+      shift += 7;
+    } while (b & 0x80);
+    if (at + length > bytes.byteLength) return out;
+    const text = Buffer.from(bytes.subarray(at, at + length)).toString('utf8');
+    out.push(text.endsWith('\n') ? text.slice(0, -1) : text);
+    at += length;
+  }
+  return out;
+}
