@@ -12,3 +12,7 @@ await benchBlobs();
 
 console.log('\n# event stream');
 await benchSse();
+
+console.log('\n# network (governance replication)');
+const { benchNetwork, printNetwork } = await import('./network.ts');
+printNetwork(await benchNetwork());

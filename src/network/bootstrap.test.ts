@@ -48,6 +48,20 @@ function fakeNet() {
 const policy = { initialMs: 1_000, maxMs: 60_000, dialTimeoutMs: 1_000, stableMs: 10_000 };
 
 describe('Bootstrapper', () => {
+  it('keeps a peer added after start (network.keep), once per address', async () => {
+    const net = fakeNet();
+    net.failing = false;
+    const b = new Bootstrapper([], net.deps, policy);
+    b.start();
+    b.add({ address: '/later', peer: PEER });
+    b.add({ address: '/later', peer: PEER });
+    await eventually(() => net.connected, 'the added peer connected');
+    net.emit('disconnected');
+    await eventually(() => net.dials === 2 && net.connected, 'a redial after the disconnection');
+    await b.stop();
+    expect(net.dials).toBe(2);
+  });
+
   it('redials with backoff doubling from 1 s to 60 s while the peer is unreachable', async () => {
     const net = fakeNet();
     const b = new Bootstrapper([{ address: '/x', peer: PEER }], net.deps, policy);

@@ -58,6 +58,13 @@ export class Bootstrapper {
     this.loops = this.peers.map((p) => this.keep(p, controller.signal));
   }
 
+  /** Keeps one more peer connected from now on (at start when not started yet); an address kept already is ignored. */
+  add(target: BootstrapPeer): void {
+    if (this.peers.some((p) => p.address === target.address)) return;
+    this.peers.push(target);
+    if (this.controller) this.loops.push(this.keep(target, this.controller.signal));
+  }
+
   async stop(): Promise<void> {
     this.controller?.abort();
     this.controller = undefined;

@@ -131,6 +131,13 @@ export interface Network {
   /** Connects to a node at an address from `addresses()`; resolves with its key. Rejects with `NetworkError`. */
   dial(address: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey>;
 
+  /**
+   * Keeps a node connected from now on, as a bootstrap peer: dialed at once (at start when not
+   * started yet) and redialed with backoff whenever it is not connected, until stop. Throws on an
+   * address that does not parse.
+   */
+  keep(address: string): void;
+
   /** Serves a request/response protocol. Registering the same protocol twice is a bug (throws). */
   handle(protocol: string, handler: RequestHandler, opts: ProtocolOptions): void;
 

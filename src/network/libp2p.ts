@@ -249,6 +249,10 @@ export class Libp2pNetwork implements Network {
     return this.node.getMultiaddrs().map(String);
   }
 
+  keep(address: string): void {
+    this.bootstrapper.add({ address, peer: bootstrapPeer(address) });
+  }
+
   async dial(address: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey> {
     const timer = deadline(opts.timeoutMs);
     const signal = AbortSignal.any([timer.signal, ...(opts.signal ? [opts.signal] : [])]);

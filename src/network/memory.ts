@@ -48,7 +48,24 @@ export class MemoryHub {
     if (this.nodes.has(self)) throw new Error(`peer ${self} already on the hub`);
     const net = new MemoryNetwork(self, this, opts.banPolicy);
     this.nodes.set(self, net);
+    // a kept link comes back when the node does (after the join returns, as a dial would)
+    queueMicrotask(() => {
+      for (const other of this.nodes.keys()) if (this.kept.has(linkKey(self, other))) this.link(other, self);
+    });
     return net;
+  }
+
+  /** pairs linked again whenever both are on the hub (`keep`) */
+  private readonly kept = new Set<string>();
+
+  /**
+   * Keeps two nodes linked: now if both are on the hub, and whenever one of them joins again (a
+   * restart). Unlike libp2p's redial, a link cut by `unlink` or `partition` stays cut, so tests
+   * keep control of partitions.
+   */
+  keepLinked(a: PeerKey, b: PeerKey): void {
+    this.kept.add(linkKey(a, b));
+    this.link(a, b);
   }
 
   /** Takes a node off the hub (as if it stopped): its links go, with disconnect events. */
@@ -171,6 +188,13 @@ export class MemoryNetwork implements Network {
 
   addresses(): string[] {
     return [`/memory/${this.self}`];
+  }
+
+  /** Links to the node now, and again whenever it joins the hub later (a restart), while this node is on it. */
+  keep(address: string): void {
+    const peer = /^\/memory\/([0-9a-f]{64})$/.exec(address)?.[1];
+    if (!peer) throw new Error(`not a memory address: ${address}`);
+    this.hub.keepLinked(this.self, peer);
   }
 
   async dial(address: string, _opts?: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey> {

@@ -50,6 +50,7 @@ import type { Network } from '../network/contract.ts';
 import { StreamRouter } from '../network/router.ts';
 import { createLibp2pNetwork } from '../network/libp2p.ts';
 import { libp2pPeerIdOf } from '../network/peer-id.ts';
+import { AddressBook } from '../network/address-book.ts';
 import { registerNetworkMetrics } from '../network/metrics.ts';
 import { replicationSeries } from '../governance/replication/metrics.ts';
 import { replicationView } from '../governance/replication/view.ts';
@@ -61,15 +62,15 @@ export interface NodeNetwork extends Network {
   stop(): Promise<void>;
 }
 
-export type NetworkFactory = (ctx: { key: KeyObject; config: NodeConfig; logger: Logger }) => NodeNetwork;
+export type NetworkFactory = (ctx: { key: KeyObject; config: NodeConfig; logger: Logger; remembered: string[] }) => NodeNetwork;
 
 /** The production network: libp2p on `[swarm]`, dialing `[bootstrap] nodes`, mDNS per `[discovery]` (docs/network.md). */
-const libp2pFromConfig: NetworkFactory = ({ key, config, logger }) =>
+const libp2pFromConfig: NetworkFactory = ({ key, config, logger, remembered }) =>
   createLibp2pNetwork({
     privateKey: key,
     host: config.swarm.host,
     port: config.swarm.port,
-    bootstrap: config.bootstrap.nodes,
+    bootstrap: [...new Set([...config.bootstrap.nodes, ...remembered])],
     mdns: config.discovery.mdns,
     logger: logger.child({ component: 'network' }),
   });
@@ -175,8 +176,10 @@ export class HearthNode {
     this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
     await this.governance.load();
     const factory = this.opts.network === undefined ? libp2pFromConfig : this.opts.network;
-    this.network = factory?.({ key: nodeKey, config, logger: this.opts.logger });
+    const book = new AddressBook(this.store, () => clock.now());
+    this.network = factory ? factory({ key: nodeKey, config, logger: this.opts.logger, remembered: await book.list() }) : undefined;
     if (this.network) {
+      const network = this.network;
       this.router = new StreamRouter(this.network);
       this.replicator = new GovernanceReplicator({
         governance: this.governance,
@@ -185,6 +188,10 @@ export class HearthNode {
         clock,
         logger: this.opts.logger,
         onTick: async () => void (await this.invitations.resolvePending()),
+        onDialed: async (address) => {
+          network.keep(address);
+          await book.remember(address);
+        },
       });
     }
     this.namespaces = new NamespaceService({ governance: this.governance, identity: this.identity, clock });

@@ -59,6 +59,8 @@ export interface ReplicatorDeps {
   options?: Partial<ReplicatorOptions>;
   /** runs on every peer connection and heartbeat (pending joins retry from here) */
   onTick?: () => Promise<void>;
+  /** an invitation's admitter address that answered a dial: keep it (network.keep, address book) */
+  onDialed?: (address: string) => Promise<void>;
 }
 
 /** Counters read by metrics and the network status route. */
@@ -152,9 +154,11 @@ export class GovernanceReplicator {
   async fetchForInvitation(inv: SignedInvitation, signal?: AbortSignal): Promise<boolean> {
     const groupId = hexOf(inv.invitation.group_id);
     const stop = AbortSignal.any([this.life.signal, ...(signal ? [signal] : [])]);
-    const dialed = await Promise.allSettled(
-      (inv.admitter_addrs ?? []).slice(0, 8).map((a) => this.d.network.dial(a, { timeoutMs: this.opts.dialTimeoutMs, signal: stop })),
-    );
+    const addrs = (inv.admitter_addrs ?? []).slice(0, 8);
+    const dialed = await Promise.allSettled(addrs.map((a) => this.d.network.dial(a, { timeoutMs: this.opts.dialTimeoutMs, signal: stop })));
+    for (const [i, r] of dialed.entries()) {
+      if (r.status === 'fulfilled') await this.d.onDialed?.(addrs[i]!).catch((e: unknown) => this.d.logger.debug({ err: (e as Error).message }, 'keeping an admitter address failed'));
+    }
     const inviter = hexOf(inv.invitation.inviter_identity);
     const reached = dialed.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const candidates = [...new Set([inviter, ...reached, ...this.d.network.peers()])].filter((p) => this.d.network.peers().includes(p));

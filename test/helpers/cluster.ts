@@ -1,0 +1,110 @@
+/**
+ * Clusters of real node processes on 127.0.0.1 for the multi-node end-to-end tests: homes made as
+ * `hearth dev --nodes N` makes them (src/cli/dev-cluster.ts: consecutive ports, bootstrapped to
+ * each other), each node its own `hearth dev` process that a test can stop, kill -9 and start again
+ * on the same home and ports. Ports are taken below the ephemeral range, where nothing else binds.
+ */
+import { createServer } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { prepareCluster } from '../../src/cli/dev-cluster.ts';
+import { ADMIN_PASSWORD, ADMIN_USER, spawnNode, type SpawnedNode } from './node.ts';
+
+const ENV = { MERO_AUTH_ADMIN_USER: ADMIN_USER, MERO_AUTH_ADMIN_PASSWORD: ADMIN_PASSWORD, HEARTH_LOG: 'warn' };
+
+function free(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** A first port with `n` free consecutive ports for HTTP and for the swarm (1000 above it). */
+export async function freePortRun(n: number): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 9_000);
+    const ports = Array.from({ length: n }, (_, i) => [base + i, base + 1000 + i]).flat();
+    if ((await Promise.all(ports.map(free))).every(Boolean)) return base;
+  }
+  throw new Error('no free port run found');
+}
+
+export class ClusterNode {
+  process?: SpawnedNode;
+  client!: Client;
+
+  constructor(
+    readonly name: string,
+    private readonly root: string,
+    /** the swarm port its home is configured with (kept across restarts: peers redial it) */
+    readonly swarmPort: number,
+  ) {}
+
+  get url(): string {
+    if (!this.process) throw new Error(`${this.name} is not running`);
+    return this.process.url;
+  }
+
+  async start(): Promise<void> {
+    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, 60_000);
+    this.client = createClient({ baseUrl: this.process.url, tokenStore: new MemoryTokenStore() });
+    await this.client.auth.login({ username: ADMIN_USER, password: ADMIN_PASSWORD });
+  }
+
+  /** SIGTERM, waiting for the exit. */
+  async stop(): Promise<void> {
+    if (!this.process) return;
+    const p = this.process;
+    this.process = undefined;
+    p.child.kill('SIGTERM');
+    await p.exited;
+  }
+
+  /** kill -9, waiting for the exit. */
+  async kill(): Promise<void> {
+    if (!this.process) return;
+    const p = this.process;
+    this.process = undefined;
+    p.child.kill('SIGKILL');
+    await p.exited;
+  }
+}
+
+export interface Cluster {
+  nodes: ClusterNode[];
+  destroy(): Promise<void>;
+}
+
+/** Initialises `n` bootstrapped homes and starts every node. */
+export async function startCluster(n: number): Promise<Cluster> {
+  const root = await mkdtemp(join(tmpdir(), 'hearth-cluster-'));
+  const base = await freePortRun(n);
+  const members = await prepareCluster({ nodes: n, home: root, node: 'n', port: base, swarmPort: base + 1000 });
+  const nodes = members.map((m) => new ClusterNode(m.name, root, m.swarmPort));
+  await Promise.all(nodes.map((x) => x.start()));
+  return {
+    nodes,
+    destroy: async () => {
+      await Promise.all(nodes.map((x) => x.stop()));
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `ok` until it holds (every 100 ms), failing after `timeoutMs` with `what`. */
+export async function eventually(what: string, ok: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      if (await ok()) return;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
