@@ -11,7 +11,7 @@ import { satisfies } from '../auth/permissions.ts';
 import { classifyRoute } from '../auth/route-permissions.ts';
 import type { AuthService } from '../auth/service.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
-import { bearerOf, hostOf, pathOf, queryTokenOf } from './request.ts';
+import { bearerOf, originOf, pathOf, queryTokenOf } from './request.ts';
 
 /** The auth spec accepts `?token=` only on the stream routes (a URL reaches proxy logs). */
 const QUERY_TOKEN_PATHS = /^\/(ws|sse)(\/|$)/;
@@ -23,7 +23,7 @@ export function registerGuard(app: FastifyInstance, auth: AuthService): void {
     if (decision.kind !== 'guarded') return;
     const token = bearerOf(req) ?? (QUERY_TOKEN_PATHS.test(path) ? queryTokenOf(req) : undefined);
     if (!token) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
-    const principal = await auth.authenticate(token, hostOf(req));
+    const principal = await auth.authenticate(token, originOf(req));
     if (decision.permission && !satisfies(principal.permissions, decision.permission)) {
       throw forbidden(`This route needs the ${decision.permission} permission`, 'permission_denied');
     }

@@ -41,6 +41,7 @@ import { buildApp, type App } from '../http/app.ts';
 import type { RouteCatalogue, RouteRecord } from '../http/openapi.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
 import { registerRoutes } from '../http/routes.ts';
+import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
 import type { Store } from '../store/store.ts';
@@ -191,9 +192,13 @@ export class HearthNode {
         help: 'Open event-stream connections by transport',
         read: () => Object.entries(this.events.activeStreams()).map(([transport, value]) => ({ labels: { transport }, value })),
       });
+      const cap = resolveMaxConnections(config.server.maxConnections, readFdLimit());
+      if (cap.note) logger.warn(cap.note);
       this.app = await buildApp({
         logger,
         corsAllowedOrigins: config.server.corsAllowedOrigins,
+        trustProxy: config.server.trustProxy,
+        connections: { ...config.server, maxConnections: cap.max },
         metrics: this.metrics,
         routes: (app, catalogue) => {
           this.catalogue = catalogue;
