@@ -146,7 +146,11 @@ export class BlobStore {
       tmpFiles.push(path);
       const bytes = buf.subarray(0, fill);
       chunkIds.push(sha256().update(bytes).digest('hex'));
-      pending.push(writeDurably(path, bytes));
+      const write = writeDurably(path, bytes);
+      // observed at once: a write that fails (e.g. EMFILE) while an earlier one is awaited must not
+      // become an unhandled rejection, which would end the process; it is still awaited below
+      write.catch(() => undefined);
+      pending.push(write);
       buf = Buffer.allocUnsafe(CHUNK_SIZE);
       fill = 0;
       if (pending.length >= WRITES_IN_FLIGHT) await pending.shift();

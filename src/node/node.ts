@@ -44,9 +44,9 @@ import { registerRoutes } from '../http/routes.ts';
 import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
-import type { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { AdminMissingError } from './credentials.ts';
+import { StoreSupervisor } from './store-supervisor.ts';
 
 export interface AdminCredentials {
   username: string;
@@ -63,6 +63,11 @@ export interface NodeOptions {
   /** overrides config.server.port (0 = any free port, for tests) */
   port?: number;
   host?: string;
+  /**
+   * called when the node cannot go on (its store cannot be reopened); the `run` command exits so a
+   * supervisor restarts it. Default: the node stops.
+   */
+  onFatal?: (message: string) => void;
 }
 
 export { AdminMissingError };
@@ -75,7 +80,8 @@ export class HearthNode {
   private app?: App;
   private catalogue?: RouteCatalogue;
   private listening?: string;
-  readonly store: Store;
+  readonly store: LevelStore;
+  private supervisor?: StoreSupervisor;
   readonly keyStore: KeyStore;
   readonly metrics = new Metrics();
   auth!: AuthService;
@@ -251,6 +257,8 @@ export class HearthNode {
       // Workers warm up in the background: readiness does not wait for them, and a call that
       // arrives first waits for a free worker (the runtime counts a loading worker as busy).
       this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
+      this.supervisor = new StoreSupervisor({ store: this.store, logger, onFatal: this.opts.onFatal ?? (() => void this.stop()) });
+      this.supervisor.start();
       this.presence.start();
       this.events.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
@@ -299,6 +307,7 @@ export class HearthNode {
   async stop(): Promise<void> {
     if (this.state === 'shutting_down') return;
     this.state = 'shutting_down';
+    this.supervisor?.stop();
     // Streams end with a close frame first: open SSE responses would otherwise hold the drain.
     this.events?.stop();
     this.presence?.stop();

@@ -92,9 +92,14 @@ export interface SpawnedNode {
   exited: Promise<number | null>;
 }
 
-/** Runs `hearth <args>` from source; resolves once the node prints its JSON "listening" line. */
-export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<SpawnedNode> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, '--output', 'json'], {
+/**
+ * Runs `hearth <args>` from source; resolves once the node prints its JSON "listening" line.
+ * `wrap` runs it under another command (e.g. `['prlimit', '--nofile=600']`).
+ */
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, wrap: string[] = []): Promise<SpawnedNode> {
+  const argv = [process.execPath, '--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, '--output', 'json'];
+  const [command, ...rest] = [...wrap, ...argv];
+  const child = spawn(command, rest, {
     cwd: ROOT,
     env: { ...process.env, HEARTH_LOG: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
