@@ -1,3 +1,5 @@
+import { DEFAULT_QUEUE_LIMIT } from '../runtime/limits.ts';
+
 /**
  * Defaults of the node configuration (reference product.md B1/B3: HTTP 2528, swarm 2428) and of
  * the auth surface (auth spec "Limits"; auth-wire §4.2, §8.1).
@@ -58,5 +60,5 @@ export const FALLBACK_MAX_CONNECTIONS = 1024;
 /** The WebAssembly pool (issue #17 finding 8): 0 workers = one per core (at least 2). */
 export const RUNTIME_DEFAULTS = {
   workers: 0,
-  queueLimit: 256,
+  queueLimit: DEFAULT_QUEUE_LIMIT,
 } as const;

@@ -162,7 +162,12 @@ export class HearthNode {
     this.members = new MembersService({ governance: this.governance, identity: this.identity });
     this.owner = new OwnerService({ governance: this.governance, identity: this.identity });
     this.invitations = new InvitationService({ governance: this.governance, identity: this.identity, clock, store: this.store });
-    this.runtime = new WasmRuntime({ blobs: blobAccess(this.blobs), sealing: identitySealing(this.identity) });
+    this.runtime = new WasmRuntime({
+      blobs: blobAccess(this.blobs),
+      sealing: identitySealing(this.identity),
+      poolSize: config.runtime.workers,
+      queueLimit: config.runtime.queueLimit,
+    });
     this.contexts = createContexts({
       store: this.store,
       governance: this.governance,
