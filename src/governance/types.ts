@@ -101,6 +101,11 @@ export interface NamespaceState {
    * read by the seal route. Absent on older state.
    */
   accountRoots?: Record<string, string>;
+  /**
+   * Account → the highest root key epoch a verified root proof was signed at (root-guard.ts): a
+   * proof signed at a lower epoch (a rotated-out key) is refused. Absent = 0.
+   */
+  accountRootEpochs?: Record<string, number>;
 }
 
 /** A device's binding in a namespace: it may write for its account here until revoked or descoped. */
