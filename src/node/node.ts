@@ -25,6 +25,7 @@ import { contextRpcMethods, createContexts, type Contexts } from '../contexts/in
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { identitySealing } from '../runtime/sealing.ts';
+import { groupPathVia } from '../governance/authority.ts';
 import { GroupService } from '../governance/groups/service.ts';
 import { MembersService } from '../governance/groups/members-service.ts';
 import { Governance } from '../governance/log.ts';
@@ -185,6 +186,7 @@ export class HearthNode {
       clock,
       observe: {
         groupKnown: (id) => this.governance.locate(id) !== undefined,
+        groupPath: groupPathVia((id) => this.governance.locate(id)),
         contextApplication: contextApplicationVia((id) => this.contexts.contexts.get(id)),
       },
       onDrop: (info) => this.opts.logger.info(info, 'event stream connection dropped'),

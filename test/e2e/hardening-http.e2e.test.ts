@@ -138,3 +138,25 @@ describe('CORS (finding 5)', () => {
     }
   });
 });
+
+describe('client keys bound to a namespace (finding 10: inheritance follows open subgroups)', () => {
+  it('act on the open subgroups below, never on a restricted one or above the bound group', async () => {
+    const ns = (await admin.http.data<{ namespaceId: string }>('/admin-api/namespaces', { method: 'POST', body: { applicationId: 'e'.repeat(64) } })).namespaceId;
+    const open = (await admin.http.data<{ groupId: string }>(`/admin-api/namespaces/${ns}/groups`, { method: 'POST', body: { visibility: 'open' } })).groupId;
+    const closed = (await admin.http.data<{ groupId: string }>(`/admin-api/namespaces/${ns}/groups`, { method: 'POST', body: { visibility: 'restricted' } })).groupId;
+    const key = async (group: string) => (await admin.auth.createClientKey({ permissions: [`group[${group}]`, 'group:list', 'namespace:list'] })).data.access_token;
+    const get = async (token: string, path: string) => {
+      const res = await fetch(node.url + path, { headers: bearer(token) });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    const nsKey = await key(ns);
+    expect(await get(nsKey, `/admin-api/namespaces/${ns}`)).toBe(200);
+    expect(await get(nsKey, `/admin-api/groups/${open}`)).toBe(200);
+    expect(await get(nsKey, `/admin-api/groups/${closed}`)).toBe(403);
+    const subKey = await key(open);
+    expect(await get(subKey, `/admin-api/groups/${open}`)).toBe(200);
+    expect(await get(subKey, `/admin-api/groups/${ns}`)).toBe(403);
+    expect(await get(subKey, `/admin-api/namespaces/${ns}`)).toBe(403);
+  });
+});
