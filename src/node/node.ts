@@ -177,7 +177,11 @@ export class HearthNode {
       runtime: this.runtime,
       bus: this.bus,
       clock,
+      onError: (err) => this.opts.logger.error({ err }, 'dropping the state of deleted contexts failed'),
     });
+    // contexts whose group went away while the node was down, then every later deletion
+    await this.contexts.reaper.sweep();
+    this.contexts.reaper.start();
     this.presence = new PresenceService({ bus: this.bus, clock });
     this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
     this.events = new EventStreamService({
@@ -315,6 +319,7 @@ export class HearthNode {
     if (this.state === 'shutting_down') return;
     this.state = 'shutting_down';
     this.supervisor?.stop();
+    this.contexts?.reaper.stop();
     // Streams end with a close frame first: open SSE responses would otherwise hold the drain.
     this.events?.stop();
     this.presence?.stop();
