@@ -42,7 +42,7 @@ export function parseIdList(value: unknown, field: string): string[] {
   if (value.length > MAX_SUBSCRIPTIONS) throw badRequest(`Invalid request: ${field} has more than ${MAX_SUBSCRIPTIONS} ids`);
   const out: string[] = [];
   value.forEach((raw, i) => {
-    const id = typeof raw === 'string' ? parseId(raw.trim()) : undefined;
+    const id = typeof raw === 'string' ? parseId(raw) : undefined; // never trimmed or cleaned into an id (issue #17 finding 3)
     if (!id) throw badRequest(`Invalid request: ${field}[${i}] is not an id (64 hex characters or base58 of 32 bytes)`);
     if (!out.includes(id)) out.push(id);
   });
