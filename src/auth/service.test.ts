@@ -73,6 +73,13 @@ describe('login', () => {
     await expect(k.login()).resolves.toHaveProperty('access_token');
   });
 
+  it('refuses oversized login fields with 400 before checking anything', async () => {
+    const k = await authKit();
+    const e = await rejection(k.auth.login({ auth_method: 'user_password', public_key: 'p'.repeat(257), client_name: 'c', provider_data: { username: 'dev', password: 'dev-password' } }));
+    expect(e.kind).toBe('bad_request');
+    expect(e.message).toContain('public_key');
+  });
+
   it('names an unsupported method and malformed provider data', async () => {
     const k = await authKit();
     const e1 = await rejection(k.auth.login({ auth_method: 'wallet', public_key: 'x', client_name: 'c', provider_data: {} }));

@@ -11,7 +11,7 @@ import { registerCors } from './cors.ts';
 import { HearthError } from '../errors.ts';
 import { formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
-import { type ConnectionLimits } from './limits.ts';
+import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
 import { loggablePath } from './logging.ts';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
 import { RouteCatalogue } from './openapi.ts';
@@ -53,6 +53,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     forceCloseConnections: 'idle',
   } as Parameters<typeof Fastify>[0]) as unknown as App;
   if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
+  enforceHeaderDeadline(app.server, limits.headerTimeoutSecs * 1000);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

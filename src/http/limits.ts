@@ -7,7 +7,8 @@
  * or idles between requests, is closed.
  */
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { FALLBACK_MAX_CONNECTIONS, FD_RESERVE } from '../config/defaults.ts';
 
 export interface ConnectionLimits {
@@ -49,10 +50,31 @@ export function resolveMaxConnections(configured: number, fdLimit: number | unde
   return { max: configured };
 }
 
-/** Applies the limits to the node's HTTP server (before it listens). */
-export function applyConnectionLimits(server: Server, limits: ConnectionLimits & { maxConnections: number }): void {
-  server.maxConnections = limits.maxConnections;
-  server.headersTimeout = limits.headerTimeoutSecs * 1000;
-  server.keepAliveTimeout = limits.keepAliveTimeoutSecs * 1000;
-  server.requestTimeout = limits.requestTimeoutSecs * 1000;
+/**
+ * Every connection must complete a request's headers within `ms`: from being accepted, and again
+ * after each answer (before its next request), else it is closed. Node's own `headersTimeout` did
+ * not close connections that never send a byte, nor reliably slow headers (tested on Node 20); idle
+ * and trickling sockets are exactly what a descriptor-exhaustion flood is made of. A request whose
+ * headers are in (a stream, a WebSocket upgrade, a long upload) is not limited by this.
+ */
+export function enforceHeaderDeadline(server: Server, ms: number): void {
+  const arm = (socket: Socket) => {
+    clearTimeout(timers.get(socket));
+    const timer = setTimeout(() => socket.destroy(), ms);
+    timer.unref();
+    timers.set(socket, timer);
+  };
+  const disarm = (socket: Socket) => clearTimeout(timers.get(socket));
+  const timers = new WeakMap<Socket, NodeJS.Timeout>();
+  server.on('connection', (socket: Socket) => {
+    arm(socket);
+    socket.once('close', () => disarm(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    disarm(req.socket);
+    res.once('finish', () => {
+      if (!req.socket.destroyed) arm(req.socket);
+    });
+  });
+  server.on('upgrade', (req: IncomingMessage) => disarm(req.socket));
 }

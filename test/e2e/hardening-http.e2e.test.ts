@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
-import { rawRequest } from '../helpers/raw-http.ts';
+import { idleSocket, rawRequest } from '../helpers/raw-http.ts';
 
 let node: TestNode;
 let admin: Client;
@@ -158,5 +158,20 @@ describe('client keys bound to a namespace (finding 10: inheritance follows open
     expect(await get(subKey, `/admin-api/groups/${open}`)).toBe(200);
     expect(await get(subKey, `/admin-api/groups/${ns}`)).toBe(403);
     expect(await get(subKey, `/admin-api/namespaces/${ns}`)).toBe(403);
+  });
+});
+
+describe('connection limits (finding 1)', () => {
+  it('closes connections beyond the cap at once, and idle ones after the header timeout', async () => {
+    const capped = await startTestNode({ configure: (cfg) => Object.assign(cfg.server, { maxConnections: 8, headerTimeoutSecs: 1 }) });
+    try {
+      const sockets = await Promise.all(Array.from({ length: 20 }, () => idleSocket(capped.url)));
+      // 12 over the cap are closed by the node; the 8 it holds go at the header timeout
+      await Promise.all(sockets.map((s) => s.closedByPeer));
+      const res = await fetch(`${capped.url}/admin-api/health`);
+      expect(res.status).toBe(200);
+    } finally {
+      await capped.destroy();
+    }
   });
 });

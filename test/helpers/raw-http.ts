@@ -64,6 +64,7 @@ export function idleSocket(url: string): Promise<net.Socket & { closedByPeer: Pr
     const socket = net.connect(Number(port), hostname) as net.Socket & { closedByPeer: Promise<void> };
     socket.closedByPeer = new Promise((r) => socket.once('close', () => r()));
     socket.on('error', () => undefined);
+    socket.resume(); // read (and drop) whatever comes, so the peer's close is seen
     socket.once('connect', () => resolve(socket));
     socket.once('error', reject);
   });
