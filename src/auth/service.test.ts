@@ -11,6 +11,10 @@ async function rejection(p: Promise<unknown>): Promise<HearthError> {
   return err as HearthError;
 }
 
+/** Logs `dev` in with a client name that is a URL: the tokens are bound to that node. */
+const loginBoundTo = (k: Awaited<ReturnType<typeof authKit>>, nodeUrl: string) =>
+  k.auth.login({ auth_method: 'user_password', public_key: 'dev', client_name: nodeUrl, provider_data: { username: 'dev', password: 'dev-password' } });
+
 describe('login', () => {
   it('issues a root-key pair with 1 h access and 30 d refresh lifetimes', async () => {
     const k = await authKit();
@@ -213,12 +217,7 @@ describe('authenticate and validate', () => {
 
   it('binds a token to the host named by its node_url', async () => {
     const k = await authKit();
-    const pair = await k.auth.login({
-      auth_method: 'user_password',
-      public_key: 'dev',
-      client_name: 'http://node.example:2528',
-      provider_data: { username: 'dev', password: 'dev-password' },
-    });
+    const pair = await loginBoundTo(k, 'http://node.example:2528');
     await expect(k.auth.authenticate(pair.access_token, { host: 'node.example:2528' })).resolves.toBeTruthy();
     await expect(k.auth.authenticate(pair.access_token, { host: 'node.example' })).resolves.toBeTruthy();
     expect((await rejection(k.auth.validate(pair.access_token, { host: 'other.example:2528' }))).extra.authReason).toBe('invalid_node');
@@ -237,20 +236,10 @@ describe('authenticate and validate', () => {
 
   it('honours X-Forwarded-Host only through the configured node hosts', async () => {
     const k = await authKit({ nodeHosts: ['node.example:2528'] });
-    const pair = await k.auth.login({
-      auth_method: 'user_password',
-      public_key: 'dev',
-      client_name: 'http://node.example:2528',
-      provider_data: { username: 'dev', password: 'dev-password' },
-    });
+    const pair = await loginBoundTo(k, 'http://node.example:2528');
     // the bound host is one of the node's names, whatever the request claims to be addressed to
     await expect(k.auth.authenticate(pair.access_token, { host: 'attacker.example' })).resolves.toBeTruthy();
-    const other = await k.auth.login({
-      auth_method: 'user_password',
-      public_key: 'dev',
-      client_name: 'http://other.example:2528',
-      provider_data: { username: 'dev', password: 'dev-password' },
-    });
+    const other = await loginBoundTo(k, 'http://other.example:2528');
     // a token bound to another node fails even when the request names that node's host
     expect((await rejection(k.auth.authenticate(other.access_token, { host: 'other.example:2528' }))).extra.authReason).toBe('invalid_token');
   });
