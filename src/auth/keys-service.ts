@@ -10,7 +10,7 @@ import { parseId } from '../crypto/ids.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { bindingOf, isBound } from './binding.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
-import { formatPermission, holdsAdmin, parsePermission, satisfies, type Permission } from './permissions.ts';
+import { formatPermission, holdsAdmin, parseGrants, parsePermission, satisfies, type Permission } from './permissions.ts';
 import { identifierOnly, printableAscii } from './sanitize.ts';
 import type { AuthService, Principal } from './service.ts';
 import { isValidKey, type KeyRecord, type KeyStore } from './store.ts';
@@ -37,19 +37,6 @@ export interface ClientKeyInput {
 export const MAX_CLIENT_KEY_TTL_SECS = 365 * 24 * 3600;
 
 const hasAdmin = (k: KeyRecord) => holdsAdmin(k.permissions);
-
-/**
- * Parses requested permissions once, at the edge (issue #17 finding 2): every string must parse
- * (400 naming it otherwise, no sanitising, no prefix matching) and is kept in its canonical form, so
- * every later comparison is between structures.
- */
-export function parseGrants(list: readonly string[], field: string): Permission[] {
-  return list.map((s, i) => {
-    const p = typeof s === 'string' ? parsePermission(s) : null;
-    if (!p) throw badRequest(`Invalid permission format: ${field}[${i}] ${JSON.stringify(typeof s === 'string' && s.length > 80 ? `${s.slice(0, 80)}…` : s)} is not a permission`);
-    return p;
-  });
-}
 
 /**
  * An optional id field of a request (issue #17 finding 3): absent or empty means "not given";

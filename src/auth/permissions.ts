@@ -7,6 +7,7 @@
  * p2 a user (context leave/invite/execute only), p3 a method (context execute only). `*` is never a
  * wildcard: `[*]` is the literal id `*`, and `keys:*` / `application:*` do not parse.
  */
+import { badRequest } from '../errors.ts';
 
 export type Category = 'admin' | 'application' | 'package' | 'blob' | 'namespace' | 'group' | 'context' | 'keys';
 
@@ -132,6 +133,19 @@ export function parsePermission(s: string): Permission | null {
 
 export function isValidPermission(s: string): boolean {
   return parsePermission(s) !== null;
+}
+
+/**
+ * Parses requested permissions once, at the edge (issue #17 finding 2): every string must parse
+ * (400 naming it otherwise, no sanitising, no prefix matching) and is kept in its canonical form, so
+ * every later comparison is between structures.
+ */
+export function parseGrants(list: readonly string[], field: string): Permission[] {
+  return list.map((s, i) => {
+    const p = typeof s === 'string' ? parsePermission(s) : null;
+    if (!p) throw badRequest(`Invalid permission format: ${field}[${i}] ${JSON.stringify(typeof s === 'string' && s.length > 80 ? `${s.slice(0, 80)}…` : s)} is not a permission`);
+    return p;
+  });
 }
 
 /** Whether the held strings include the `admin` permission (compared as parsed, never by prefix). */
