@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BODY_LIMIT_BYTES, SERVER_DEFAULTS } from '../config/defaults.ts';
+import { HearthError } from '../errors.ts';
 import { boundedJsonBodies } from './body.ts';
 import { registerCors } from './cors.ts';
-import { HearthError } from '../errors.ts';
 import { formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
 import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
@@ -40,7 +40,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     trustProxy: opts.trustProxy ?? false,
     keepAliveTimeout: limits.keepAliveTimeoutSecs * 1000,
     requestTimeout: limits.requestTimeoutSecs * 1000,
-    // headersTimeout also closes connections that never send a request; checked every second
+    // Node's slow-headers timeout; enforceHeaderDeadline (below) covers the connections it misses
     http: { headersTimeout: limits.headerTimeoutSecs * 1000, connectionsCheckingInterval: 1000 },
     loggerInstance: opts.logger,
     // fastify's own request lines would log raw URLs (with ?token=); ours log route templates

@@ -180,7 +180,8 @@ export class HearthNode {
       onError: (err) => this.opts.logger.error({ err }, 'dropping the state of deleted contexts failed'),
     });
     // contexts whose group went away while the node was down, then every later deletion
-    await this.contexts.reaper.sweep();
+    const dropped = await this.contexts.reaper.sweep();
+    if (dropped.length > 0) this.opts.logger.info({ contexts: dropped }, 'dropped the local state of contexts whose group was deleted');
     this.contexts.reaper.start();
     this.presence = new PresenceService({ bus: this.bus, clock });
     this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
