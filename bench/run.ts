@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every benchmark and prints its numbers and goals. */
 import { benchAuthHealth } from './auth-health.ts';
 import { benchBlobs } from './blobs.ts';
+import { benchDurability } from './durability.ts';
 import { benchSse } from './sse.ts';
 
 const durationMs = Number(process.env.BENCH_MS ?? 3000);
@@ -13,6 +14,5 @@ await benchBlobs();
 console.log('\n# event stream');
 await benchSse();
 
-console.log('\n# network (governance replication)');
-const { benchNetwork, printNetwork } = await import('./network.ts');
-printNetwork(await benchNetwork());
+console.log('\n# durability: synced store writes');
+await benchDurability(Math.min(durationMs, 2000));

@@ -136,8 +136,12 @@ export function handoffPayload(h: Omit<RootKeyHandoff, 'signature'>): Buffer {
   return domainHash('calimero.account.handoff.v1', [raw(h.account), u32le(h.fromEpoch), raw(h.newRootSignPk)]);
 }
 
-/** `root_key_at_epoch`: the root key in force at `epoch`, walking the chain from the genesis key. */
-function rootKeyAtEpoch(proof: DeviceAccountProof, account: string, epoch: number): string {
+/**
+ * `root_key_at_epoch`: the root key in force at `epoch`, walking the chain from the genesis key.
+ * Shared by every `AccountProof<T>` (device certificates here, owner-op authorizations in
+ * governance/root-guard.ts); throws {@link AccountProofError}.
+ */
+export function rootKeyAtEpoch(proof: Pick<DeviceAccountProof, 'genesis' | 'chain'>, account: string, epoch: number): string {
   const { genesis, chain } = proof;
   if (genesis.version !== ACCOUNT_GENESIS_VERSION) {
     throw new AccountProofError(`unsupported account genesis version ${genesis.version} (supported: ${ACCOUNT_GENESIS_VERSION})`);

@@ -212,3 +212,43 @@ describe('registry installs', () => {
     expect((await publishToDirectory(registryDir, b.bytes, { force: true })).written).toBe(true);
   });
 });
+
+describe('atomic installs (issue #17 finding 10)', () => {
+  /** A store that "crashes" at the first batch touching `space`: that batch and every later write fail. */
+  function crashAt(space: string): () => boolean {
+    let dead = false;
+    const batch = kv.batch.bind(kv);
+    kv.batch = async (ops) => {
+      if (dead || ops.some((op) => op.space === space)) {
+        dead = true;
+        throw new Error('crash: the process died here');
+      }
+      return batch(ops);
+    };
+    return () => dead;
+  }
+
+  it('a crash while writing the application row leaves neither the row nor blob references', async () => {
+    const apps = service();
+    const b = await makeBundle({ wasm: tinyWasm(), services: [{ name: 'a', wasm: tinyWasm({ extra: 1 }) }, { name: 'b', wasm: tinyWasm({ extra: 2 }) }], dir });
+    const crashed = crashAt('applications');
+    await expect(apps.installDev(b.path)).rejects.toThrow(/crash/);
+    expect(crashed()).toBe(true);
+    expect(await apps.list()).toEqual([]);
+    // nothing references a blob that no row names: the store holds no blob at all
+    const left: string[] = [];
+    for await (const [id] of blobs.list()) left.push(id);
+    expect(left).toEqual([]);
+  });
+
+  it('a crash during uninstall keeps the row and its references together', async () => {
+    const apps = service();
+    const b = await makeBundle({ wasm: tinyWasm(), dir });
+    await apps.installDev(b.path);
+    const blobId = (await apps.get(b.applicationId))!.bundleBlobId;
+    crashAt('blobs');
+    await expect(apps.uninstall(b.applicationId)).rejects.toThrow(/crash/);
+    expect(await apps.get(b.applicationId)).not.toBeNull();
+    expect(await refcount(blobId)).toBe(1);
+  });
+});

@@ -4,16 +4,18 @@
  * uninstall, listings, the embedded ABI, and the {@link ApplicationCatalog} contract the contexts
  * domain and the runtime use to load a wasm.
  *
- * Every install verifies the whole bundle first (bundle.ts), stores the `.mpk` as one blob (and
- * each named service's wasm as its own blob), then writes the application row in one put. Blob
- * references are taken before the row is written and the ones a row no longer needs are released
- * after, so a crash between the two can only leak a reference, never lose a blob a row names.
+ * Every install verifies the whole bundle first (bundle.ts), stages the `.mpk` as one blob (and
+ * each named service's wasm as its own blob), then commits in ONE store batch the application row,
+ * the references it takes on its blobs and the release of those a replaced version held (issue
+ * #17 finding 10): a crash leaves the old row with its references or the new one with its own,
+ * never a row naming a missing blob nor a reference nobody holds. Uninstall is one batch the same
+ * way.
  */
 import { realpath, stat, readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Serial } from '../auth/serial.ts';
-import type { BlobStore } from '../blobs/store.ts';
+import type { BlobStore, StagedBlob } from '../blobs/store.ts';
 import { parseId } from '../crypto/ids.ts';
 import { HearthError, badGateway, badRequest, forbidden, notFound } from '../errors.ts';
 import type { Store } from '../store/store.ts';
@@ -141,19 +143,18 @@ export class ApplicationService implements ApplicationCatalog {
   private commit(bundle: VerifiedBundle, bytes: Uint8Array, source: string): Promise<{ applicationId: string }> {
     const id = bundle.applicationId;
     return this.serial.run(async () => {
-      const taken: string[] = [];
+      const staged: StagedBlob[] = [];
       try {
-        const main = await this.deps.blobs.put(once(bytes));
-        taken.push(main.blobId);
+        staged.push(await this.deps.blobs.stage(once(bytes)));
         const serviceBlobs: Record<string, string> = {};
         for (const name of bundle.services) {
-          const r = await this.deps.blobs.put(once(bundle.wasms.get(name)!));
-          taken.push(r.blobId);
-          serviceBlobs[name] = r.blobId;
+          const s = await this.deps.blobs.stage(once(bundle.wasms.get(name)!));
+          staged.push(s);
+          serviceBlobs[name] = s.blobId;
         }
         const entry: VersionRecord = {
           version: bundle.manifest.appVersion,
-          blobId: main.blobId,
+          blobId: staged[0].blobId,
           size: bytes.length,
           source,
           metadata: metadataJson(bundle.manifest),
@@ -162,6 +163,8 @@ export class ApplicationService implements ApplicationCatalog {
           installedAt: this.now(),
         };
         const existing = await this.apps.get(id);
+        // A reinstall of a version drops the references its previous entry held (the same blobs
+        // when the bytes are identical, so each version keeps exactly one reference per blob).
         const replaced = existing?.versions[entry.version];
         const record: AppRecord = {
           id,
@@ -170,35 +173,24 @@ export class ApplicationService implements ApplicationCatalog {
           current: entry.version,
           versions: { ...existing?.versions, [entry.version]: entry },
         };
-        await this.apps.put(record);
-        taken.length = 0; // the row now owns these references
-        // A reinstall of a version drops the references its previous entry held (the same blobs
-        // when the bytes are identical, so each version keeps exactly one reference per blob).
-        if (replaced) await this.release(blobsOf(replaced));
+        await this.deps.blobs.change({ add: staged, release: replaced ? blobsOf(replaced) : [], extra: [this.apps.putOp(record)] });
+        if (replaced) for (const blobId of blobsOf(replaced)) this.cache.delete(blobId);
         return { applicationId: id };
       } finally {
-        await this.release(taken);
+        for (const s of staged) await this.deps.blobs.discard(s);
       }
     });
   }
 
-  private async release(blobIds: string[]): Promise<void> {
-    for (const blobId of blobIds) {
-      await this.deps.blobs.release(blobId).catch((err: unknown) => {
-        if (!(err instanceof HearthError && err.kind === 'not_found')) throw err;
-      });
-      this.cache.delete(blobId);
-    }
-  }
-
-  /** `DELETE /applications/{id}`: idempotent; answers the id. Releases every version's blobs. */
+  /** `DELETE /applications/{id}`: idempotent; answers the id. The row and every version's blob references go in one batch. */
   uninstall(idText: string): Promise<{ applicationId: string }> {
     const id = parseAppId(idText);
     return this.serial.run(async () => {
       const record = await this.apps.get(id);
       if (record) {
-        await this.apps.delete(id);
-        await this.release(Object.values(record.versions).flatMap(blobsOf));
+        const blobIds = Object.values(record.versions).flatMap(blobsOf);
+        await this.deps.blobs.change({ release: blobIds, extra: [this.apps.delOp(id)] });
+        for (const blobId of blobIds) this.cache.delete(blobId);
       }
       return { applicationId: id };
     });

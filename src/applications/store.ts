@@ -4,7 +4,7 @@
  * it is uninstalled; `current` names the one the row shows (the last installed, as the reference's
  * "latest fetched" pointer). Each version holds references on its blobs in the blob store.
  */
-import type { Space, Store } from '../store/store.ts';
+import type { BatchOp, Space, Store } from '../store/store.ts';
 
 export interface VersionRecord {
   version: string;
@@ -44,6 +44,15 @@ export class ApplicationStore {
 
   put(record: AppRecord): Promise<void> {
     return this.apps.put(record.id, record);
+  }
+
+  /** Batch op of `put`, so the row can change in one batch with the blob references it holds. */
+  putOp(record: AppRecord): BatchOp {
+    return this.apps.putOp(record.id, record);
+  }
+
+  delOp(id: string): BatchOp {
+    return this.apps.delOp(id);
   }
 
   delete(id: string): Promise<void> {

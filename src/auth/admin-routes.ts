@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { forbidden, unauthenticated } from '../errors.ts';
-import { bearerOf, hostOf, pathOf } from '../http/request.ts';
+import { bearerOf, originOf, pathOf } from '../http/request.ts';
 import { isBound } from './binding.ts';
 import { satisfies } from './permissions.ts';
 import { classifyAdminRoute } from './route-permissions.ts';
@@ -49,7 +49,7 @@ export function registerAdminAuthRoutes(root: FastifyInstance, deps: AuthRoutesD
       setSecurityHeaders(reply);
       const token = bearerOf(req);
       if (!token) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
-      const principal = await auth.authenticate(token, hostOf(req));
+      const principal = await auth.authenticate(token, originOf(req));
       const path = pathOf(req);
       const selfRevoke = req.method === 'POST' && path === '/admin/revoke';
       if (isBound(principal.binding) && !selfRevoke) {
@@ -89,8 +89,8 @@ export function registerAdminAuthRoutes(root: FastifyInstance, deps: AuthRoutesD
       ok((await keys.listRootKeys()).map(rootKeyView)),
     );
 
-    const createSchema = { ...doc('Create (or overwrite) a user_password root key', CreateKeyResponse, 400), body: CreateKeyRequest };
-    app.post('/admin/keys', { config, schema: createSchema }, async (req) => ok(await keys.createRootKey(req.body)));
+    const createSchema = { ...doc('Create a user_password root key (a new password for a known username makes a second key)', CreateKeyResponse, 400), body: CreateKeyRequest };
+    app.post('/admin/keys', { config, schema: createSchema }, async (req) => ok(await keys.createRootKey(req.body, principalOf(req))));
 
     const deleteSchema = {
       ...doc('Revoke a root key (refused, with status false, for the last active admin key)', DeleteKeyResponse, 400, 404),

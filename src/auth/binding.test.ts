@@ -135,3 +135,43 @@ describe('ids', () => {
     expect(canonicalId('tVojvhToWjQ8Xvo4UPx2Xz9eRy7auyYMmZBjc2XfN')).toBe('tVojvhToWjQ8Xvo4UPx2Xz9eRy7auyYMmZBjc2XfN');
   });
 });
+
+describe('group bindings reach open subgroups (issue #17 finding 10)', () => {
+  // N ─ S (open)
+  //   └ R (restricted) ─ T (open)
+  const N = '5'.repeat(64);
+  const S = '6'.repeat(64);
+  const R = '7'.repeat(64);
+  const T = '8'.repeat(64);
+  const paths: Record<string, { id: string; open: boolean }[]> = {
+    [N]: [{ id: N, open: true }],
+    [S]: [{ id: S, open: true }, { id: N, open: true }],
+    [R]: [{ id: R, open: false }, { id: N, open: true }],
+    [T]: [{ id: T, open: true }, { id: R, open: false }, { id: N, open: true }],
+  };
+  const groupPath = (id: string) => paths[id];
+  const may = (bound: string, target: string, kind = 'group') => mayActOn(bindingOf([`group[${bound}]`]), { kind, id: target }, { groupPath });
+
+  it('a key bound to a namespace acts on its open subgroups, as its members are inherited there', () => {
+    expect(may(N, N, 'namespace')).toBe(true);
+    expect(may(N, S)).toBe(true);
+    expect(may(N, S.toUpperCase())).toBe(true);
+  });
+
+  it('but not on a restricted subgroup, nor below one', () => {
+    expect(may(N, R)).toBe(false);
+    expect(may(N, T)).toBe(false);
+    expect(may(R, T)).toBe(true);
+  });
+
+  it('never reaches up: a key bound to a subgroup may not act on its parent or namespace', () => {
+    expect(may(S, N)).toBe(false);
+    expect(may(S, N, 'namespace')).toBe(false);
+    expect(may(T, R)).toBe(false);
+  });
+
+  it('without the hierarchy (an unknown group) only the bound ids count', () => {
+    expect(mayActOn(bindingOf([`group[${N}]`]), { kind: 'group', id: S })).toBe(false);
+    expect(may(N, 'f'.repeat(64))).toBe(false);
+  });
+});

@@ -38,13 +38,35 @@ export function bindingOf(permissions: readonly string[], applicationId?: string
   return { contexts, groups, applications };
 }
 
+/** Whether `groupId` is reached from a bound group through open groups only (see {@link mayActOn}). */
+function inheritsFromBound(binding: Binding, groupId: string, groupPath: MayActOptions['groupPath']): boolean {
+  const path = groupPath?.(canonicalId(groupId));
+  if (!path) return false;
+  for (let i = 0; i + 1 < path.length; i++) {
+    if (!path[i].open) return false;
+    if (binding.groups.some((g) => idsEqual(g, path[i + 1].id))) return true;
+  }
+  return false;
+}
+
 function addOnce(list: string[], id: string): void {
   if (!list.some((x) => idsEqual(x, id))) list.push(id);
+}
+
+/** A group on the way from a target group up to its namespace root, and whether it is open. */
+export interface GroupStep {
+  id: string;
+  open: boolean;
 }
 
 export interface MayActOptions {
   /** the application of the target context, when known: lets an application-bound key act on it */
   contextApplication?: string | null;
+  /**
+   * The target group and its ancestors, nearest first, with their visibility (undefined when the
+   * group is unknown): lets a key bound to a group act on the open subgroups beneath it.
+   */
+  groupPath?: (groupId: string) => readonly GroupStep[] | undefined;
   /** the route names no target because its handler checks the ids itself (JSON-RPC, streams) */
   handlerChecks?: boolean;
 }
@@ -55,6 +77,11 @@ export interface MayActOptions {
  * a group id), its application and that application's contexts. Blobs belong to no context or
  * group on the path, so a bound key is refused there; so is a route naming no target at all,
  * unless the handler checks the ids (`handlerChecks`).
+ *
+ * A group binding reaches down as membership does (domain.md §4.4 "Open inheritance"): a key
+ * bound to a group (or namespace) may act on a subgroup when every group from that subgroup up to
+ * the bound one is `open`; the walk stops at the first restricted group. It never reaches up: a
+ * key bound to a subgroup may not act on its parent or namespace (docs/security.md).
  */
 export function mayActOn(binding: Binding, target: { kind: string; id: string } | undefined, opts: MayActOptions = {}): boolean {
   if (!isBound(binding)) return true;
@@ -66,7 +93,7 @@ export function mayActOn(binding: Binding, target: { kind: string; id: string } 
       return opts.contextApplication != null && within(binding.applications, opts.contextApplication);
     case 'group':
     case 'namespace':
-      return within(binding.groups, target.id);
+      return within(binding.groups, target.id) || inheritsFromBound(binding, target.id, opts.groupPath);
     case 'application':
       return within(binding.applications, target.id);
     default:

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { HearthError } from '../errors.ts';
 import { authKit } from './testkit.ts';
 
+const CTX = 'c'.repeat(64);
+const ID = 'd'.repeat(64);
+
 async function kindOf(p: Promise<unknown>): Promise<string> {
   const err = await p.then(() => undefined, (e: unknown) => e);
   expect(err).toBeInstanceOf(HearthError);
@@ -36,7 +39,8 @@ describe('client keys', () => {
     const admin = await k.principalOf((await k.login()).access_token);
     expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['keys:*'] }))).toBe('bad_request');
     expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['keys:list'] }))).toBe('bad_request');
-    expect(await kindOf(k.keys.createClientKey(admin, { context_id: 'c1', context_identity: 'i1', permissions: ['admin'] }))).toBe('bad_request');
+    expect(await kindOf(k.keys.createClientKey(admin, { context_id: CTX, context_identity: ID, permissions: ['admin'] }))).toBe('bad_request');
+    expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['group[' + CTX + ']', 'admin'] }))).toBe('bad_request');
     expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['nonsense:verb'] }))).toBe('bad_request');
     expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['context:list'], ttl_secs: 0 }))).toBe('bad_request');
     await expect(k.keys.createClientKey(admin, { permissions: ['admin'] })).resolves.toHaveProperty('clientId');
@@ -45,10 +49,57 @@ describe('client keys', () => {
   it('bind to a context: the first permission names it', async () => {
     const k = await authKit();
     const admin = await k.principalOf((await k.login()).access_token);
-    const { pair } = await k.keys.createClientKey(admin, { context_id: 'ctx1', context_identity: 'id1', permissions: ['context:execute'] });
+    const { pair } = await k.keys.createClientKey(admin, { context_id: CTX.toUpperCase(), context_identity: ID, permissions: ['context:execute'] });
     const p = await k.principalOf(pair.access_token);
-    expect(p.permissions).toEqual(['context[ctx1,id1]', 'context:execute']);
-    expect(p.binding.contexts).toEqual(['ctx1']);
+    expect(p.permissions).toEqual([`context[${CTX},${ID}]`, 'context:execute']);
+    expect(p.binding.contexts).toEqual([CTX]);
+  });
+
+  // issue #17 finding 2: these spellings once read as admin and were granted to context-bound keys
+  it.each(['admin:x', 'admin[x]', 'admin:', 'admin ', 'ADMIN', 'admin\u0000', 'application[x]', 'context:list[a,b]'])(
+    'refuse the grant %j with 400 whether or not the key is bound',
+    async (grant) => {
+      const k = await authKit();
+      const admin = await k.principalOf((await k.login()).access_token);
+      expect(await kindOf(k.keys.createClientKey(admin, { permissions: [grant] }))).toBe('bad_request');
+      expect(await kindOf(k.keys.createClientKey(admin, { context_id: CTX, permissions: [grant] }))).toBe('bad_request');
+      const { clientId } = await k.keys.createClientKey(admin, { permissions: ['application:list'] });
+      expect(await kindOf(k.keys.updatePermissions(admin, clientId, [grant], []))).toBe('bad_request');
+    },
+  );
+
+  it('store grants canonically and remove them by structure', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { clientId } = await k.keys.createClientKey(admin, { permissions: ['keys'.slice(0, 0) + 'context:list[ ' + CTX + ' ]'] });
+    expect((await k.keyStore.get(clientId))!.permissions).toEqual([`context:list[${CTX}]`]);
+    expect(await k.keys.updatePermissions(admin, clientId, ['application:list'], [`context:list[${CTX} ]`])).toEqual(['application:list']);
+  });
+
+  // issue #17 finding 3: ids that sanitised to nothing minted unbound keys
+  it.each(['\u200b', '\u0000', '😀', ' ', 'ctx1', 'g'.repeat(64), 'c'.repeat(63), `${CTX} `])(
+    'refuse context_id %j with a 400 naming the field, never an unbound key',
+    async (contextId) => {
+      const k = await authKit();
+      const admin = await k.principalOf((await k.login()).access_token);
+      const err = await k.keys.createClientKey(admin, { context_id: contextId, permissions: ['context:list'] }).catch((e: HearthError) => e);
+      expect(err).toBeInstanceOf(HearthError);
+      expect((err as HearthError).kind).toBe('bad_request');
+      expect((err as HearthError).message).toContain('context_id');
+      for (const field of ['context_identity', 'application_id'] as const) {
+        const e2 = await k.keys.createClientKey(admin, { context_id: CTX, [field]: contextId, permissions: ['context:list'] }).catch((e: HearthError) => e);
+        expect((e2 as HearthError).message).toContain(field);
+      }
+      expect(await k.keys.listClientKeys()).toEqual([]);
+    },
+  );
+
+  it('refuse an oversized or non-URL target_node_url', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['context:list'], target_node_url: `http://a/${'x'.repeat(1024 * 1024)}` }))).toBe('bad_request');
+    expect(await kindOf(k.keys.createClientKey(admin, { permissions: ['context:list'], target_node_url: 'javascript:alert(1)' }))).toBe('bad_request');
+    await expect(k.keys.createClientKey(admin, { permissions: ['context:list'], target_node_url: 'http://127.0.0.1:2528' })).resolves.toHaveProperty('clientId');
   });
 
   it('need an admin caller', async () => {
@@ -109,6 +160,36 @@ describe('root keys', () => {
     expect(await kindOf(make({ password: 'long-enough' }))).toBe('bad_request');
     expect(await kindOf(make({ username: 'a', password: 'long-enough' }, 'username_password'))).toBe('bad_request');
     expect(await make({ username: 'a', password: 'long-enough' })).toEqual({ status: true, message: 'Key was created' });
-    expect(await make({ username: 'a', password: 'other-password' })).toEqual({ status: true, message: 'Key was updated' });
+    expect(await make({ username: 'a', password: 'long-enough' })).toEqual({ status: true, message: 'Key was updated' });
+  });
+
+  // issue #17 finding 4: a second password for a username replaced the owner's password
+  it('make a second key for a second password; the first key and password keep working unchanged', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const before = (await k.keyStore.get(admin.keyId))!;
+    expect(await k.keys.createRootKey({ public_key: 'dev', auth_method: 'user_password', provider_data: { username: 'dev', password: 'attacker-password' } })).toEqual({
+      status: true,
+      message: 'Key was created',
+    });
+    expect(await k.keyStore.get(admin.keyId)).toEqual(before);
+    await expect(k.login()).resolves.toHaveProperty('access_token');
+    const second = await k.auth.login({ auth_method: 'user_password', public_key: 'dev', client_name: 'c', provider_data: { username: 'dev', password: 'attacker-password' } });
+    expect((await k.principalOf(second.access_token)).keyId).not.toBe(admin.keyId);
+    expect((await k.keys.listRootKeys()).filter((r) => r.username === 'dev')).toHaveLength(2);
+  });
+
+  it('re-posting a narrowed key does not restore admin, nor revive a revoked one', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const post = () => k.keys.createRootKey({ public_key: 'ops', auth_method: 'user_password', provider_data: { username: 'ops', password: 'ops-password' } });
+    await post();
+    const ops = (await k.keys.listRootKeys()).find((r) => r.username === 'ops')!;
+    await k.keys.updatePermissions(admin, ops.id, ['application:list'], ['admin']);
+    expect(await post()).toEqual({ status: true, message: 'Key was updated' });
+    expect((await k.keyStore.get(ops.id))!.permissions).toEqual(['application:list']);
+    await k.keys.deleteRootKey(ops.id);
+    expect(await post()).toEqual({ status: true, message: 'Key was created' });
+    expect((await k.keyStore.get(ops.id))!.revokedAt).not.toBeNull();
   });
 });

@@ -6,13 +6,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { unixSecs, type Clock } from '../clock.ts';
 import type { AuthConfig } from '../config/config.ts';
-import { badRequest, conflict, forbidden, notFound, type HearthError } from '../errors.ts';
-import { hashPassword, passwordProblem } from './passwords.ts';
-import { isValidPermission, satisfies } from './permissions.ts';
-import { identifierOnly, normaliseId, printableAscii } from './sanitize.ts';
+import { parseId } from '../crypto/ids.ts';
+import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { bindingOf, isBound } from './binding.ts';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import { formatPermission, holdsAdmin, parseGrants, parsePermission, satisfies, type Permission } from './permissions.ts';
+import { identifierOnly, printableAscii } from './sanitize.ts';
 import type { AuthService, Principal } from './service.ts';
 import { isValidKey, type KeyRecord, type KeyStore } from './store.ts';
 import type { TokenPair } from './tokens.ts';
+import { nodeUrlProblem } from './urls.ts';
 
 export interface CreateRootKeyInput {
   public_key: string;
@@ -33,7 +36,25 @@ export interface ClientKeyInput {
 /** Longest client-key lifetime accepted (decision: docs/decisions.md, "client key lifetime"). */
 export const MAX_CLIENT_KEY_TTL_SECS = 365 * 24 * 3600;
 
-const hasAdmin = (k: KeyRecord) => k.permissions.includes('admin');
+const hasAdmin = (k: KeyRecord) => holdsAdmin(k.permissions);
+
+/**
+ * An optional id field of a request (issue #17 finding 3): absent or empty means "not given";
+ * anything else is 64 hex characters (or base58 of 32 bytes, README "Id encodings") or a 400
+ * naming the field. Never sanitised into something else.
+ */
+export function optionalIdField(value: string | undefined, field: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const id = parseId(value);
+  if (!id) throw badRequest(`Invalid ${field}: expected 64 hex characters (32 bytes)`);
+  return id;
+}
+
+/** Key ids are 64 hex (root), UUIDs (client) or `mock_<name>_<secs>`: refused, not cleaned, when anything else. */
+function keyIdField(value: string, field: string): string {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(value)) throw badRequest(`Invalid ${field}: a key id is 1-128 characters of [A-Za-z0-9_-]`);
+  return value;
+}
 
 export class KeysService {
   constructor(
@@ -63,22 +84,40 @@ export class KeysService {
     return [...all.filter((k) => isValidKey(k, now)), ...all.filter((k) => !isValidKey(k, now))];
   }
 
-  async createRootKey(input: CreateRootKeyInput): Promise<{ status: boolean; message: string }> {
+  /**
+   * `POST /admin/keys`. A root key is named by its username *and* password (auth-wire §2.8, §3.2):
+   * a new password for a known username makes a second key and never changes the first, so a
+   * holder of `admin` cannot take another user's account over by re-posting its username. The same
+   * username and password again answers "Key was updated" and changes nothing (the reference's
+   * overwrite would reset a narrowed key to `admin` and revive a revoked one).
+   */
+  async createRootKey(input: CreateRootKeyInput, caller?: Principal): Promise<{ status: boolean; message: string }> {
+    // a root key never expires: one made by a client key would outlive it (finding 4)
+    if (caller && caller.keyType !== 'root') throw forbidden('Client keys cannot create root keys: log in with a root key');
     const method = identifierOnly(input.auth_method ?? '');
     if (method !== 'user_password') throw badRequest(`Provider not found: ${method || '(empty)'}; supported: user_password`);
     const pd = (input.provider_data ?? {}) as Record<string, unknown>;
     if (typeof pd.username !== 'string' || !pd.username) throw badRequest("Missing or invalid 'username' in provider data");
+    if (pd.username.length > 256) throw badRequest("Invalid 'username' in provider data: at most 256 characters");
     if (typeof pd.password !== 'string') throw badRequest("Missing or invalid 'password' in provider data");
     const problem = passwordProblem(pd.password);
     if (problem) throw badRequest(problem);
+    const urlProblem = nodeUrlProblem(input.target_node_url, 'target_node_url');
+    if (urlProblem) throw badRequest(urlProblem);
     const username = pd.username;
-    const passwordHash = await hashPassword(pd.password);
+    const password = pd.password;
+    const passwordHash = await hashPassword(password);
     return this.d.auth.serial.run(async () => {
-      const existing = await this.d.keys.byUsername(username);
+      const now = this.now();
+      for (const existing of await this.d.keys.byUsername(username)) {
+        if (isValidKey(existing, now) && existing.passwordHash && (await verifyPassword(password, existing.passwordHash))) {
+          return { status: true, message: 'Key was updated' };
+        }
+      }
       const key: KeyRecord = {
-        id: existing?.id ?? randomBytes(32).toString('hex'),
+        id: randomBytes(32).toString('hex'),
         type: 'root',
-        publicKey: printableAscii(input.public_key ?? '') || username,
+        publicKey: printableAscii(input.public_key ?? '').slice(0, 256) || username,
         authMethod: method,
         username,
         passwordHash,
@@ -86,13 +125,13 @@ export class KeysService {
         name: null,
         permissions: ['admin'],
         nodeUrl: input.target_node_url || undefined,
-        createdAt: this.now(),
+        createdAt: now,
         revokedAt: null,
         expiresAt: null,
-        generation: existing?.generation ?? 0,
+        generation: 0,
       };
       await this.d.keys.put(key);
-      return { status: true, message: existing ? 'Key was updated' : 'Key was created' };
+      return { status: true, message: 'Key was created' };
     });
   }
 
@@ -116,8 +155,7 @@ export class KeysService {
 
   /** `POST /admin/revoke`: any key id; a key may always revoke itself (logout step b). */
   async revoke(caller: Principal, rawId: string): Promise<void> {
-    const id = identifierOnly(rawId);
-    if (!id) throw badRequest('Client ID must contain valid characters');
+    const id = keyIdField(rawId, 'client_id');
     if (id !== caller.keyId && !satisfies(caller.permissions, 'keys:delete')) {
       throw forbidden('Revoking another key needs the keys:delete permission', 'permission_denied');
     }
@@ -137,21 +175,29 @@ export class KeysService {
     return key.permissions;
   }
 
+  /**
+   * `PUT /admin/keys/{id}/permissions`: additions are parsed (400 for anything that is not a
+   * permission) and stored canonically; removals match a held permission by structure, so any
+   * spelling of a held permission removes it.
+   */
   async updatePermissions(caller: Principal, id: string, add: string[], remove: string[]): Promise<string[]> {
-    const clean = (list: string[]) => list.map(printableAscii).filter(Boolean);
-    const adds = clean(add);
-    const removes = clean(remove);
-    const bad = adds.find((p) => !isValidPermission(p));
-    if (bad !== undefined) throw badRequest(`Invalid permission format: ${bad}`);
+    const adds = parseGrants(add, 'add').map(formatPermission);
+    const removes = new Set(remove.map((s) => parsePermission(s)).map((p, i) => (p ? formatPermission(p) : remove[i])));
     if (adds.some((p) => !satisfies(caller.permissions, p))) throw forbidden('Cannot grant permissions that exceed your own');
     return this.d.auth.serial.run(async () => {
       const key = await this.validKey(id);
       if (!key) throw notFound('Key not found');
-      const next = key.permissions.filter((p) => !removes.includes(p));
-      for (const p of adds) if (!next.includes(p)) next.push(p);
+      const canonical = (s: string) => {
+        const p = parsePermission(s);
+        return p ? formatPermission(p) : s;
+      };
+      const next = key.permissions.filter((p) => !removes.has(p) && !removes.has(canonical(p)));
+      for (const p of adds) if (!next.some((q) => canonical(q) === p)) next.push(p);
       if (next.length === 0) throw badRequest('Key must have at least one permission');
-      if (key.type === 'client') await this.checkClientGrant(key.rootKeyId ?? '', next, isBoundPermissions(next), key.applicationId);
-      if (key.type === 'root' && hasAdmin(key) && !next.includes('admin') && (await this.activeAdminRoots()).length <= 1) {
+      if (key.type === 'client') {
+        await this.checkClientGrant(key.rootKeyId ?? '', parseGrants(next, 'permissions'), isBound(bindingOf(next)), key.applicationId);
+      }
+      if (key.type === 'root' && hasAdmin(key) && !holdsAdmin(next) && (await this.activeAdminRoots()).length <= 1) {
         throw conflict('Cannot remove admin from the last active admin key');
       }
       await this.d.keys.put({ ...key, permissions: next });
@@ -159,26 +205,42 @@ export class KeysService {
     });
   }
 
+  /** Client keys; `isValid` is false when the key or the root key it was issued under is revoked or expired. */
   async listClientKeys(): Promise<(KeyRecord & { isValid: boolean })[]> {
     const now = this.now();
-    return (await this.d.keys.list('client')).map((k) => ({ ...k, isValid: isValidKey(k, now) }));
+    const roots = new Map((await this.d.keys.list('root')).map((r) => [r.id, r]));
+    return (await this.d.keys.list('client')).map((k) => {
+      const root = roots.get(k.rootKeyId ?? '');
+      return { ...k, isValid: isValidKey(k, now) && root !== undefined && isValidKey(root, now) };
+    });
   }
 
+  /**
+   * `POST /admin/client-key` (auth spec rc.83 grant rules). Only a root key mints client keys: a
+   * client key is a leaf, so nothing derived from it can outlive it or escape its revocation. The
+   * new key never outlives its root key, and holds only what the root holds (checked again on every
+   * request, so a later narrowing or revocation of the root reaches it).
+   */
   async createClientKey(caller: Principal, input: ClientKeyInput): Promise<{ pair: TokenPair; clientId: string }> {
-    if (!caller.permissions.includes('admin')) throw forbidden('Token does not have admin permissions');
+    if (!holdsAdmin(caller.permissions)) throw forbidden('Token does not have admin permissions');
+    if (caller.keyType !== 'root') throw forbidden('Client keys cannot mint client keys: log in with a root key');
     const ttl = input.ttl_secs ?? this.d.config.clientKeyDefaultTtlSecs;
     if (!Number.isInteger(ttl) || ttl <= 0) throw badRequest('ttl_secs must be a positive number of seconds');
     if (ttl > MAX_CLIENT_KEY_TTL_SECS) throw badRequest(`ttl_secs must be at most ${MAX_CLIENT_KEY_TTL_SECS} (one year)`);
-    const contextId = normaliseId(identifierOnly(input.context_id ?? ''));
-    const identity = normaliseId(identifierOnly(input.context_identity ?? ''));
-    const applicationId = normaliseId(identifierOnly(input.application_id ?? '')) || undefined;
+    const contextId = optionalIdField(input.context_id, 'context_id');
+    const identity = optionalIdField(input.context_identity, 'context_identity');
+    const applicationId = optionalIdField(input.application_id, 'application_id');
+    if (identity && !contextId) throw badRequest('Invalid context_identity: it names an identity within context_id, which is missing');
+    const urlProblem = nodeUrlProblem(input.target_node_url, 'target_node_url');
+    if (urlProblem) throw badRequest(urlProblem);
+    const requested = parseGrants(input.permissions ?? [], 'permissions');
     const permissions: string[] = [];
     if (contextId) permissions.push(identity ? `context[${contextId},${identity}]` : `context[${contextId}]`);
-    for (const p of input.permissions ?? []) if (!permissions.includes(p)) permissions.push(p);
+    for (const p of requested.map(formatPermission)) if (!permissions.includes(p)) permissions.push(p);
     if (permissions.length === 0) throw badRequest('A client key needs at least one permission or a context');
     const root = await this.validKey(caller.rootKeyId);
     if (!root) throw notFound('Root key not found');
-    await this.checkClientGrant(root.id, permissions, Boolean(contextId), applicationId);
+    await this.checkClientGrant(root.id, parseGrants(permissions, 'permissions'), isBound(bindingOf(permissions)), applicationId);
     const now = this.now();
     const key: KeyRecord = {
       id: randomUUID(),
@@ -186,29 +248,28 @@ export class KeysService {
       publicKey: null,
       authMethod: null,
       rootKeyId: root.id,
-      name: `Context Client - ${contextId} (${identity})`,
+      name: `Context Client - ${contextId ?? ''} (${identity ?? ''})`,
       applicationId,
       permissions,
       nodeUrl: input.target_node_url || undefined,
       createdAt: now,
       revokedAt: null,
-      expiresAt: now + ttl,
+      expiresAt: root.expiresAt === null ? now + ttl : Math.min(now + ttl, root.expiresAt),
       generation: 0,
     };
     await this.d.keys.put(key);
     return { pair: await this.d.auth.mintFor(key, key.nodeUrl), clientId: key.id };
   }
 
-  /** The rc.83 grant rules (auth spec "Authentication"); every refusal is a 400. */
-  private async checkClientGrant(rootId: string, permissions: string[], bound: boolean, applicationId?: string): Promise<void> {
+  /** The rc.83 grant rules (auth spec "Authentication"), on parsed permissions; every refusal is a 400. */
+  private async checkClientGrant(rootId: string, permissions: Permission[], bound: boolean, applicationId?: string): Promise<void> {
     const root = await this.validKey(rootId);
     if (!root) throw notFound('Root key not found');
-    const refuse = (m: string): HearthError => badRequest(m);
     for (const p of permissions) {
-      if (p === 'keys' || p.startsWith('keys:') || p.startsWith('keys[')) throw refuse(`Permission ${p} is never grantable to a client key`);
-      if (p === 'admin' && (bound || applicationId)) throw refuse('Permission admin is grantable only to a key bound to no context');
-      if (!isValidPermission(p)) throw refuse(`Invalid permission format: ${p}`);
-      if (!satisfies(root.permissions, p)) throw refuse(`Root key does not have permission: ${p}`);
+      const text = formatPermission(p);
+      if (p.category === 'keys') throw badRequest(`Permission ${text} is never grantable to a client key`);
+      if (p.category === 'admin' && (bound || applicationId)) throw badRequest('Permission admin is grantable only to a key bound to no context');
+      if (!satisfies(root.permissions, text)) throw badRequest(`Root key does not have permission: ${text}`);
     }
   }
 
@@ -228,8 +289,4 @@ export class KeysService {
     const key = await this.d.keys.get(id);
     return key && isValidKey(key, this.now()) ? key : undefined;
   }
-}
-
-function isBoundPermissions(perms: string[]): boolean {
-  return perms.some((p) => /^(context|group)\[/.test(p));
 }

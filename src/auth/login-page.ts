@@ -55,16 +55,13 @@ function destinationOf(callback: string): string {
 }
 
 /**
- * The origin the browser used to reach this page. Behind a proxy that is the forwarded host and
- * scheme, the same host the tokens get bound to (`hostOf`, auth-wire §4.5); a browser cannot set
- * those headers on a navigation, so a crafted link cannot forge them.
+ * The origin the browser used to reach this page: the request's scheme and host, which come from
+ * X-Forwarded-Proto / X-Forwarded-Host only when the node trusts a proxy (`server.trust_proxy`); a
+ * browser cannot set those headers on a navigation, so a crafted link cannot forge them.
  */
 function selfOriginOf(req: FastifyRequest): string | undefined {
   const host = hostOf(req);
-  if (!host) return undefined;
-  const fwd = req.headers['x-forwarded-proto'];
-  const proto = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim() || req.protocol;
-  return `${proto}://${host}`;
+  return host ? `${req.protocol}://${host}` : undefined;
 }
 
 function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {

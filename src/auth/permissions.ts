@@ -7,6 +7,7 @@
  * p2 a user (context leave/invite/execute only), p3 a method (context execute only). `*` is never a
  * wildcard: `[*]` is the literal id `*`, and `keys:*` / `application:*` do not parse.
  */
+import { badRequest } from '../errors.ts';
 
 export type Category = 'admin' | 'application' | 'package' | 'blob' | 'namespace' | 'group' | 'context' | 'keys';
 
@@ -49,7 +50,21 @@ const KEYS_SYNONYMS: Record<string, string> = {
   permissions: 'permissions:get',
 };
 
-/** Actions whose scope the reference parses and then discards: they are global by nature. */
+/**
+ * How many bracket parameters an action reads (auth-wire §6.1): its resource id, a user (context
+ * leave/invite/execute and the `context[<ctx>,<identity>]` binding), a method (context execute).
+ * The reference parses further parameters and then discards them; hearth refuses them, so a grant
+ * never reads as narrower than it is (`application[x]` would otherwise mean every application).
+ */
+function arityOf(category: Category, action: string): number {
+  if (!isScoped(category, action)) return 0;
+  if (category !== 'context') return 1;
+  if (action === 'execute') return 3;
+  if (action === '' || action === 'leave' || action === 'invite') return 2;
+  return 1;
+}
+
+/** Actions that take a resource id; the others are global by nature. */
 function isScoped(category: Category, action: string): boolean {
   switch (category) {
     case 'admin':
@@ -66,17 +81,24 @@ function isScoped(category: Category, action: string): boolean {
   }
 }
 
+/** Longer strings are refused: no permission in the vocabulary comes near (ids are 64 characters). */
+export const MAX_PERMISSION_LENGTH = 512;
+
 const ADMIN: Permission = { category: 'admin', action: '', scope: null, user: null, method: null };
 
-/** Parses a permission string; null when it is not in the §6.1 vocabulary. */
+/**
+ * Parses a permission string; null when it is not in the §6.1 vocabulary. Stricter than the
+ * reference, so that a string never grants more than it reads as: `admin` is only ever the bare
+ * word (the reference reads `admin:x` and `admin[x]` as admin, which let such spellings past the
+ * admin-only grant rule), and brackets carry at most the parameters the action reads.
+ */
 export function parsePermission(s: string): Permission | null {
-  if (s.length === 0) return null;
+  if (s.length === 0 || s.length > MAX_PERMISSION_LENGTH) return null;
+  if (s === 'admin') return { ...ADMIN };
   const open = s.indexOf('[');
   const main = open < 0 ? s : s.slice(0, open);
   const segments = main.split(':');
   const category = segments[0];
-  // The reference reads only the category for admin, so `admin:x` is admin (§6.1).
-  if (category === 'admin') return { ...ADMIN };
   if (!Object.hasOwn(ACTIONS, category)) return null;
   const cat = category as Exclude<Category, 'admin'>;
 
@@ -94,6 +116,9 @@ export function parsePermission(s: string): Permission | null {
     if (!bracketed.endsWith(']') || inner.includes('[') || inner.includes(']')) return null;
     params = inner.split(',').map((p) => p.trim());
     if (params.length > 3) return null;
+    // `[]` is the global scope; anything more must fit the action's parameters
+    const arity = arityOf(cat, action);
+    if (inner.trim() !== '' && params.length > arity) return null;
   }
   const [p1 = '', p2 = '', p3 = ''] = params;
   const withUser = cat === 'context' && (action === 'leave' || action === 'invite' || action === 'execute');
@@ -108,6 +133,24 @@ export function parsePermission(s: string): Permission | null {
 
 export function isValidPermission(s: string): boolean {
   return parsePermission(s) !== null;
+}
+
+/**
+ * Parses requested permissions once, at the edge (issue #17 finding 2): every string must parse
+ * (400 naming it otherwise, no sanitising, no prefix matching) and is kept in its canonical form, so
+ * every later comparison is between structures.
+ */
+export function parseGrants(list: readonly string[], field: string): Permission[] {
+  return list.map((s, i) => {
+    const p = typeof s === 'string' ? parsePermission(s) : null;
+    if (!p) throw badRequest(`Invalid permission format: ${field}[${i}] ${JSON.stringify(typeof s === 'string' && s.length > 80 ? `${s.slice(0, 80)}…` : s)} is not a permission`);
+    return p;
+  });
+}
+
+/** Whether the held strings include the `admin` permission (compared as parsed, never by prefix). */
+export function holdsAdmin(held: readonly string[]): boolean {
+  return held.some((s) => parsePermission(s)?.category === 'admin');
 }
 
 /** The canonical string of a permission: `parsePermission(formatPermission(p))` gives `p` back. */

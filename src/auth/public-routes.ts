@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
-import { bearerOf, hostOf } from '../http/request.ts';
+import { bearerOf, originOf } from '../http/request.ts';
 import type { AuthRoutesDeps } from './routes.ts';
 import {
   AuthHealthResponse,
@@ -31,7 +31,7 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
   const healthSchema = { summary: 'Auth service health and uptime', response: { 200: AuthHealthResponse } };
   app.get('/auth/health', { config, schema: healthSchema }, async (_req, reply) => {
     setSecurityHeaders(reply);
-    const storage = await store.ping();
+    const storage = (await store.health()).ok;
     return ok({
       status: storage ? 'alive' : 'not_alive',
       storage,
@@ -59,7 +59,7 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
 
   app.post('/auth/token', { config, schema: { summary: 'Log in with a provider (user_password)', body: TokenRequest, response: { 200: TokenPairResponse, ...Errors(400, 401, 429) } } }, async (req, reply) => {
     setSecurityHeaders(reply);
-    return tokenBody(await auth.login(req.body));
+    return tokenBody(await auth.login(req.body, originOf(req)));
   });
 
   const refreshSchema = {
@@ -69,7 +69,7 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
   };
   app.post('/auth/refresh', { config, schema: refreshSchema }, async (req, reply) => {
     setSecurityHeaders(reply);
-    return tokenBody(await auth.refresh(req.body.access_token, req.body.refresh_token, hostOf(req)));
+    return tokenBody(await auth.refresh(req.body.access_token, req.body.refresh_token, originOf(req)));
   });
 
   const logoutSchema = { summary: 'Retire a refresh token', body: LogoutRequest, response: { 200: SuccessResponse, ...Errors(400, 401) } };
@@ -81,7 +81,7 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
 
   const validate = async (req: FastifyRequest, reply: FastifyReply) => {
     setSecurityHeaders(reply);
-    const claims = await auth.validate(bearerOf(req) ?? forwardedUriToken(req), hostOf(req));
+    const claims = await auth.validate(bearerOf(req) ?? forwardedUriToken(req), originOf(req));
     reply.header('x-auth-user', claims.sub);
     if (claims.permissions.length > 0) reply.header('x-auth-permissions', claims.permissions.join(','));
     return ok('' as const);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isValidPermission } from './permissions.ts';
-import { classifyAdminRoute, classifyRoute, type GuardDecision } from './route-permissions.ts';
+import { classifyAdminRoute, classifyRoute, declaredAccess, type GuardDecision } from './route-permissions.ts';
 
 const C = 'c'.repeat(64);
 const G = 'a'.repeat(64);
@@ -267,5 +267,36 @@ describe('classifyAdminRoute (auth-wire §2, intended column)', () => {
 
   it('lets CORS preflights through', () => {
     expect(classifyAdminRoute('OPTIONS', '/admin/keys')).toEqual({ permission: null, public: true });
+  });
+});
+
+describe('declaredAccess: every route has an explicit declaration (issue #17)', () => {
+  it.each([
+    ['GET', '/admin-api/health', { kind: 'public' }],
+    ['GET', '/auth/login', { kind: 'public' }],
+    ['GET', '/metrics', { kind: 'public' }],
+    ['GET', '/admin-api/contexts', { kind: 'guarded', permission: 'context:list' }],
+    ['GET', '/admin-api/peers', { kind: 'guarded', permission: 'admin' }],
+    ['POST', `/admin-api/contexts/${C}/query`, { kind: 'guarded', permission: 'admin' }],
+    ['GET', `/admin-api/groups/${G}/upgrade/status`, { kind: 'guarded', permission: `group:list[${G}]` }],
+    ['POST', '/admin-api/tee/attest', { kind: 'guarded', permission: 'admin' }],
+    ['POST', '/admin-api/alias/create/device', { kind: 'guarded', permission: 'admin' }],
+    ['POST', '/jsonrpc', { kind: 'guarded', permission: 'context:execute' }],
+    ['GET', '/sse/session/s1', { kind: 'guarded', permission: null }],
+    ['POST', '/admin/keys', { kind: 'guarded', permission: 'admin' }],
+    ['POST', '/admin/client-key', { kind: 'guarded', permission: null }],
+  ])('%s %s is declared %j', (method, path, declared) => {
+    expect(declaredAccess(method, path)).toEqual(declared);
+  });
+
+  it.each([
+    ['POST', '/admin-api/brand-new-route'],
+    ['GET', `/admin-api/contexts/${C}/something-new`],
+    ['GET', '/auth/something-new'],
+    ['GET', '/dashboard'],
+    ['DELETE', '/admin/everything'],
+    ['GET', '/sse/other'],
+  ])('%s %s is not declared: only the default deny would decide', (method, path) => {
+    expect(declaredAccess(method, path)).toBeUndefined();
   });
 });

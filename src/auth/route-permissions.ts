@@ -104,6 +104,61 @@ const ADMIN_API_ROWS: readonly Row[] = [
   ['DELETE', 'blobs/:id', (p) => `blob:remove[${p.id}]`],
   ['POST', 'alias/create|lookup|delete/context|application|identity/**', (_, s) => `context:alias:${s[1]}:${s[2]}`],
   ['GET', 'alias/list/context|application|identity', (_, s) => `context:alias:list:${s[2]}`],
+  // Declared `admin`, as the reference's default for everything §5.2 leaves unmapped: every route
+  // of the spec is named here, so a route is either declared or refused by the matrix test
+  // (test/e2e/permission-matrix.e2e.test.ts), never silently covered by the fallback alone.
+  ['GET', 'peers', 'admin'],
+  ['GET', 'network/status', 'admin'],
+  ['GET', 'usage', 'admin'],
+  ['POST', 'install-dev-application', 'admin'],
+  ['DELETE', 'applications/:id', 'admin'],
+  ['GET', 'applications/:id/abi', 'admin'],
+  ['POST', 'contexts/invite-specialized-node', 'admin'],
+  ['GET', 'contexts/:id/intents', 'admin'],
+  ['POST', 'contexts/:id/intents|query|presence-intents|warrant-nonce', 'admin'],
+  ['GET', 'contexts/:id/warrant-nonce/:key', 'admin'],
+  ['GET', 'account/devices|applications', 'admin'],
+  ['POST', 'account/pair-init|pair-complete|sign-with-root', 'admin'],
+  ['POST', 'account/devices/:id/relink', 'admin'],
+  ['PUT', 'account/devices/:id/scope|label', 'admin'],
+  ['POST', 'namespaces/:id/admit|admin', 'admin'],
+  ['POST', 'namespaces/:id/account/revoke|link-device', 'admin'],
+  ['GET', 'tee/info', 'admin'],
+  ['POST', 'tee/attest|registration-attest', 'admin'],
+  ['POST', 'alias/create|lookup|delete/device/**', 'admin'],
+  ['GET', 'alias/list/device', 'admin'],
+];
+
+/** The event-stream and JSON-RPC routes: any valid token (JSON-RPC: `context:execute`); handlers check ids. */
+const STREAM_ROWS: readonly (readonly [method: string, pattern: string])[] = [
+  ['POST', 'jsonrpc'],
+  ['GET', 'ws'],
+  ['GET', 'sse'],
+  ['POST', 'sse/subscription'],
+  ['GET', 'sse/session/:sid'],
+];
+
+/** Forward-auth: public, but its answer is the bearer token's validity, as a guard's (auth-wire §2.3). */
+const TOKEN_CHECK_ROWS: readonly (readonly [method: string, pattern: string])[] = [
+  ['GET', 'auth/validate'],
+  ['POST', 'auth/validate'],
+];
+
+/**
+ * Routes outside the guarded prefixes, served to anyone: the auth surface's public half
+ * (auth-wire §1.1), the metrics scrape (decisions: unauthenticated, as the reference) and the
+ * public admin-api probes. Listed one by one: a new unguarded route must be declared here.
+ */
+const PUBLIC_ROWS: readonly (readonly [method: string, pattern: string])[] = [
+  ['GET', 'auth/health'],
+  ['GET', 'auth/providers'],
+  ['POST', 'auth/token'],
+  ['POST', 'auth/refresh'],
+  ['POST', 'auth/logout'],
+  ['POST', 'auth/mock-token'],
+  ['GET', 'auth/login'],
+  ['GET', 'metrics'],
+  ['GET', 'admin-api/health|ready|is-authed|openapi.json'],
 ];
 
 /** What an `/admin-api` path acts on, whatever the method (routes left to `admin` included). */
@@ -212,6 +267,36 @@ const ADMIN_ROWS: readonly (readonly [method: string, pattern: string, permissio
   ['PUT', 'keys/:id/permissions', 'admin'],
   ['GET', 'identity', null],
 ];
+
+/**
+ * What the route table declares for a request: public, or guarded with a permission (null = any
+ * valid token), from an explicit row; undefined when only the default-deny fallback would decide.
+ * The permission matrix test reads this for every registered route, so a route added without a
+ * declaration fails it (issue #17 "Keep it fixed").
+ */
+export type Declared = { kind: 'public' } | { kind: 'guarded'; permission: string | null };
+
+export function declaredAccess(method: string, path: string): Declared | undefined {
+  const m = normalMethod(method);
+  const segs = segmentsOf(path);
+  if (segs === null || segs.some((x) => x === '')) return undefined;
+  const hit = (rows: readonly (readonly [string, string, ...unknown[]])[]) => rows.find(([rm, pattern]) => rm === m && match(pattern, segs) !== null);
+  if (hit(PUBLIC_ROWS)) return { kind: 'public' };
+  if (hit(TOKEN_CHECK_ROWS)) return { kind: 'guarded', permission: null };
+  if (hit(STREAM_ROWS)) {
+    const d = classifyRoute(m, path);
+    return d.kind === 'guarded' ? { kind: 'guarded', permission: d.permission } : undefined;
+  }
+  if (segs[0] === 'admin-api') {
+    const row = hit(ADMIN_API_ROWS.map(([rm, pattern, build]) => [rm, `admin-api/${pattern}`, build] as const));
+    return row ? { kind: 'guarded', permission: adminApiPermission(m, segs.slice(1)) } : undefined;
+  }
+  if (segs[0] === 'admin') {
+    const row = hit(ADMIN_ROWS.map(([rm, pattern, permission]) => [rm, `admin/${pattern}`, permission] as const));
+    return row ? { kind: 'guarded', permission: classifyAdminRoute(m, path).permission } : undefined;
+  }
+  return undefined;
+}
 
 /** The permission the `/admin` middleware requires; anything unmapped under `/admin` needs `admin`. */
 export function classifyAdminRoute(method: string, path: string): AdminRouteDecision {

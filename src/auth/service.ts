@@ -5,11 +5,12 @@
  */
 import { unixSecs, type Clock } from '../clock.ts';
 import type { AuthConfig } from '../config/config.ts';
-import { badRequest, forbidden, rateLimited, unauthenticated, HearthError } from '../errors.ts';
+import { badRequest, forbidden, rateLimited, unauthenticated, HearthError, type AuthReason } from '../errors.ts';
 import { bindingOf, type Binding } from './binding.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { isValidPermission } from './permissions.ts';
+import { formatPermission, parseGrants, satisfies } from './permissions.ts';
 import { LoginLimiter } from './rate-limit.ts';
+import { nodeUrlProblem } from './urls.ts';
 import { identifierOnly, printableAscii } from './sanitize.ts';
 import { Serial } from './serial.ts';
 import { isValidKey, type KeyRecord, type KeyStore } from './store.ts';
@@ -38,6 +39,14 @@ export interface MockInput {
   node_url?: string;
 }
 
+/** Where a request comes from, for token host binding (auth-wire §4.5) and login throttling. */
+export interface RequestOrigin {
+  /** the host the request names (Host, or X-Forwarded-Host behind a trusted proxy) */
+  host: string | undefined;
+  /** the client address (the socket's, or X-Forwarded-For behind a trusted proxy) */
+  address?: string;
+}
+
 export interface AuthDeps {
   keys: KeyStore;
   tokens: TokenIssuer;
@@ -45,12 +54,22 @@ export interface AuthDeps {
   config: AuthConfig;
 }
 
+/** Longest string fields of a login: room for any real name, far from a cost. */
+const MAX_LOGIN_FIELD = 256;
+
 export class AuthService {
   readonly serial = new Serial();
   private readonly limiter: LoginLimiter;
 
   constructor(private readonly d: AuthDeps) {
-    this.limiter = new LoginLimiter(d.clock, d.config.loginFailureLimit, d.config.loginFailureWindowSecs * 1000);
+    const c = d.config;
+    this.limiter = new LoginLimiter(d.clock, {
+      perUserAddress: c.loginFailureLimit,
+      perAddress: c.loginAddressFailureLimit,
+      perUser: c.loginUserFailureLimit,
+      windowSecs: c.loginFailureWindowSecs,
+      maxBackoffSecs: c.loginMaxBackoffSecs,
+    });
   }
 
   lifetimesOf(key: KeyRecord): Lifetimes {
@@ -70,25 +89,37 @@ export class AuthService {
     });
   }
 
-  async login(input: LoginInput): Promise<TokenPair> {
-    const bucket = LoginLimiter.bucket(input.auth_method, input.public_key);
+  /** Whether a token that names `nodeUrl` may be used on a request naming `requestHost` (auth-wire §4.5). */
+  private hostOk(nodeUrl: string | undefined, requestHost: string | undefined): boolean {
+    return hostMatches(nodeUrl, requestHost, this.d.config.nodeHosts);
+  }
+
+  /**
+   * `POST /auth/token`. Throttled per username and client address (rate-limit.ts), never by the
+   * caller-chosen `public_key`.
+   */
+  async login(input: LoginInput, origin: RequestOrigin = { host: undefined }): Promise<TokenPair> {
     const method = identifierOnly(input.auth_method);
     if (!method) throw badRequest('Authentication method must contain valid characters');
     if (!printableAscii(input.public_key)) throw badRequest('Public key cannot be empty after sanitization');
     if (!printableAscii(input.client_name)) throw badRequest('Client name cannot be empty after sanitization');
-    const wait = this.limiter.retryAfter(bucket);
-    if (wait > 0) {
-      this.limiter.fail(bucket);
-      throw rateLimited('Too many failed login attempts; please try again later', wait);
+    for (const [field, value] of [['auth_method', input.auth_method], ['public_key', input.public_key], ['client_name', input.client_name]] as const) {
+      if (value.length > MAX_LOGIN_FIELD) throw badRequest(`Invalid request: body.${field} must be at most ${MAX_LOGIN_FIELD} characters`);
     }
+    const pd = input.provider_data;
+    const named = typeof pd === 'object' && pd !== null ? (pd as Record<string, unknown>).username : undefined;
+    const username = typeof named === 'string' ? named.slice(0, MAX_LOGIN_FIELD) : '';
+    const address = origin.address ?? '';
+    const wait = this.limiter.retryAfter(username, address);
+    if (wait > 0) throw rateLimited('Too many failed login attempts; please try again later', wait);
     try {
       const key = await this.checkCredentials(method, input.provider_data);
       const bound = key.nodeUrl ? hostOfUrl(key.nodeUrl) : undefined;
       if (bound && hostOfUrl(input.client_name) !== bound) throw new Error('Key is not valid for this node');
-      this.limiter.succeed(bucket);
+      this.limiter.succeed(username, address);
       return await this.mintFor(key, input.client_name);
     } catch (err) {
-      this.limiter.fail(bucket);
+      this.limiter.fail(username, address);
       const cause = err instanceof Error ? err.message : String(err);
       throw unauthenticated(`Authentication failed: ${cause}`);
     }
@@ -100,6 +131,7 @@ export class AuthService {
     return this.dummy;
   }
 
+  /** The valid root key of this username whose password matches (a username may have several, one per password). */
   private async checkCredentials(method: string, data: unknown): Promise<KeyRecord> {
     if (method !== 'user_password') {
       throw new Error(`Invalid request: Unsupported authentication method: ${method}. Supported methods: user_password`);
@@ -111,16 +143,39 @@ export class AuthService {
     const username = pd.username as string;
     const password = pd.password as string;
     if ([...password].length > 128) throw new Error('Invalid username/password data: password too long');
-    const key = await this.d.keys.byUsername(username);
+    const now = unixSecs(this.d.clock);
+    const candidates = (await this.d.keys.byUsername(username)).filter((k) => k.type === 'root' && k.passwordHash && isValidKey(k, now));
     // an unknown user costs one scrypt too, so timing does not tell which usernames exist
-    const ok = (await verifyPassword(password, key?.passwordHash ?? (await this.dummyHash()))) && key?.passwordHash !== undefined;
-    if (!ok || !key || key.type !== 'root' || !isValidKey(key, unixSecs(this.d.clock))) {
-      throw new Error('Authentication failed: Invalid username or password');
+    if (candidates.length === 0) await verifyPassword(password, await this.dummyHash());
+    for (const key of candidates) {
+      if (await verifyPassword(password, key.passwordHash!)) return key;
     }
-    return key;
+    throw new Error('Authentication failed: Invalid username or password');
   }
 
-  async refresh(accessToken: string, refreshToken: string, requestHost: string | undefined): Promise<TokenPair> {
+  /**
+   * Whether the key behind a token may still act, and with what (auth-wire §4.3, hardened): the
+   * key exists, is neither revoked nor expired, the token's generation is current, and for a client
+   * key the same holds for the root key it was issued under, whose live permissions also bound the
+   * client's. Every refusal is a 401 (auth spec: "401: the token is invalid"); `token_revoked` tells
+   * clients (mero-js) to drop their tokens rather than refresh.
+   */
+  private async liveKey(claims: Claims, fail: (message: string, reason: AuthReason) => HearthError): Promise<{ key: KeyRecord; root: KeyRecord }> {
+    const now = unixSecs(this.d.clock);
+    const key = await this.d.keys.get(claims.sub);
+    if (!key) throw fail('Key not found', 'invalid_token');
+    if (key.revokedAt !== null) throw fail('Key has been revoked', 'token_revoked');
+    if (key.expiresAt !== null && key.expiresAt <= now) throw fail('Key has expired', 'invalid_token');
+    if ((claims.gen ?? 0) < key.generation) throw fail('Token has been revoked', 'token_revoked');
+    if (key.type !== 'client') return { key, root: key };
+    const root = await this.d.keys.get(key.rootKeyId ?? '');
+    if (!root) throw fail('The root key this client key was issued under no longer exists', 'invalid_token');
+    if (root.revokedAt !== null) throw fail('The root key this client key was issued under has been revoked', 'token_revoked');
+    if (root.expiresAt !== null && root.expiresAt <= now) throw fail('The root key this client key was issued under has expired', 'invalid_token');
+    return { key, root };
+  }
+
+  async refresh(accessToken: string, refreshToken: string, origin: RequestOrigin): Promise<TokenPair> {
     const access = await this.d.tokens.verify(accessToken, 'access', { ignoreExpiry: true }).catch((e: Error) => {
       throw unauthenticated(`Invalid access token: ${e.message}`);
     });
@@ -130,7 +185,7 @@ export class AuthService {
       throw unauthenticated(`Invalid refresh token: ${e.message}`);
     });
     if (refresh.sub !== access.sub) throw unauthenticated('Access and refresh tokens do not belong to the same subject');
-    if (!hostMatches(refresh.node_url, requestHost)) throw forbidden('Token is bound to another node', 'invalid_node');
+    if (!this.hostOk(refresh.node_url, origin.host)) throw forbidden('Token is bound to another node', 'invalid_node');
     return this.serial.run(async () => {
       const now = unixSecs(this.d.clock);
       const used = await this.d.keys.consumed(refresh.jti);
@@ -142,10 +197,9 @@ export class AuthService {
           authReason: 'token_reuse',
         });
       }
-      if (!key || !isValidKey(key, now)) throw unauthenticated('Invalid refresh token: Key not found', 'invalid_token');
-      if ((refresh.gen ?? 0) < key.generation) throw forbidden('Invalid refresh token: revoked', 'token_revoked');
+      const live = await this.liveKey(refresh, (m, reason) => unauthenticated(`Invalid refresh token: ${m}`, reason));
       await this.d.keys.consume(refresh.jti, { exp: refresh.exp, reason: 'refresh' });
-      return this.mintFor(key, refresh.node_url);
+      return this.mintFor(live.key, refresh.node_url);
     });
   }
 
@@ -161,39 +215,35 @@ export class AuthService {
     await this.d.keys.put(next);
   }
 
+  /** `POST /auth/logout`: a refresh token of a revoked, expired or unknown key is invalid (auth spec: 401). */
   async logout(refreshToken: string): Promise<void> {
     const claims = await this.d.tokens.verify(refreshToken, 'refresh').catch((e: Error) => {
       throw unauthenticated(`Invalid refresh token: ${e.message}`);
     });
     await this.serial.run(async () => {
       if (await this.d.keys.consumed(claims.jti)) throw unauthenticated('Invalid refresh token: already used');
+      await this.liveKey(claims, (m, reason) => unauthenticated(`Invalid refresh token: ${m}`, reason));
       await this.d.keys.consume(claims.jti, { exp: claims.exp, reason: 'logout' });
     });
   }
 
-  /** `/auth/validate` semantics (auth-wire §2.3): revoked and unknown keys read as invalid. */
-  async validate(token: string | undefined, requestHost: string | undefined): Promise<Claims> {
+  /** `/auth/validate` semantics (auth-wire §2.3): revoked, expired and unknown keys read as invalid (401). */
+  async validate(token: string | undefined, origin: RequestOrigin): Promise<Claims> {
     if (!token) throw unauthenticated('No token provided', 'missing_token');
     const claims = await this.d.tokens.verify(token, 'access');
-    if (!hostMatches(claims.node_url, requestHost)) throw forbidden('Token is bound to another node', 'invalid_node');
-    const key = await this.d.keys.get(claims.sub);
-    if (!key || !isValidKey(key, unixSecs(this.d.clock)) || (claims.gen ?? 0) < key.generation) {
-      throw unauthenticated('Key not found', 'invalid_token');
-    }
+    if (!this.hostOk(claims.node_url, origin.host)) throw forbidden('Token is bound to another node', 'invalid_node');
+    await this.liveKey(claims, (m, reason) => unauthenticated(m, reason));
     return claims;
   }
 
   /** Bearer authentication for guarded routes (auth-wire §4.3). */
-  async authenticate(token: string, requestHost: string | undefined): Promise<Principal> {
+  async authenticate(token: string, origin: RequestOrigin): Promise<Principal> {
     const claims = await this.d.tokens.verify(token, 'access');
-    if (!hostMatches(claims.node_url, requestHost)) throw unauthenticated('Token is bound to another node', 'invalid_token');
-    const key = await this.d.keys.get(claims.sub);
-    if (!key) throw unauthenticated('Key not found', 'invalid_token');
-    if (key.revokedAt !== null) throw forbidden('Key has been revoked', 'token_revoked');
-    if (key.expiresAt !== null && key.expiresAt <= unixSecs(this.d.clock)) throw unauthenticated('Key has expired', 'invalid_token');
-    if ((claims.gen ?? 0) < key.generation) throw forbidden('Token has been revoked', 'token_revoked');
+    if (!this.hostOk(claims.node_url, origin.host)) throw unauthenticated('Token is bound to another node', 'invalid_token');
+    const { key, root } = await this.liveKey(claims, (m, reason) => unauthenticated(m, reason));
     const live = new Set(key.permissions);
-    const permissions = claims.permissions.filter((p) => live.has(p));
+    // a client key holds only what its root key still holds
+    const permissions = claims.permissions.filter((p) => live.has(p) && (key.type !== 'client' || satisfies(root.permissions, p)));
     return {
       keyId: key.id,
       keyType: key.type,
@@ -205,11 +255,11 @@ export class AuthService {
 
   /** Development nodes only (auth spec rule 2); the route is refused elsewhere. */
   async mock(input: MockInput): Promise<{ pair: TokenPair; keyId: string }> {
-    const permissions = input.permissions ?? ['admin'];
-    const bad = permissions.find((p) => !isValidPermission(p));
-    if (bad !== undefined) throw badRequest(`Invalid permission format: ${bad}`);
-    const name = identifierOnly(input.client_name);
+    const permissions = parseGrants(input.permissions ?? ['admin'], 'permissions').map(formatPermission);
+    const name = identifierOnly(input.client_name).slice(0, 64);
     if (!name) throw badRequest('client_name must contain valid characters');
+    const urlProblem = nodeUrlProblem(input.node_url, 'node_url');
+    if (urlProblem) throw badRequest(urlProblem);
     return this.serial.run(async () => {
       const now = unixSecs(this.d.clock);
       let id = `mock_${name}_${now}`;

@@ -1,6 +1,7 @@
 /**
  * Persistence of root keys, client keys and consumed refresh-token ids (auth-wire §7), over the
- * node store. A key record and its username index change in one batch.
+ * node store. A key record and its username index change in one batch. A username may name several
+ * root keys (one per password, auth-wire §3.2), so the index holds a list of key ids.
  */
 import { collect, type Store } from '../store/store.ts';
 
@@ -48,7 +49,8 @@ export class KeyStore {
 
   constructor(private readonly store: Store) {
     this.keys = store.space<KeyRecord>('auth.keys');
-    this.users = store.space<string>('auth.users');
+    // older homes stored one id per username; both forms are read
+    this.users = store.space<string | string[]>('auth.users');
     this.jtis = store.space<ConsumedJti>('auth.jti');
   }
 
@@ -69,14 +71,24 @@ export class KeyStore {
     return key;
   }
 
-  async byUsername(username: string): Promise<KeyRecord | undefined> {
-    const id = await this.users.get(username);
-    return id === undefined ? undefined : this.get(id);
+  /** The root keys of a username, oldest first (each has its own password). */
+  async byUsername(username: string): Promise<KeyRecord[]> {
+    const keys = await Promise.all((await this.idsOf(username)).map((id) => this.get(id)));
+    return keys.filter((k): k is KeyRecord => k !== undefined);
   }
 
+  private async idsOf(username: string): Promise<string[]> {
+    const ids = await this.users.get(username);
+    return ids === undefined ? [] : typeof ids === 'string' ? [ids] : ids;
+  }
+
+  /** Writes a key (and adds it to its username's index). Callers serialise writes of one username. */
   async put(key: KeyRecord): Promise<void> {
     const ops = [this.keys.putOp(key.id, key)];
-    if (key.username !== undefined) ops.push(this.users.putOp(key.username, key.id) as never);
+    if (key.username !== undefined) {
+      const ids = await this.idsOf(key.username);
+      if (!ids.includes(key.id)) ops.push(this.users.putOp(key.username, [...ids, key.id]) as never);
+    }
     this.writes++;
     this.cache.delete(key.id);
     await this.store.batch(ops);

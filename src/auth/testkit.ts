@@ -29,7 +29,7 @@ export async function authKit(overrides: Partial<AuthConfig> = {}) {
   await keys.provisionAdmin('dev', 'dev-password');
   const login = () =>
     auth.login({ auth_method: 'user_password', public_key: 'dev', client_name: 'test', provider_data: { username: 'dev', password: 'dev-password' } });
-  const principalOf = (accessToken: string): Promise<Principal> => auth.authenticate(accessToken, '127.0.0.1');
+  const principalOf = (accessToken: string): Promise<Principal> => auth.authenticate(accessToken, { host: '127.0.0.1' });
   return { clock, config, store, keyStore, tokens, auth, keys, login, principalOf };
 }
 

@@ -128,8 +128,13 @@ export class TokenIssuer {
   }
 }
 
-/** Host binding of a token's `node_url` (auth-wire §4.5); true when the token binds no host. */
-export function hostMatches(nodeUrl: string | undefined, requestHost: string | undefined): boolean {
+/**
+ * Host binding of a token's `node_url` (auth-wire §4.5); true when the token binds no host. With
+ * `nodeHosts` configured, the bound host must be one of them and the request's own headers do not
+ * matter (a client cannot talk the node into another name); otherwise it is compared with the
+ * request's host, as the reference does.
+ */
+export function hostMatches(nodeUrl: string | undefined, requestHost: string | undefined, nodeHosts: readonly string[] = []): boolean {
   if (!nodeUrl) return true;
   let bound: URL;
   try {
@@ -138,16 +143,24 @@ export function hostMatches(nodeUrl: string | undefined, requestHost: string | u
     return true; // a plain client name such as "mero-js-sdk" binds nothing
   }
   if (!bound.host) return true;
+  if (nodeHosts.length > 0) return nodeHosts.some((h) => sameHost(bound, h));
   if (!requestHost) return false;
-  let req: URL;
-  try {
-    req = new URL(`http://${requestHost.toLowerCase()}`);
-  } catch {
-    return false;
-  }
   // the reference always accepts its internal forward-auth host name
-  if (req.hostname === 'auth') return true;
-  if (req.hostname !== bound.hostname.toLowerCase()) return false;
-  const reqPort = req.port;
-  return !reqPort || !bound.port || reqPort === bound.port;
+  if (parseHost(requestHost)?.hostname === 'auth') return true;
+  return sameHost(bound, requestHost);
+}
+
+function parseHost(host: string): URL | undefined {
+  try {
+    return new URL(`http://${host.toLowerCase()}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `host` (with or without a port) names the bound URL's host; a port, when both give one, must agree. */
+function sameHost(bound: URL, host: string): boolean {
+  const req = parseHost(host);
+  if (!req || req.hostname !== bound.hostname.toLowerCase()) return false;
+  return !req.port || !bound.port || req.port === bound.port;
 }

@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EXPOSED_HEADERS } from '../http/cors.ts';
 import { Errors } from '../http/response-schemas.ts';
 import { DEFAULT_MIME } from './mime.ts';
+import { DEFAULT_MAX_BLOB_BYTES } from './store.ts';
 import {
   DeleteBlobResponse,
   DownloadResponse,
@@ -70,7 +71,7 @@ export function registerBlobRoutes(root: FastifyInstance, deps: BlobRoutesDeps):
     };
     app.put(
       '/admin-api/blobs',
-      { schema: uploadSchema, config: { docs: { body: UploadBody } }, bodyLimit: Number.MAX_SAFE_INTEGER },
+      { schema: uploadSchema, config: { docs: { body: UploadBody } }, bodyLimit: DEFAULT_MAX_BLOB_BYTES },
       async (req) => {
         // no body at all (no content-length, no transfer-encoding) is an empty blob
         const body = (req.body ?? Readable.from([])) as AsyncIterable<Uint8Array>;

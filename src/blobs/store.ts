@@ -60,6 +60,16 @@ export interface PutResult {
   created: boolean;
 }
 
+/** A blob written to temporary files and checked, not yet visible (`BlobStore.stage`). */
+export interface StagedBlob {
+  blobId: string;
+  size: number;
+  hash: string;
+  chunkIds: string[];
+  tmpFiles: string[];
+  mime: string;
+}
+
 export interface ReleaseResult {
   /** references left after this delete */
   refcount: number;
@@ -129,6 +139,21 @@ export class BlobStore {
 
   /** Stores a stream; see the module doc for the durability and visibility rules. */
   async put(source: AsyncIterable<Uint8Array>, opts: PutOptions = {}): Promise<PutResult> {
+    const staged = await this.stage(source, opts);
+    try {
+      const { created: [created] } = await this.change({ add: [staged] });
+      return { blobId: staged.blobId, size: staged.size, hash: staged.hash, created };
+    } finally {
+      await this.discard(staged);
+    }
+  }
+
+  /**
+   * Writes a stream's chunks to temporary files, fsynced, and checks it against `opts`; nothing is
+   * visible until the staged blob is committed with {@link change}. {@link discard} it afterwards
+   * (committed or not) to remove what was not moved into place.
+   */
+  async stage(source: AsyncIterable<Uint8Array>, opts: PutOptions = {}): Promise<StagedBlob> {
     const upload = randomUUID();
     const tmpFiles: string[] = [];
     const chunkIds: string[] = [];
@@ -146,7 +171,11 @@ export class BlobStore {
       tmpFiles.push(path);
       const bytes = buf.subarray(0, fill);
       chunkIds.push(sha256().update(bytes).digest('hex'));
-      pending.push(writeDurably(path, bytes));
+      const write = writeDurably(path, bytes);
+      // observed at once: a write that fails (e.g. EMFILE) while an earlier one is awaited must not
+      // become an unhandled rejection, which would end the process; it is still awaited below
+      write.catch(() => undefined);
+      pending.push(write);
       buf = Buffer.allocUnsafe(CHUNK_SIZE);
       fill = 0;
       if (pending.length >= WRITES_IN_FLIGHT) await pending.shift();
@@ -180,29 +209,84 @@ export class BlobStore {
       if (opts.expectedId !== undefined && opts.expectedId !== blobId) {
         throw new HearthError('bad_gateway', `Received bytes hash to blob ${blobId}, not the requested ${opts.expectedId}`);
       }
-      const created = await this.serial.run(() => this.commit(blobId, { hash, size: total, chunkIds, tmpFiles, mime: sniffMime(head) }));
-      return { blobId, size: total, hash, created };
-    } finally {
+      return { blobId, size: total, hash, chunkIds, tmpFiles, mime: sniffMime(head) };
+    } catch (err) {
       await Promise.allSettled(pending);
-      // whatever was not moved into place (duplicates, failures) goes
       await Promise.all(tmpFiles.map((p) => rm(p, { force: true })));
+      throw err;
     }
   }
 
+  /** Removes a staged blob's temporary files (those a commit moved into place are gone already). */
+  async discard(staged: StagedBlob): Promise<void> {
+    await Promise.all(staged.tmpFiles.map((p) => rm(p, { force: true })));
+  }
+
   /** Drops one reference; at zero the blob and the chunks no other blob uses are removed. */
-  release(blobId: string): Promise<ReleaseResult> {
+  async release(blobId: string): Promise<ReleaseResult> {
+    const { released: [result] } = await this.change({ release: [blobId] });
+    if (!result) throw notFound(`Blob ${blobId} not found`);
+    return result;
+  }
+
+  /**
+   * One atomic change of the store: a reference for each staged blob (created when new), one
+   * reference dropped for each id in `release` (ids not stored are skipped), and `extra` ops of
+   * the caller, in ONE store batch. A caller's own record and the blob references it holds thus
+   * change together: a crash leaves either both or neither (issue #17 finding 10, application
+   * installs). Answers, per staged blob, whether it was new, and per released id that was stored,
+   * what is left of it.
+   */
+  change(c: { add?: StagedBlob[]; release?: string[]; extra?: BatchOp[] }): Promise<{ created: boolean[]; released: ReleaseResult[] }> {
     return this.serial.run(async () => {
-      const meta = await this.blobs.get(blobId);
-      if (!meta) throw notFound(`Blob ${blobId} not found`);
-      if (meta.refcount > 1) {
-        await this.blobs.put(blobId, { ...meta, refcount: meta.refcount - 1 });
-        return { refcount: meta.refcount - 1, removed: false };
+      const metas = new Map<string, BlobMeta | null>();
+      const chunkCounts = new Map<string, number>();
+      const metaOf = async (id: string) => {
+        if (!metas.has(id)) metas.set(id, (await this.blobs.get(id)) ?? null);
+        return metas.get(id)!;
+      };
+      const chunkCount = async (id: string) => {
+        if (!chunkCounts.has(id)) chunkCounts.set(id, (await this.chunks.get(id))?.refcount ?? 0);
+        return chunkCounts.get(id)!;
+      };
+      const created: boolean[] = [];
+      let moved = false;
+      for (const up of c.add ?? []) {
+        const existing = await metaOf(up.blobId);
+        created.push(existing === null);
+        if (existing) {
+          metas.set(up.blobId, { ...existing, refcount: existing.refcount + 1 });
+          continue;
+        }
+        for (const [chunk, n] of occurrences(up.chunkIds)) {
+          const known = await chunkCount(chunk);
+          if (known === 0) {
+            await rename(up.tmpFiles[up.chunkIds.indexOf(chunk)]!, join(this.chunkDir, chunk));
+            moved = true;
+          }
+          chunkCounts.set(chunk, known + n);
+        }
+        metas.set(up.blobId, { size: String(up.size), hash: up.hash, chunks: up.chunkIds, refcount: 1, mime: up.mime, createdAt: this.now() });
       }
-      const ops: BatchOp[] = [this.blobs.delOp(blobId)];
+      if (moved) await syncDir(this.chunkDir);
+      const releases: ReleaseResult[] = [];
+      for (const id of c.release ?? []) {
+        const meta = await metaOf(id);
+        if (!meta) continue;
+        if (meta.refcount > 1) {
+          metas.set(id, { ...meta, refcount: meta.refcount - 1 });
+          releases.push({ refcount: meta.refcount - 1, removed: false });
+          continue;
+        }
+        metas.set(id, null);
+        for (const [chunk, n] of occurrences(meta.chunks)) chunkCounts.set(chunk, (await chunkCount(chunk)) - n);
+        releases.push({ refcount: 0, removed: true });
+      }
+      const ops: BatchOp[] = [...(c.extra ?? [])];
       const unused: string[] = [];
-      for (const [chunk, n] of occurrences(meta.chunks)) {
-        const left = ((await this.chunks.get(chunk))?.refcount ?? 0) - n;
-        if (left > 0) ops.push(this.chunks.putOp(chunk, { refcount: left }));
+      for (const [id, meta] of metas) ops.push(meta ? this.blobs.putOp(id, meta) : this.blobs.delOp(id));
+      for (const [chunk, n] of chunkCounts) {
+        if (n > 0) ops.push(this.chunks.putOp(chunk, { refcount: n }));
         else {
           ops.push(this.chunks.delOp(chunk));
           unused.push(chunk);
@@ -210,44 +294,10 @@ export class BlobStore {
       }
       await this.store.batch(ops);
       // after the commit: a crash here leaves unreferenced files, which open() sweeps
-      await Promise.all(unused.map((c) => unlink(join(this.chunkDir, c)).catch(() => undefined)));
-      return { refcount: 0, removed: true };
+      await Promise.all(unused.map((chunk) => unlink(join(this.chunkDir, chunk)).catch(() => undefined)));
+      return { created, released: releases };
     });
   }
-
-  private async commit(
-    blobId: string,
-    up: { hash: string; size: number; chunkIds: string[]; tmpFiles: string[]; mime: string },
-  ): Promise<boolean> {
-    const existing = await this.blobs.get(blobId);
-    if (existing) {
-      await this.blobs.put(blobId, { ...existing, refcount: existing.refcount + 1 });
-      return false;
-    }
-    const ops: BatchOp[] = [];
-    let moved = false;
-    for (const [chunk, n] of occurrences(up.chunkIds)) {
-      const known = await this.chunks.get(chunk);
-      if (!known) {
-        await rename(up.tmpFiles[up.chunkIds.indexOf(chunk)]!, join(this.chunkDir, chunk));
-        moved = true;
-      }
-      ops.push(this.chunks.putOp(chunk, { refcount: (known?.refcount ?? 0) + n }));
-    }
-    if (moved) await syncDir(this.chunkDir);
-    const meta: BlobMeta = {
-      size: String(up.size),
-      hash: up.hash,
-      chunks: up.chunkIds,
-      refcount: 1,
-      mime: up.mime,
-      createdAt: this.now(),
-    };
-    ops.push(this.blobs.putOp(blobId, meta));
-    await this.store.batch(ops);
-    return true;
-  }
-
 }
 
 function occurrences(ids: string[]): Map<string, number> {

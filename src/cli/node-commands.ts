@@ -43,7 +43,12 @@ async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; hos
   const config = await loadConfig(paths.config, opts.node ?? DEFAULT_NODE_NAME);
   if (opts.swarmPort !== undefined) config.swarm.port = opts.swarmPort;
   const logger = createLogger(opts.logLevel ?? ((process.env.HEARTH_LOG as LogLevel) || 'info'));
-  const node = new HearthNode({ paths, config, logger, admin: adminCredentials(opts), port: opts.port, host: opts.host });
+  // a store that cannot be reopened ends the process, so a service manager restarts it
+  const onFatal = (message: string) => {
+    process.stderr.write(`hearth: ${message}\n`);
+    process.exit(EXIT_NODE);
+  };
+  const node = new HearthNode({ paths, config, logger, admin: adminCredentials(opts), port: opts.port, host: opts.host, onFatal });
   await node.start();
   print(
     opts,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from './json.ts';
+import { JsonDepthError, jsonTooDeep, MAX_JSON_DEPTH, parseJson, stringifyJson } from './json.ts';
 
 describe('parseJson', () => {
   const samples = [
@@ -67,5 +67,25 @@ describe('stringifyJson', () => {
   it('round-trips u64 values through parseJson', () => {
     const value = { nonce: 2n ** 64n - 1n, counter: 7 };
     expect(parseJson(stringifyJson(value))).toEqual(value);
+  });
+});
+
+describe('nesting depth (issue #17 finding 6)', () => {
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+  it('reads and writes documents up to the reference depth of 128', () => {
+    const v = parseJson(deep(MAX_JSON_DEPTH));
+    expect(stringifyJson(v)).toBe(deep(MAX_JSON_DEPTH));
+  });
+
+  it('refuses deeper documents with a typed error instead of exhausting the stack', () => {
+    expect(() => parseJson(deep(MAX_JSON_DEPTH + 1))).toThrow(JsonDepthError);
+    expect(() => parseJson(`{"n":18446744073709551615,"a":${deep(5000)}}`)).toThrow(JsonDepthError);
+    expect(() => stringifyJson(JSON.parse(deep(5000)))).toThrow(JsonDepthError);
+  });
+
+  it('does not count brackets inside strings', () => {
+    expect(jsonTooDeep(`["${'['.repeat(500)}\\"${'{'.repeat(500)}"]`)).toBe(false);
+    expect(jsonTooDeep(deep(129))).toBe(true);
   });
 });

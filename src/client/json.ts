@@ -22,6 +22,41 @@
 /** A JSON integer that may exceed 2^53−1: a `number` when safe, else a `bigint`. */
 export type U64 = number | bigint;
 
+/**
+ * Deepest nesting of arrays and objects read or written: serde_json's recursion limit, which the
+ * reference node applies to every JSON body, so nothing a reference node accepts is refused here.
+ * Deeper documents would exhaust the stack of any recursive consumer (issue #17 finding 6).
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/** Thrown for a document nested deeper than {@link MAX_JSON_DEPTH}. */
+export class JsonDepthError extends SyntaxError {
+  override name = 'JsonDepthError';
+  constructor(readonly limit: number) {
+    super(`JSON nested deeper than ${limit} levels`);
+  }
+}
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`, in one pass without recursion
+ * (brackets inside strings do not count). Malformed text is left to the parser.
+ */
+export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 export interface JsonParseOptions {
   /** How to represent integers outside the safe range. Default `'bigint'`. */
   bigint?: 'bigint' | 'string';
@@ -33,6 +68,7 @@ const WHITESPACE = /[ \t\n\r]*/y;
 
 /** Parses JSON text like `JSON.parse`, keeping unsafe integers exact (see module doc). */
 export function parseJson(text: string, options: JsonParseOptions = {}): unknown {
+  if (jsonTooDeep(text)) throw new JsonDepthError(MAX_JSON_DEPTH);
   if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
   return new Parser(text, options.bigint ?? 'bigint').parseDocument();
 }
@@ -162,10 +198,10 @@ const LITERALS: ReadonlyArray<readonly [string, unknown]> = [
  * bare integer literal instead of throwing. Honours `toJSON` (e.g. `Date`).
  */
 export function stringifyJson(value: unknown): string {
-  return write(value, '') ?? 'null';
+  return write(value, '', 0) ?? 'null';
 }
 
-function write(value: unknown, key: string): string | undefined {
+function write(value: unknown, key: string, depth: number): string | undefined {
   if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
     value = (value as { toJSON(key: string): unknown }).toJSON(key);
   }
@@ -184,12 +220,13 @@ function write(value: unknown, key: string): string | undefined {
       return undefined;
   }
   if (value === null) return 'null';
+  if (depth >= MAX_JSON_DEPTH) throw new JsonDepthError(MAX_JSON_DEPTH);
   if (Array.isArray(value)) {
-    return `[${value.map((item, i) => write(item, String(i)) ?? 'null').join(',')}]`;
+    return `[${value.map((item, i) => write(item, String(i), depth + 1) ?? 'null').join(',')}]`;
   }
   const parts: string[] = [];
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const encoded = write(v, k);
+    const encoded = write(v, k, depth + 1);
     if (encoded !== undefined) parts.push(`${JSON.stringify(k)}:${encoded}`);
   }
   return `{${parts.join(',')}}`;

@@ -4,7 +4,7 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'smol-toml';
-import { AUTH_DEFAULTS, DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT, DEFAULT_SWARM_HOST, DEFAULT_SWARM_PORT } from './defaults.ts';
+import { AUTH_DEFAULTS, DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT, DEFAULT_SWARM_HOST, DEFAULT_SWARM_PORT, RUNTIME_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
 import { DEFAULT_REGISTRY_TIMEOUT_SECS } from '../applications/constants.ts';
 
 export interface AuthConfig {
@@ -16,9 +16,32 @@ export interface AuthConfig {
   leewaySecs: number;
   loginFailureLimit: number;
   loginFailureWindowSecs: number;
+  loginAddressFailureLimit: number;
+  loginUserFailureLimit: number;
+  loginMaxBackoffSecs: number;
   issuer: string;
   /** origins (scheme://host[:port]) the login page may hand tokens to, besides loopback and itself */
   allowedCallbackOrigins: string[];
+  /**
+   * hosts (`host` or `host:port`) this node answers to: a token bound to a node URL must name one
+   * of them. Empty = compare with the request's Host header, as the reference (docs/security.md)
+   */
+  nodeHosts: string[];
+}
+
+/** The HTTP listener (docs/security.md "Limits"). */
+export interface ServerConfig {
+  host: string;
+  port: number;
+  /** browser origins allowed by CORS; empty = this node's own origin and loopback origins; `*` = any */
+  corsAllowedOrigins: string[];
+  /** read the client address and host from X-Forwarded-* headers (only behind a proxy you run) */
+  trustProxy: boolean;
+  /** open connections at most; 0 = derived from the descriptor limit */
+  maxConnections: number;
+  headerTimeoutSecs: number;
+  keepAliveTimeoutSecs: number;
+  requestTimeoutSecs: number;
 }
 
 /** Where `install-application {package, version}` resolves bundles (docs/applications.md). Empty = unset. */
@@ -33,7 +56,7 @@ export interface RegistryConfig {
 
 export interface NodeConfig {
   node: { name: string; development: boolean };
-  server: { host: string; port: number; corsAllowedOrigins: string[] };
+  server: ServerConfig;
   /** the libp2p listener (docs/network.md): host `0.0.0.0` listens on every interface; port 0 = any free port */
   swarm: { host: string; port: number };
   /** peers dialed at start and redialed with backoff while disconnected: multiaddrs ending in `/p2p/<peer id>` */
@@ -45,25 +68,37 @@ export interface NodeConfig {
   registry: RegistryConfig;
   /** dev installs: when `devInstallRoot` is set, `install-dev-application` paths must lie inside it */
   applications: { devInstallRoot: string };
+  /** the WebAssembly pool: workers (0 = one per core, at least 2) and calls waiting at most */
+  runtime: { workers: number; queueLimit: number };
 }
 
 export function defaultConfig(name: string): NodeConfig {
   return {
     node: { name, development: false },
-    server: { host: DEFAULT_SERVER_HOST, port: DEFAULT_SERVER_PORT, corsAllowedOrigins: [] },
+    server: { host: DEFAULT_SERVER_HOST, port: DEFAULT_SERVER_PORT, corsAllowedOrigins: [], trustProxy: false, ...SERVER_DEFAULTS },
     swarm: { host: DEFAULT_SWARM_HOST, port: DEFAULT_SWARM_PORT },
     bootstrap: { nodes: [] },
     discovery: { mdns: false },
     datastore: { path: 'data' },
-    auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [] },
+    auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [], nodeHosts: [] },
     registry: { dir: '', url: '', timeoutSecs: DEFAULT_REGISTRY_TIMEOUT_SECS },
     applications: { devInstallRoot: '' },
+    runtime: { ...RUNTIME_DEFAULTS },
   };
 }
 
 const TOML_NAMES: Record<string, Record<string, string>> = {
   node: { name: 'name', development: 'development' },
-  server: { host: 'host', port: 'port', corsAllowedOrigins: 'cors_allowed_origins' },
+  server: {
+    host: 'host',
+    port: 'port',
+    corsAllowedOrigins: 'cors_allowed_origins',
+    trustProxy: 'trust_proxy',
+    maxConnections: 'max_connections',
+    headerTimeoutSecs: 'header_timeout_secs',
+    keepAliveTimeoutSecs: 'keep_alive_timeout_secs',
+    requestTimeoutSecs: 'request_timeout_secs',
+  },
   swarm: { host: 'host', port: 'port' },
   bootstrap: { nodes: 'nodes' },
   discovery: { mdns: 'mdns' },
@@ -77,11 +112,16 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
     leewaySecs: 'leeway_secs',
     loginFailureLimit: 'login_failure_limit',
     loginFailureWindowSecs: 'login_failure_window_secs',
+    loginAddressFailureLimit: 'login_address_failure_limit',
+    loginUserFailureLimit: 'login_user_failure_limit',
+    loginMaxBackoffSecs: 'login_max_backoff_secs',
     issuer: 'issuer',
     allowedCallbackOrigins: 'allowed_callback_origins',
+    nodeHosts: 'node_hosts',
   },
   registry: { dir: 'dir', url: 'url', timeoutSecs: 'timeout_secs' },
   applications: { devInstallRoot: 'dev_install_root' },
+  runtime: { workers: 'workers', queueLimit: 'queue_limit' },
 };
 
 export class ConfigError extends Error {

@@ -1,3 +1,5 @@
+import { DEFAULT_QUEUE_LIMIT } from '../runtime/limits.ts';
+
 /**
  * Defaults of the node configuration (reference product.md B1/B3: HTTP 2528, swarm 2428) and of
  * the auth surface (auth spec "Limits"; auth-wire §4.2, §8.1).
@@ -21,9 +23,16 @@ export const AUTH_DEFAULTS = {
   clientKeyDefaultTtlSecs: 30 * 24 * 3600,
   /** jsonwebtoken's default leeway, which the reference relies on (auth-wire §4.1) */
   leewaySecs: 60,
-  /** failed-login limiter: 5 failures in a sliding 60 s window (auth-wire §8.1) */
+  /**
+   * failed-login limiter (auth-wire §8.1, docs/security.md): 5 failures per (username, address) in a
+   * sliding 60 s window, 20 per address, 100 per username from addresses that never logged in as it;
+   * each lock of a bucket doubles its lock time up to 15 min
+   */
   loginFailureLimit: 5,
   loginFailureWindowSecs: 60,
+  loginAddressFailureLimit: 20,
+  loginUserFailureLimit: 100,
+  loginMaxBackoffSecs: 900,
   issuer: 'calimero-auth',
 } as const;
 
@@ -32,3 +41,26 @@ export const PASSWORD_MAX = 128;
 
 /** body limit of the HTTP server (auth-wire §1.3: 1 MiB); blob uploads stream and bypass it */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Connection limits of the HTTP server (issue #17 finding 1; docs/security.md "Limits"). 0 for
+ * `maxConnections` means: derived from the process's file-descriptor limit, leaving room for the
+ * store, the blob files and the runtime (`FD_RESERVE`).
+ */
+export const SERVER_DEFAULTS = {
+  maxConnections: 0,
+  headerTimeoutSecs: 10,
+  keepAliveTimeoutSecs: 5,
+  requestTimeoutSecs: 600,
+} as const;
+
+/** Descriptors kept back from connections for LevelDB (its own cap), blob chunks, workers and logs. */
+export const FD_RESERVE = 512;
+/** The connection cap when the descriptor limit cannot be read (or is unlimited). */
+export const FALLBACK_MAX_CONNECTIONS = 1024;
+
+/** The WebAssembly pool (issue #17 finding 8): 0 workers = one per core (at least 2). */
+export const RUNTIME_DEFAULTS = {
+  workers: 0,
+  queueLimit: DEFAULT_QUEUE_LIMIT,
+} as const;

@@ -11,7 +11,7 @@ import type { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import { isBound, mayActOn } from '../auth/binding.ts';
 import type { Principal } from '../auth/service.ts';
-import { parseJson, stringifyJson } from '../client/json.ts';
+import { JsonDepthError, parseJson, stringifyJson } from '../client/json.ts';
 import { parseId } from '../crypto/ids.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { isMember } from '../governance/authority.ts';
@@ -40,10 +40,20 @@ export function methodNameProblem(method: unknown): string | undefined {
   return undefined;
 }
 
-/** `argsJson` as the guest reads it: its UTF-8 JSON (u64 values exact); absent means `{}`. */
-export function encodeArgs(argsJson: unknown): Uint8Array | undefined {
-  const bytes = new TextEncoder().encode(stringifyJson(argsJson === undefined ? {} : argsJson));
-  return bytes.length > MAX_ARGS_BYTES ? undefined : bytes;
+/**
+ * `argsJson` as the guest reads it: its UTF-8 JSON (u64 values exact); absent means `{}`. A string
+ * names why it cannot be passed (too large, or nested past the JSON depth bound).
+ */
+export function encodeArgs(argsJson: unknown): Uint8Array | string {
+  let text: string;
+  try {
+    text = stringifyJson(argsJson === undefined ? {} : argsJson);
+  } catch (err) {
+    if (err instanceof JsonDepthError) return `argsJson is nested deeper than ${err.limit} levels (the limit)`;
+    throw err;
+  }
+  const bytes = new TextEncoder().encode(text);
+  return bytes.length > MAX_ARGS_BYTES ? `argsJson exceeds ${MAX_ARGS_BYTES} bytes once serialized` : bytes;
 }
 
 type Decoded = { ok: true; value: unknown } | { ok: false; message: string };
@@ -77,7 +87,7 @@ export class ContextCalls {
     if (problem) throw new RpcMethodError('ParseError', `params.${problem}`);
     const method = p.method as string;
     const input = encodeArgs(p.argsJson);
-    if (!input) throw new RpcMethodError('ParseError', `params.argsJson exceeds ${MAX_ARGS_BYTES} bytes once serialized`);
+    if (typeof input === 'string') throw new RpcMethodError('ParseError', `params.${input}`);
 
     const meta = await this.rpcMeta(contextId, principal);
     if (!(await this.d.applications.get(meta.applicationId))) {
@@ -118,7 +128,7 @@ export class ContextCalls {
     const problem = methodNameProblem(method);
     if (problem) throw badRequest(`Invalid request: body.${problem}`);
     const input = encodeArgs(argsJson);
-    if (!input) throw badRequest(`argsJson exceeds ${MAX_ARGS_BYTES} bytes once serialized`);
+    if (typeof input === 'string') throw badRequest(`Invalid request: body.${input}`);
     const meta = await this.d.contexts.requireMeta(contextId);
     const account = this.d.identity.accountId;
     const reg = this.d.contexts.registration(contextId, meta.groupId);

@@ -15,6 +15,7 @@ import type { Governance } from '../governance/log.ts';
 import type { Runtime } from '../runtime/contract.ts';
 import type { Store } from '../store/store.ts';
 import { ContextCalls } from './calls.ts';
+import { DeletedContextReaper } from './deletions.ts';
 import { ContextExecutor } from './executor.ts';
 import { ContextService } from './service.ts';
 import { ContextStore } from './store.ts';
@@ -30,12 +31,16 @@ export interface ContextsDeps {
   runtime: Runtime;
   bus: EventBus;
   clock: Clock;
+  /** failures of background work (dropping deleted contexts' state) */
+  onError?: (err: unknown) => void;
 }
 
 export interface Contexts {
   contexts: ContextService;
   calls: ContextCalls;
   executor: ContextExecutor;
+  /** forgets local state of contexts whose group or namespace was deleted (start/stop) */
+  reaper: DeletedContextReaper;
 }
 
 export function createContexts(d: ContextsDeps): Contexts {
@@ -43,7 +48,8 @@ export function createContexts(d: ContextsDeps): Contexts {
   const executor = new ContextExecutor({ store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock });
   const contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
-  return { contexts, calls, executor };
+  const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });
+  return { contexts, calls, executor, reaper };
 }
 
 export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';

@@ -78,3 +78,10 @@ it('parses ids as 64 lowercase hex, accepts base58, de-duplicates, and names a b
   expect(() => parseIdSets({ contextIds: 'x' })).toThrow(/must be an array/);
   expect(() => parseIdSets([])).toThrow(/params must be an object/);
 });
+
+it('refuses subscription ids that are only ids once cleaned (issue #17 finding 3)', () => {
+  for (const raw of [` ${'a'.repeat(64)}`, `${'a'.repeat(64)}\u200b`, '\u0000', '']) {
+    expect(() => parseIdSets({ contextIds: [raw] })).toThrow(HearthError);
+  }
+  expect(parseIdSets({ contextIds: ['A'.repeat(64)] }).contexts).toEqual(['a'.repeat(64)]);
+});

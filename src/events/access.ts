@@ -14,7 +14,7 @@
  *
  * Ids arrive as 64 hex (any case) or base58 from older clients and are kept as 64 lowercase hex.
  */
-import { isBound, mayActOn } from '../auth/binding.ts';
+import { isBound, mayActOn, type MayActOptions } from '../auth/binding.ts';
 import { satisfies } from '../auth/permissions.ts';
 import type { Principal } from '../auth/service.ts';
 import { parseId } from '../crypto/ids.ts';
@@ -26,6 +26,8 @@ export interface ObserveDeps {
   groupKnown(groupId: string): boolean;
   /** The application of a context this node holds, null when it holds none by that id. */
   contextApplication?: (contextId: string) => Promise<string | null>;
+  /** a group's way up to its namespace root: group-bound keys observe open subgroups too */
+  groupPath?: MayActOptions['groupPath'];
 }
 
 export interface IdSets {
@@ -40,7 +42,7 @@ export function parseIdList(value: unknown, field: string): string[] {
   if (value.length > MAX_SUBSCRIPTIONS) throw badRequest(`Invalid request: ${field} has more than ${MAX_SUBSCRIPTIONS} ids`);
   const out: string[] = [];
   value.forEach((raw, i) => {
-    const id = typeof raw === 'string' ? parseId(raw.trim()) : undefined;
+    const id = typeof raw === 'string' ? parseId(raw) : undefined; // never trimmed or cleaned into an id (issue #17 finding 3)
     if (!id) throw badRequest(`Invalid request: ${field}[${i}] is not an id (64 hex characters or base58 of 32 bytes)`);
     if (!out.includes(id)) out.push(id);
   });
@@ -73,7 +75,7 @@ export async function observable(principal: Principal, wanted: IdSets, deps: Obs
   const groups: string[] = [];
   for (const id of wanted.groups) {
     if (bound) {
-      if (!mayActOn(principal.binding, { kind: 'group', id })) {
+      if (!mayActOn(principal.binding, { kind: 'group', id }, { groupPath: deps.groupPath })) {
         throw forbidden(`This client key is bound to other contexts or groups; it may not observe group ${id}`, 'permission_denied');
       }
     } else if (!satisfies(principal.permissions, `group:list[${id}]`) && !satisfies(principal.permissions, `namespace:list[${id}]`)) {

@@ -11,6 +11,7 @@ import type { Principal } from '../auth/service.ts';
 import type { RpcMethodHandler } from '../contexts/rpc-contract.ts';
 import { RpcMethodError } from '../contexts/rpc-contract.ts';
 import { HearthError } from '../errors.ts';
+import { parseJson } from '../client/json.ts';
 import { stringifyExact } from '../http/json.ts';
 import { parseIdSets } from './access.ts';
 import { CLOSE_FLUSH_MS, WS_CLOSE_SLOW_CONSUMER, WS_MAX_BUFFERED_BYTES, WS_PING_INTERVAL_MS, WS_PONG_TIMEOUT_MS } from './constants.ts';
@@ -70,7 +71,8 @@ export class WsConnection implements Sink {
   private async onMessage(text: string): Promise<void> {
     let msg: unknown;
     try {
-      msg = JSON.parse(text);
+      // u64-exact (an id above 2^53 is echoed as sent) and depth-bounded (issue #17 findings 6, 7)
+      msg = parseJson(text);
     } catch {
       return; // the reference ignores frames that are not JSON
     }

@@ -75,6 +75,18 @@ export function ancestry(ns: NamespaceState, group: GroupState): GroupState[] {
   return out;
 }
 
+/**
+ * A lookup of a group's way up: the group and its ancestors, nearest first, with whether each is
+ * open (undefined for an unknown group). What a client key bound to a group needs to reach that
+ * group's open subgroups (auth/binding.ts `mayActOn`).
+ */
+export function groupPathVia(locate: (groupId: string) => { ns: NamespaceState; group: GroupState } | undefined) {
+  return (groupId: string): { id: string; open: boolean }[] | undefined => {
+    const found = locate(groupId);
+    return found && ancestry(found.ns, found.group).map((g) => ({ id: g.id, open: g.subgroupVisibility === 'open' }));
+  };
+}
+
 /** Direct children of a group. */
 export function childrenOf(ns: NamespaceState, groupId: string): GroupState[] {
   return Object.values(ns.groups).filter((g) => g.parentId === groupId);

@@ -5,9 +5,12 @@
  * the group, the op kind, a digest of the op's borsh bytes and the group's current
  * `ownerOpCounter` (§5.3). Pure functions: the service calls `rootGuard` (which also mints the proof
  * when this node holds the account's root), and appliers call `verifyRootProof` again so an op
- * replicated from elsewhere is checked the same way. Typed refusals (§5.4): empty/undecodable/
- * invalid/mismatched proof → 400; proof required, wrong account → 403; stale counter → 409.
+ * replicated from elsewhere is checked the same way. After a root rotation the proof carries the
+ * handoff chain from the genesis key to the signing epoch (`signerOf`). Typed refusals (§5.4):
+ * empty/undecodable/invalid/mismatched proof, broken chain, epoch below the recorded one → 400;
+ * proof required, wrong account → 403; stale counter → 409.
  */
+import { AccountProofError, rootKeyAtEpoch } from '../accounts/account-proof.ts';
 import type { NodeIdentity } from '../accounts/identity.ts';
 import { accountIdOf, domainHash, isHexBytes, toHex } from '../crypto/ids.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
@@ -131,17 +134,39 @@ export interface RootProofCheck {
   rootProof: string;
 }
 
-/** Verifies a proof against the state; throws the typed refusal (§5.4). Pure. */
+/**
+ * The root key that signs at the proof's `keyEpoch`: the genesis key walked through the handoff
+ * chain, each handoff signed by the key before it (the `AccountProof` rule shared with device
+ * certificates, accounts/account-proof.ts). A broken chain is a 400.
+ */
+export function signerOf(p: SignedOwnerOp): string {
+  const chain = p.handoffs.map((h) => ({ account: h.account, fromEpoch: h.fromEpoch, newRootSignPk: h.newRootKey, signature: Buffer.from(h.signature, 'hex') }));
+  try {
+    return rootKeyAtEpoch({ genesis: { version: ACCOUNT_GENESIS_VERSION, rootSignPk: p.rootKey }, chain }, p.auth.account, p.auth.keyEpoch);
+  } catch (err) {
+    if (err instanceof AccountProofError) throw badRequest(`rootProof: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Verifies a proof against the state; throws the typed refusal (§5.4). Pure. After a root
+ * rotation the proof carries the handoff chain to the signing epoch; an epoch below the one the
+ * namespace has recorded for the account is refused (admin spec "Errors": a rotated-out key no
+ * longer signs).
+ */
 export function verifyRootProof(c: RootProofCheck): SignedOwnerOp {
   const p = decodeSignedOwnerOp(parseRootProofField(c.rootProof)!);
-  // Accounts on this node never rotate their root; a chain cannot be checked without the
-  // handoff's signed layout, which the reference does not give, so it is refused rather than trusted.
-  if (p.handoffs.length > 0 || p.auth.keyEpoch !== 0) throw badRequest('rootProof: root key handoff chains are not supported; sign with the epoch-0 root');
   if (accountIdOf(Buffer.from(p.rootKey, 'hex')) !== p.auth.account) throw badRequest('rootProof: the account does not derive from the root key in the proof');
   if (p.auth.account !== c.account) {
     throw forbidden(`root proof is signed by account ${p.auth.account}, but this op needs the root of account ${c.account}`);
   }
-  if (!ed25519Verify(p.rootKey, ownerOpMessage(p.auth), Buffer.from(p.signature, 'hex'))) throw badRequest('rootProof: invalid root signature');
+  const recordedEpoch = c.ns.accountRootEpochs?.[p.auth.account] ?? 0;
+  if (p.auth.keyEpoch < recordedEpoch) {
+    throw badRequest(`rootProof: signed at root key epoch ${p.auth.keyEpoch}, below epoch ${recordedEpoch} recorded for account ${p.auth.account}`);
+  }
+  const signer = signerOf(p);
+  if (!ed25519Verify(signer, ownerOpMessage(p.auth), Buffer.from(p.signature, 'hex'))) throw badRequest('rootProof: invalid root signature');
   if (p.auth.namespaceId !== c.ns.id) throw badRequest(`rootProof names namespace ${p.auth.namespaceId}, not ${c.ns.id}`);
   if (p.auth.groupId !== c.group.id) throw badRequest(`rootProof names group ${p.auth.groupId}, not ${c.group.id}`);
   if (p.auth.kind !== OWNER_OP_KIND[c.kind]) throw badRequest(`rootProof authorizes op kind ${p.auth.kind}, not ${c.kind} (${OWNER_OP_KIND[c.kind]})`);

@@ -109,6 +109,11 @@ export interface NamespaceState {
   signers?: Record<string, { account: string; deviceId: string }>;
   /** set by the namespace.deleted op (unix ms): the log stays as a tombstone, every later op is refused */
   deletedAt?: number;
+  /**
+   * Account → the highest root key epoch a verified root proof was signed at (root-guard.ts): a
+   * proof signed at a lower epoch (a rotated-out key) is refused. Absent = 0.
+   */
+  accountRootEpochs?: Record<string, number>;
 }
 
 /** A device's binding in a namespace: it may write for its account here until revoked or descoped. */

@@ -5,10 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { BODY_LIMIT_BYTES } from '../config/defaults.ts';
+import { BODY_LIMIT_BYTES, SERVER_DEFAULTS } from '../config/defaults.ts';
+import { HearthError } from '../errors.ts';
+import { boundedJsonBodies } from './body.ts';
 import { registerCors } from './cors.ts';
 import { formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
+import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
 import { loggablePath } from './logging.ts';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
 import { RouteCatalogue } from './openapi.ts';
@@ -18,6 +21,10 @@ export type App = FastifyInstance;
 export interface AppOptions {
   logger: Logger;
   corsAllowedOrigins?: string[];
+  /** read client address, host and scheme from X-Forwarded-* (only behind a proxy the operator runs) */
+  trustProxy?: boolean;
+  /** connection cap and timeouts (limits.ts); `maxConnections` 0 leaves the server uncapped */
+  connections?: ConnectionLimits;
   /** request counts and latencies for `GET /metrics` */
   metrics?: Metrics;
   /** mounts every route; called once, after the cross-cutting hooks are in place */
@@ -28,21 +35,31 @@ export interface AppOptions {
 const QUIET = new Set(['/admin-api/health', '/admin-api/ready', '/auth/health']);
 
 export async function buildApp(opts: AppOptions): Promise<App> {
+  const limits = opts.connections ?? { ...SERVER_DEFAULTS };
   const app = Fastify({
+    trustProxy: opts.trustProxy ?? false,
+    keepAliveTimeout: limits.keepAliveTimeoutSecs * 1000,
+    requestTimeout: limits.requestTimeoutSecs * 1000,
+    // Node's slow-headers timeout; enforceHeaderDeadline (below) covers the connections it misses
+    http: { headersTimeout: limits.headerTimeoutSecs * 1000, connectionsCheckingInterval: 1000 },
     loggerInstance: opts.logger,
     // fastify's own request lines would log raw URLs (with ?token=); ours log route templates
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     bodyLimit: BODY_LIMIT_BYTES,
-    schemaErrorFormatter: (errors, dataVar) => formatValidation(errors as never, dataVar),
+    schemaErrorFormatter: (errors: unknown, dataVar: string) => formatValidation(errors as never, dataVar),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: 'idle',
-  }) as unknown as App;
+  } as Parameters<typeof Fastify>[0]) as unknown as App;
+  if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
+  enforceHeaderDeadline(app.server, limits.headerTimeoutSecs * 1000);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  refuseOversizedBodies(app);
+  boundedJsonBodies(app);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? loggablePath(request.url);
     const entry = { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
@@ -64,4 +81,26 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   catalogue.attach(app);
   await opts.routes(app, catalogue);
   return app;
+}
+
+/**
+ * A body announced larger than the route accepts is refused with 413 before any byte of it is read,
+ * and the connection is closed (issue #17 finding 7): otherwise a client could make the node read a
+ * 2 GiB body that no parser will accept, or hold a streaming route open for it.
+ */
+function refuseOversizedBodies(app: App): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const declared = request.headers['content-length'];
+    if (declared === undefined) return;
+    const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES;
+    const length = Number(declared);
+    if (!/^\d+$/.test(declared) || !Number.isSafeInteger(length)) {
+      reply.header('connection', 'close');
+      throw new HearthError('bad_request', 'Invalid Content-Length header');
+    }
+    if (length > limit) {
+      reply.header('connection', 'close');
+      throw new HearthError('payload_too_large', `Request body of ${length} bytes exceeds this route's limit of ${limit} bytes`);
+    }
+  });
 }

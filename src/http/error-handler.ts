@@ -37,6 +37,13 @@ export function handleError(err: FastifyError | HearthError | Error, request: Fa
   if (fe.validation) {
     return reply.code(400).send(errorBody(style, fe.message));
   }
+  const exhausted = exhaustionOf(err);
+  if (exhausted) {
+    // the node ran out of a resource (descriptors, disk): the caller may retry; not a bug
+    request.log.warn({ code: exhausted }, 'request refused: resource exhausted');
+    reply.header('retry-after', '5');
+    return reply.code(503).send(errorBody(style, `The node is out of resources (${exhausted}); retry later`));
+  }
   const status = clientStatusOf(fe);
   if (status !== undefined) {
     const message = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? `Invalid JSON: ${fe.message}` : fe.message;
@@ -44,6 +51,14 @@ export function handleError(err: FastifyError | HearthError | Error, request: Fa
   }
   request.log.error({ err }, 'unhandled error');
   return reply.code(500).send(errorBody(style, `Internal server error (request ${request.id})`));
+}
+
+/** System errors that mean the node is out of a resource rather than that the request was wrong. */
+const EXHAUSTION_CODES = new Set(['EMFILE', 'ENFILE', 'ENOSPC', 'ENOMEM', 'EAGAIN']);
+
+function exhaustionOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && EXHAUSTION_CODES.has(code) ? code : undefined;
 }
 
 interface AjvLikeError {

@@ -1,6 +1,8 @@
 /**
  * Public probes of the admin surface (admin spec "Health and status"; admin-wire-a §2): liveness
- * pings the store, readiness follows the node's lifecycle, `is-authed` always answers alive.
+ * and readiness both round-trip a read and a write through the store (a store that reads but cannot
+ * write is not alive, issue #17 finding 1) and answer 503 with the reason when it fails; readiness
+ * also follows the node's lifecycle. `is-authed` always answers alive.
  * `GET /admin-api/peers` (admin, flat `{count}`) counts connected peers.
  */
 import type { FastifyInstance } from 'fastify';
@@ -17,25 +19,32 @@ export interface HealthDeps {
   peerCount: () => number;
 }
 
-const Status = (values: string) => Data(Type.Object({ status: Type.String({ description: values }) }));
+const Status = (values: string) =>
+  Data(Type.Object({ status: Type.String({ description: values }), reason: Type.Optional(Type.String({ description: 'why the store is unavailable' })) }));
 const probe = (summary: string, ok: string, unavailable?: string) => ({
   schema: { summary, response: { 200: Status(ok), ...(unavailable ? { 503: Status(unavailable) } : {}) } },
 });
 
 export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): void {
-  app.get('/admin-api/health', probe('Liveness: the store answers', '"alive"', '"store_unavailable"'), async (_req, reply) => {
-    if (!(await deps.store.ping())) return reply.code(503).send({ data: { status: 'store_unavailable' } });
-    return { data: { status: 'alive' } };
+  /** The 503 body when the store cannot read and write, else undefined. */
+  const storeDown = async () => {
+    const health = await deps.store.health();
+    return health.ok ? undefined : { data: { status: 'store_unavailable', reason: health.reason } };
+  };
+
+  app.get('/admin-api/health', probe('Liveness: the store reads and writes', '"alive"', '"store_unavailable" (with `reason`)'), async (_req, reply) => {
+    const down = await storeDown();
+    return down ? reply.code(503).send(down) : { data: { status: 'alive' } };
   });
 
   app.get(
     '/admin-api/ready',
-    probe('Readiness: started and the store answers', '"ready"', '"starting" | "shutting_down" | "store_unavailable"'),
+    probe('Readiness: started and the store reads and writes', '"ready"', '"starting" | "shutting_down" | "store_unavailable" (with `reason`)'),
     async (_req, reply) => {
       const state = deps.lifecycle();
       if (state !== 'ready') return reply.code(503).send({ data: { status: state } });
-      if (!(await deps.store.ping())) return reply.code(503).send({ data: { status: 'store_unavailable' } });
-      return { data: { status: 'ready' } };
+      const down = await storeDown();
+      return down ? reply.code(503).send(down) : { data: { status: 'ready' } };
     },
   );
 

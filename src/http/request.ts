@@ -1,5 +1,6 @@
 /** Small readers of request facts shared by the guards. */
 import type { FastifyRequest } from 'fastify';
+import type { RequestOrigin } from '../auth/service.ts';
 
 /** The bearer token of the Authorization header; undefined when absent or not a bearer. */
 export function bearerOf(request: FastifyRequest): string | undefined {
@@ -15,10 +16,18 @@ export function queryTokenOf(request: FastifyRequest): string | undefined {
   return new URLSearchParams(request.url.slice(q + 1)).get('token') || undefined;
 }
 
-/** The host a token's `node_url` is compared with (auth-wire §4.5). */
+/**
+ * The host a token's `node_url` is compared with (auth-wire §4.5). `X-Forwarded-Host` counts only
+ * when the node is configured to trust a proxy (`server.trust_proxy`, fastify's `trustProxy`):
+ * otherwise any client could name any host with it.
+ */
 export function hostOf(request: FastifyRequest): string | undefined {
-  const fwd = request.headers['x-forwarded-host'];
-  return (Array.isArray(fwd) ? fwd[0] : fwd) ?? request.headers.host;
+  return request.host || undefined;
+}
+
+/** The request facts auth decisions read: host (see {@link hostOf}) and client address. */
+export function originOf(request: FastifyRequest): RequestOrigin {
+  return { host: hostOf(request), address: request.ip };
 }
 
 export function pathOf(request: FastifyRequest): string {

@@ -12,6 +12,7 @@ import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
 import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
+import { groupPathVia } from '../governance/authority.ts';
 import type { Store } from '../store/store.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
@@ -35,7 +36,8 @@ export interface RouteDeps {
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  registerGuard(app, deps.auth.auth);
+  const { governance } = deps.governance;
+  registerGuard(app, deps.auth.auth, { groupPath: groupPathVia((id) => governance.locate(id)) });
   registerHealthRoutes(app, deps);
   registerNetworkRoutes(app, deps.network);
   registerMetricsRoute(app, deps.metrics);

@@ -25,6 +25,7 @@ import { contextRpcMethods, createContexts, type Contexts } from '../contexts/in
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { identitySealing } from '../runtime/sealing.ts';
+import { groupPathVia } from '../governance/authority.ts';
 import { GroupService } from '../governance/groups/service.ts';
 import { MembersService } from '../governance/groups/members-service.ts';
 import { Governance } from '../governance/log.ts';
@@ -41,9 +42,9 @@ import { buildApp, type App } from '../http/app.ts';
 import type { RouteCatalogue, RouteRecord } from '../http/openapi.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
 import { registerRoutes } from '../http/routes.ts';
+import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
-import type { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { AdminMissingError } from './credentials.ts';
 import type { Network } from '../network/contract.ts';
@@ -74,6 +75,7 @@ const libp2pFromConfig: NetworkFactory = ({ key, config, logger, remembered }) =
     mdns: config.discovery.mdns,
     logger: logger.child({ component: 'network' }),
   });
+import { StoreSupervisor } from './store-supervisor.ts';
 
 export interface AdminCredentials {
   username: string;
@@ -92,6 +94,11 @@ export interface NodeOptions {
   host?: string;
   /** builds the peer-to-peer network: libp2p from the config when absent; `null` = a standalone node (no peers, nothing replicates) */
   network?: NetworkFactory | null;
+  /**
+   * called when the node cannot go on (its store cannot be reopened); the `run` command exits so a
+   * supervisor restarts it. Default: the node stops.
+   */
+  onFatal?: (message: string) => void;
 }
 
 export { AdminMissingError };
@@ -104,7 +111,8 @@ export class HearthNode {
   private app?: App;
   private catalogue?: RouteCatalogue;
   private listening?: string;
-  readonly store: Store;
+  readonly store: LevelStore;
+  private supervisor?: StoreSupervisor;
   readonly keyStore: KeyStore;
   readonly metrics = new Metrics();
   auth!: AuthService;
@@ -217,7 +225,12 @@ export class HearthNode {
       remote: this.replicator,
       addresses: network ? () => network.addresses() : undefined,
     });
-    this.runtime = new WasmRuntime({ blobs: blobAccess(this.blobs), sealing: identitySealing(this.identity) });
+    this.runtime = new WasmRuntime({
+      blobs: blobAccess(this.blobs),
+      sealing: identitySealing(this.identity),
+      poolSize: config.runtime.workers,
+      queueLimit: config.runtime.queueLimit,
+    });
     this.contexts = createContexts({
       store: this.store,
       governance: this.governance,
@@ -226,7 +239,12 @@ export class HearthNode {
       runtime: this.runtime,
       bus: this.bus,
       clock,
+      onError: (err) => this.opts.logger.error({ err }, 'dropping the state of deleted contexts failed'),
     });
+    // contexts whose group went away while the node was down, then every later deletion
+    const dropped = await this.contexts.reaper.sweep();
+    if (dropped.length > 0) this.opts.logger.info({ contexts: dropped }, 'dropped the local state of contexts whose group was deleted');
+    this.contexts.reaper.start();
     this.presence = new PresenceService({ bus: this.bus, clock });
     this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
     this.events = new EventStreamService({
@@ -235,6 +253,7 @@ export class HearthNode {
       clock,
       observe: {
         groupKnown: (id) => this.governance.locate(id) !== undefined,
+        groupPath: groupPathVia((id) => this.governance.locate(id)),
         contextApplication: contextApplicationVia((id) => this.contexts.contexts.get(id)),
       },
       onDrop: (info) => this.opts.logger.info(info, 'event stream connection dropped'),
@@ -255,9 +274,13 @@ export class HearthNode {
         help: 'Open event-stream connections by transport',
         read: () => Object.entries(this.events.activeStreams()).map(([transport, value]) => ({ labels: { transport }, value })),
       });
+      const cap = resolveMaxConnections(config.server.maxConnections, readFdLimit());
+      if (cap.note) logger.warn(cap.note);
       this.app = await buildApp({
         logger,
         corsAllowedOrigins: config.server.corsAllowedOrigins,
+        trustProxy: config.server.trustProxy,
+        connections: { ...config.server, maxConnections: cap.max },
         metrics: this.metrics,
         routes: (app, catalogue) => {
           this.catalogue = catalogue;
@@ -317,6 +340,8 @@ export class HearthNode {
       // Workers warm up in the background: readiness does not wait for them, and a call that
       // arrives first waits for a free worker (the runtime counts a loading worker as busy).
       this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
+      this.supervisor = new StoreSupervisor({ store: this.store, logger, onFatal: this.opts.onFatal ?? (() => void this.stop()) });
+      this.supervisor.start();
       this.presence.start();
       this.events.start();
       await this.network?.start();
@@ -370,6 +395,8 @@ export class HearthNode {
   async stop(): Promise<void> {
     if (this.state === 'shutting_down') return;
     this.state = 'shutting_down';
+    this.supervisor?.stop();
+    this.contexts?.reaper.stop();
     // Streams end with a close frame first: open SSE responses would otherwise hold the drain.
     this.events?.stop();
     this.presence?.stop();

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import type { CallRequest, CallResult, CallSuccess } from './contract.ts';
+import { HearthError } from '../errors.ts';
 import { WasmRuntime } from './runtime.ts';
 import { newViews, output, request, type Views } from './test-support.ts';
 
@@ -283,5 +284,51 @@ describe('memory limit', () => {
     const r = await rt.call(request('spin', apps.spin, 'allocate_forever', undefined, newViews()));
     expect(r.ok).toBe(false);
     expect(['WasmTrap', 'Panic']).toContain((r as { kind: string }).kind);
+  });
+});
+
+describe('isolation between contexts (issue #17 finding 8)', () => {
+  const ctxA = new Uint8Array(32).fill(0xaa);
+  const ctxB = new Uint8Array(32).fill(0xbb);
+
+  it('a runaway context cannot hold every worker: another context’s call finishes first', async () => {
+    const two = new WasmRuntime({ poolSize: 2, deadlineMs: 3_000 });
+    await two.start();
+    try {
+      const stop = new AbortController();
+      const spins = [0, 1].map(() => two.call(request('spin', apps.spin, 'spin', undefined, newViews(), { contextId: ctxA, signal: stop.signal })));
+      await new Promise((r) => setTimeout(r, 50));
+      const quick = two.call(request('spin', apps.spin, 'quick', undefined, newViews(), { contextId: ctxB }));
+      const first = await Promise.race([quick.then(() => 'other context'), ...spins.map((p) => p.then(() => 'runaway'))]);
+      expect(first).toBe('other context');
+      expect(output(await quick)).toBe('done');
+      stop.abort();
+      await Promise.all(spins);
+    } finally {
+      await two.stop();
+    }
+  });
+
+  it('bounds the calls waiting for a worker, per context and in all: 503 with Retry-After past the bound', async () => {
+    const one = new WasmRuntime({ poolSize: 1, queueLimit: 4, deadlineMs: 5_000 });
+    await one.start();
+    try {
+      const stop = new AbortController();
+      const call = (ctx: Uint8Array) => one.call(request('spin', apps.spin, 'spin', undefined, newViews(), { contextId: ctx, signal: stop.signal }));
+      const running = call(ctxA);
+      await new Promise((r) => setTimeout(r, 50));
+      const waitingA = call(ctxA); // context A's one waiting place (4 / 4)
+      const refused = await call(ctxA).then(() => undefined, (e: unknown) => e);
+      expect(refused).toBeInstanceOf(HearthError);
+      expect((refused as HearthError).kind).toBe('unavailable');
+      expect((refused as HearthError).extra.retryAfterSecs).toBeGreaterThan(0);
+      const others = [2, 3, 4].map((n) => call(new Uint8Array(32).fill(n)));
+      const full = await call(ctxB).then(() => undefined, (e: unknown) => e);
+      expect((full as HearthError).kind).toBe('unavailable');
+      stop.abort();
+      await Promise.all([running, waitingA, ...others]);
+    } finally {
+      await one.stop();
+    }
   });
 });

@@ -3,9 +3,14 @@
  *
  * - Compiled modules are cached per application id (bounded LRU) on the main thread and posted to
  *   workers with each call.
- * - Calls run in a small pool of `worker_threads` workers. V8 has no gas, so a call that passes
- *   its wall-clock deadline (or whose `signal` aborts) is stopped by terminating its worker, which
- *   the pool then replaces; the call answers `Deadline` / `Aborted`.
+ * - Calls run in a pool of `worker_threads` workers (one per core by default, at least two). V8
+ *   has no gas, so a call that passes its wall-clock deadline (or whose `signal` aborts) is stopped
+ *   by terminating its worker, which the pool then replaces; the call answers `Deadline` / `Aborted`.
+ * - Isolation between contexts (issue #17 finding 8): one context holds at most all workers but
+ *   one, so a runaway in one context cannot delay another context's calls by its deadline; calls
+ *   waiting for a worker are bounded (in all, and per context a quarter of that), and a call past
+ *   the bound is refused at once with 503 and Retry-After rather than queued without end. A freed
+ *   worker goes to the longest-waiting call whose context is under its share.
  * - The guest's storage and blob reads are synchronous, the node's views are not: the worker
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
  *   (protocol.ts). The call's writes stay in the worker and come back in the result.
@@ -20,14 +25,20 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_MODULE_CACHE_SIZE,
   DEFAULT_POOL_SIZE,
+  DEFAULT_QUEUE_LIMIT,
   type VMLimits,
 } from './limits.ts';
+import { availableParallelism } from 'node:os';
+import { toHex } from '../crypto/ids.ts';
+import { unavailable } from '../errors.ts';
 import type { BridgeRequest, BridgeResponse, CallJob, JobDone } from './protocol.ts';
 import { Trap } from './trap.ts';
 
 export interface WasmRuntimeOptions {
-  /** workers running calls in parallel (default 2) */
+  /** workers running calls in parallel (default: one per core, at least 2) */
   poolSize?: number;
+  /** calls waiting for a worker at most, all contexts together (default 256) */
+  queueLimit?: number;
   /** wall-clock budget of a call without its own `deadlineMs` (default 10 s) */
   deadlineMs?: number;
   /** compiled modules kept (default 32) */
@@ -45,6 +56,19 @@ interface Slot {
   ready: Promise<void>;
 }
 
+interface Waiter {
+  context: string;
+  grant: (slot: Slot | null) => void;
+}
+
+/** Default pool size: one worker per core, at least two (a runaway then never holds them all). */
+export function defaultPoolSize(): number {
+  return Math.max(DEFAULT_POOL_SIZE, availableParallelism());
+}
+
+/** How long a refused caller is told to wait: about one call's deadline. */
+const BUSY_RETRY_AFTER_SECS = 5;
+
 const failure = (kind: FailureKind, message: string, logs: string[] = []): CallFailure => ({ ok: false, kind, message, logs });
 const WORKER_URL = new URL('./worker-boot.mjs', import.meta.url);
 
@@ -57,12 +81,16 @@ export class WasmRuntime implements Runtime {
   private readonly sealing?: RuntimeSealing;
   private readonly modules = new Map<string, Promise<CompiledGuest>>();
   private slots: Slot[] = [];
-  private waiters: Array<(slot: Slot | null) => void> = [];
+  private waiters: Waiter[] = [];
+  /** workers each context holds now */
+  private readonly holding = new Map<string, number>();
+  private readonly queueLimit: number;
   private running = false;
 
   constructor(opts: WasmRuntimeOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
-    this.poolSize = Math.max(1, opts.poolSize ?? DEFAULT_POOL_SIZE);
+    this.poolSize = Math.max(1, opts.poolSize || defaultPoolSize());
+    this.queueLimit = Math.max(1, opts.queueLimit ?? DEFAULT_QUEUE_LIMIT);
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.cacheSize = Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE);
     this.blobs = opts.blobs;
@@ -79,7 +107,7 @@ export class WasmRuntime implements Runtime {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    for (const w of this.waiters.splice(0)) w(null);
+    for (const w of this.waiters.splice(0)) w.grant(null);
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
@@ -99,9 +127,26 @@ export class WasmRuntime implements Runtime {
       if (e instanceof Trap) return failure(e.kind, e.message);
       throw e;
     }
-    const slot = await this.acquire(req.signal);
+    const context = toHex(req.contextId);
+    const slot = await this.acquire(context, req.signal);
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
-    return this.run(slot, compiled, req);
+    try {
+      return await this.run(slot, compiled, req);
+    } finally {
+      const left = (this.holding.get(context) ?? 1) - 1;
+      if (left > 0) this.holding.set(context, left);
+      else this.holding.delete(context);
+      this.dispatch();
+    }
+  }
+
+  /** Workers one context may hold at once: all but one, so other contexts always find one. */
+  private get contextShare(): number {
+    return Math.max(1, this.poolSize - 1);
+  }
+
+  private mayRun(context: string): boolean {
+    return (this.holding.get(context) ?? 0) < this.contextShare;
   }
 
   private compiled(req: CallRequest): Promise<CompiledGuest> {
@@ -149,16 +194,30 @@ export class WasmRuntime implements Runtime {
     return slot;
   }
 
-  private acquire(signal?: AbortSignal): Promise<Slot | null> {
-    const free = this.slots.find((s) => !s.busy);
+  /**
+   * A free worker for a call of `context`, now or when one frees up; null when aborted or stopped.
+   * Refuses (503) when the wait list is full, or this context's part of it is.
+   */
+  private acquire(context: string, signal?: AbortSignal): Promise<Slot | null> {
+    const free = this.mayRun(context) ? this.slots.find((s) => !s.busy) : undefined;
     if (free) {
       free.busy = true;
+      this.hold(context);
       return Promise.resolve(free);
     }
+    const mine = this.waiters.filter((w) => w.context === context).length;
+    if (this.waiters.length >= this.queueLimit || mine >= Math.max(1, Math.ceil(this.queueLimit / 4))) {
+      const e = unavailable(`The node is running as many application calls as it can (${this.poolSize} workers, ${this.waiters.length} calls waiting); retry later`);
+      e.extra.retryAfterSecs = BUSY_RETRY_AFTER_SECS;
+      return Promise.reject(e);
+    }
     return new Promise((resolve) => {
-      const waiter = (slot: Slot | null) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(slot);
+      const waiter: Waiter = {
+        context,
+        grant: (slot) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(slot);
+        },
       };
       const onAbort = () => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -178,11 +237,25 @@ export class WasmRuntime implements Runtime {
       return;
     }
     slot.busy = false;
-    const next = this.waiters.shift();
-    if (next) {
+    this.dispatch();
+  }
+
+  /** Hands free workers to the longest-waiting calls whose context is under its share. */
+  private dispatch(): void {
+    for (;;) {
+      const slot = this.slots.find((s) => !s.busy);
+      const i = slot ? this.waiters.findIndex((w) => this.mayRun(w.context)) : -1;
+      if (!slot || i < 0) return;
+      const [waiter] = this.waiters.splice(i, 1);
       slot.busy = true;
-      next(slot);
+      // counted before the call resumes, so the next dispatch already sees the context's share
+      this.hold(waiter.context);
+      waiter.grant(slot);
     }
+  }
+
+  private hold(context: string): void {
+    this.holding.set(context, (this.holding.get(context) ?? 0) + 1);
   }
 
   private run(slot: Slot, compiled: CompiledGuest, req: CallRequest): Promise<CallResult> {

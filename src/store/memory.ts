@@ -2,7 +2,7 @@
  * In-memory store with the same semantics as the LevelDB one (ordered keys, atomic batches).
  * Used by unit tests and by `--ephemeral` development nodes.
  */
-import type { BatchOp, Codec, IterateOptions, Space, Store } from './store.ts';
+import type { BatchOp, Codec, IterateOptions, Space, Store, StoreHealth } from './store.ts';
 import { assertSpaceName } from './store.ts';
 import { decodeValue, encodeValue } from './codec.ts';
 
@@ -21,6 +21,10 @@ export class MemoryStore implements Store {
 
   async ping(): Promise<boolean> {
     return !this.closed;
+  }
+
+  async health(): Promise<StoreHealth> {
+    return this.closed ? { ok: false, reason: 'the store is closed' } : { ok: true };
   }
 
   space<T>(name: string, codec: Codec = 'json'): Space<T> {

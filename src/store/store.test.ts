@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { ClassicLevel } from 'classic-level';
+import { HearthError } from '../errors.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect, type Store } from './store.ts';
@@ -74,5 +76,71 @@ describe('level store', () => {
     await again.open();
     expect(await again.space<string>('keys').get('k')).toBe('v');
     await again.close();
+  });
+});
+
+describe('level store durability (issue #17 finding 9)', () => {
+  it('syncs every write: batches, puts and deletes', async () => {
+    const s = await level();
+    const spy = vi.spyOn(ClassicLevel.prototype, 'batch');
+    try {
+      const sp = s.space<string>('keys');
+      await sp.put('a', '1');
+      await sp.del('a');
+      await s.batch([sp.putOp('b', '2')]);
+      expect(spy).toHaveBeenCalledTimes(3);
+      for (const call of spy.mock.calls as unknown[][]) expect(call[1]).toMatchObject({ sync: true });
+    } finally {
+      spy.mockRestore();
+      await s.close();
+    }
+  });
+
+  it('creates its directory 0700 and its files 0600', async () => {
+    const s = await level();
+    const sp = s.space<string>('keys');
+    for (let i = 0; i < 50; i++) await sp.put(`k${i}`, 'x'.repeat(1000));
+    await s.close();
+    expect((await stat(s.location)).mode & 0o777).toBe(0o700);
+    const files = await readdir(s.location);
+    expect(files.length).toBeGreaterThan(2);
+    for (const f of files) expect([f, (await stat(`${s.location}/${f}`)).mode & 0o077]).toEqual([f, 0]);
+  });
+});
+
+describe('level store failure (issue #17 finding 1)', () => {
+  const ioError = () => Object.assign(new Error('IO error: data/000123.ldb: Too many open files'), { code: 'LEVEL_IO_ERROR' });
+
+  it('marks itself failed on an IO error: told once, health says why, operations answer 503 until reopened', async () => {
+    const s = await level();
+    const sp = s.space<string>('keys');
+    await sp.put('kept', 'yes');
+    const told: string[] = [];
+    s.onFailure((cause) => told.push(cause));
+    const spy = vi.spyOn(ClassicLevel.prototype, 'batch').mockRejectedValueOnce(ioError());
+    const err = await sp.put('k', 'v').catch((e: unknown) => e);
+    spy.mockRestore();
+    expect(err).toBeInstanceOf(HearthError);
+    expect((err as HearthError).kind).toBe('unavailable');
+    expect((err as HearthError).extra.retryAfterSecs).toBeGreaterThan(0);
+    expect(await sp.get('kept').catch((e: HearthError) => e.kind)).toBe('unavailable');
+    await sp.put('k2', 'v').catch(() => undefined);
+    expect(told).toEqual(['IO error: data/000123.ldb: Too many open files']);
+    expect(await s.health()).toEqual({ ok: false, reason: told[0] });
+    await s.reopen();
+    expect(await s.health()).toEqual({ ok: true });
+    expect(await sp.get('kept')).toBe('yes');
+    await sp.put('k', 'v');
+    expect(await sp.get('k')).toBe('v');
+    await s.close();
+  });
+
+  it('reports a store that reads but cannot write as unhealthy', async () => {
+    const s = await level();
+    const spy = vi.spyOn(ClassicLevel.prototype, 'put').mockRejectedValueOnce(ioError());
+    const health = await s.health();
+    spy.mockRestore();
+    expect(health.ok).toBe(false);
+    await s.close();
   });
 });

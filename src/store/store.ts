@@ -44,11 +44,16 @@ export interface Space<T> {
   delOp(key: string): DelOp;
 }
 
+/** Whether the store can read and write now, and if not, why. */
+export type StoreHealth = { ok: true } | { ok: false; reason: string };
+
 export interface Store {
   open(): Promise<void>;
   close(): Promise<void>;
-  /** true when a read round-trips (health probes) */
+  /** true when the store is healthy (see `health`) */
   ping(): Promise<boolean>;
+  /** a read and a write round-trip; the reason when they do not */
+  health(): Promise<StoreHealth>;
   space<T>(name: string, codec?: Codec): Space<T>;
   batch(ops: BatchOp[]): Promise<void>;
 }

@@ -24,7 +24,7 @@ interface Row {
   expect: Record<Who, Outcome>;
 }
 
-const common = { expired: 401, revoked: 403, missing: 401 } as const;
+const common = { expired: 401, revoked: 401, missing: 401 } as const;
 
 const ROWS: Row[] = [
   { family: 'context list', method: 'GET', path: '/admin-api/contexts', expect: { admin: 'pass', client: 'pass', bound: 403, ...common } },

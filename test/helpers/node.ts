@@ -109,11 +109,16 @@ export interface SpawnedNode {
   exited: Promise<number | null>;
 }
 
-/** Runs `hearth <args>` from source; resolves once the node prints its JSON "listening" line. */
-export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<SpawnedNode> {
-  // test nodes never take the default swarm port: several run at once
+/**
+ * Runs `hearth <args>` from source; resolves once the node prints its JSON "listening" line.
+ * `wrap` runs it under another command (e.g. `['prlimit', '--nofile=600']`). Test nodes never take
+ * the default swarm port (several run at once): `--swarm-port 0` unless the args name one.
+ */
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, wrap: string[] = []): Promise<SpawnedNode> {
   const swarm = args.includes('--swarm-port') ? [] : ['--swarm-port', '0'];
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, ...swarm, '--output', 'json'], {
+  const argv = [process.execPath, '--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, ...swarm, '--output', 'json'];
+  const [command, ...rest] = [...wrap, ...argv];
+  const child = spawn(command, rest, {
     cwd: ROOT,
     env: { ...process.env, HEARTH_LOG: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -162,7 +162,7 @@ function reparent({ ns, op }: ApplyContext): void {
   child.parentId = newParentId;
 }
 
-function cascadeDelete({ ns, op }: ApplyContext): void {
+function cascadeDelete({ ns, op, emit }: ApplyContext): void {
   const group = groupOf(ns, op.groupId);
   if (group.parentId === null) throw badRequest(`group '${group.id}' is a namespace root and cannot be deleted this way`);
   if (!ancestorAdmin(ns, group, op.account)) requireCapability(ns, groupOf(ns, group.parentId), op.account, 'CAN_DELETE_SUBGROUP');
@@ -172,7 +172,10 @@ function cascadeDelete({ ns, op }: ApplyContext): void {
   if (claimed.length !== ids.length || claimed.some((id, i) => id !== ids[i])) {
     throw conflict(`the cascade of group '${group.id}' does not match this node's view of its subtree`);
   }
+  // internal (never a stream frame): the contexts domain drops these contexts' local state
+  const contextIds = ids.flatMap((id) => Object.keys(ns.groups[id]?.contexts ?? {}));
   for (const id of ids) delete ns.groups[id];
+  emit(group.id, 'GroupDeleted', { groupIds: ids, contextIds });
 }
 
 export function registerMembersOps(registry: ApplierRegistry): void {

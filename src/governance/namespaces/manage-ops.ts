@@ -10,12 +10,14 @@ import { isAdmin } from '../authority.ts';
 
 export function registerNamespaceManageOps(registry: ApplierRegistry): void {
   /** Only an admin of the root group may delete the namespace (a tombstone for replication). */
-  registry.register('namespace.deleted', ({ ns, op }) => {
+  registry.register('namespace.deleted', ({ ns, op, emit }) => {
     const root = ns.groups[ns.id];
     if (!root || !isAdmin(root, op.account)) {
       throw forbidden(`only an admin of namespace '${ns.id}' may delete it; account ${op.account} is not one`);
     }
     ns.deletedAt = op.timestampMs;
+    // internal (never a stream frame): the contexts domain drops these contexts' local state
+    emit(ns.id, 'NamespaceDeleted', { contextIds: Object.values(ns.groups).flatMap((g) => Object.keys(g.contexts)) });
   });
 
   /** Cascading self-leave: the account's rows go from every group of the namespace. */

@@ -10,7 +10,7 @@ import type { ApplierRegistry } from '../appliers.ts';
 import { groupOf, subtree } from '../authority.ts';
 import { BorshWriter } from '../borsh.ts';
 import { advanceOwnerOpCounter, opDigestOf, verifyRootProof } from '../root-guard.ts';
-import { recordAccountRoot } from '../proofs/roots.ts';
+import { recordRootProof } from '../proofs/roots.ts';
 
 /** GroupOp #21 TransferOwnership ‖ new owner */
 export const transferOwnershipOpBorsh = (newOwner: string) => new BorshWriter().u8(0x15).hex32(newOwner).toBuffer();
@@ -46,7 +46,7 @@ export function registerOwnerOps(registry: ApplierRegistry): void {
     if (!row) throw conflict(`transfer target ${b.newOwner} is not a member of group '${group.id}'`);
     if (row.role !== 'Admin') throw conflict(`transfer target ${b.newOwner} is not an admin of group '${group.id}'`);
     const opDigest = opDigestOf(transferOwnershipOpBorsh(b.newOwner));
-    recordAccountRoot(ns, verifyRootProof({ ns, group, kind: 'TransferOwnership', opDigest, account: group.owner, rootProof: b.rootProof }).rootKey);
+    recordRootProof(ns, verifyRootProof({ ns, group, kind: 'TransferOwnership', opDigest, account: group.owner, rootProof: b.rootProof }));
     group.owner = b.newOwner;
     advanceOwnerOpCounter(group);
   });
@@ -59,7 +59,7 @@ export function registerOwnerOps(registry: ApplierRegistry): void {
     const doomed = subtree(ns, group.id);
     const withContexts = doomed.find((g) => Object.keys(g.contexts).length > 0);
     if (withContexts) throw conflict(`group '${withContexts.id}' has registered contexts; remove them before deleting`);
-    recordAccountRoot(ns, verifyRootProof({ ns, group, kind: 'GroupDelete', opDigest: opDigestOf(groupDeleteOpBorsh()), account: group.owner, rootProof: b.rootProof }).rootKey);
+    recordRootProof(ns, verifyRootProof({ ns, group, kind: 'GroupDelete', opDigest: opDigestOf(groupDeleteOpBorsh()), account: group.owner, rootProof: b.rootProof }));
     for (const g of doomed) {
       delete ns.groups[g.id];
       emit(g.id, 'GroupDeleted', { groupId: g.id });
@@ -73,7 +73,7 @@ export function registerOwnerOps(registry: ApplierRegistry): void {
     const row = root.members[b.newAdmin];
     if (!row) throw conflict(`new admin ${b.newAdmin} is not a member of namespace '${ns.id}'`);
     const opDigest = opDigestOf(adminChangedOpBorsh(b.newAdmin));
-    recordAccountRoot(ns, verifyRootProof({ ns, group: root, kind: 'AdminChanged', opDigest, account: root.owner, rootProof: b.rootProof }).rootKey);
+    recordRootProof(ns, verifyRootProof({ ns, group: root, kind: 'AdminChanged', opDigest, account: root.owner, rootProof: b.rootProof }));
     root.admin = b.newAdmin;
     // the namespace admin administers the namespace: it holds the Admin role in the root
     row.role = 'Admin';

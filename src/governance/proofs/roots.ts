@@ -6,6 +6,7 @@
  * (admin-wire-b §1.7). Hearth accounts never rotate, so every recorded root is epoch 0.
  */
 import { accountIdOf } from '../../crypto/ids.ts';
+import type { SignedOwnerOp } from '../root-guard.ts';
 import type { NamespaceState } from '../types.ts';
 
 export interface AccountRoot {
@@ -23,6 +24,20 @@ export function recordAccountRoot(ns: NamespaceState, rootPublicKey: string): vo
   const account = accountIdOf(Buffer.from(key, 'hex'));
   ns.accountRoots ??= {};
   ns.accountRoots[account] = key;
+}
+
+/**
+ * Records what a verified root proof proves (an applier's draft): the account's genesis root key,
+ * and the epoch it signed at when that is above the one on record, so a rotated-out key cannot
+ * sign again (root-guard.ts `verifyRootProof`).
+ */
+export function recordRootProof(ns: NamespaceState, proof: SignedOwnerOp): void {
+  recordAccountRoot(ns, proof.rootKey);
+  const epoch = proof.auth.keyEpoch;
+  if (epoch > (ns.accountRootEpochs?.[proof.auth.account] ?? 0)) {
+    ns.accountRootEpochs ??= {};
+    ns.accountRootEpochs[proof.auth.account] = epoch;
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ApplierRegistry } from '../appliers.ts';
 import { groupOf, requireAdmin } from '../authority.ts';
 import { BorshWriter } from '../borsh.ts';
 import { advanceOwnerOpCounter, opDigestOf, verifyRootProof, type OwnerOpKind } from '../root-guard.ts';
-import { recordAccountRoot } from '../proofs/roots.ts';
+import { recordRootProof } from '../proofs/roots.ts';
 import type { GroupState, NamespaceState, Role } from '../types.ts';
 import { validateAdmissionPolicy, validateAuthoringPolicy, type TeeAdmissionPolicy } from './validate.ts';
 
@@ -65,7 +65,7 @@ export function registerTeeOps(registry: ApplierRegistry): void {
     requireAdmin(root, op.account);
     const policy = validateAdmissionPolicy((op.body.policy ?? {}) as Record<string, unknown>);
     const { kind, digest } = admissionOp(policy);
-    recordAccountRoot(ns, verifyRootProof({ ns, group: root, kind, opDigest: digest, account: op.account, rootProof: String(op.body.rootProof ?? '') }).rootKey);
+    recordRootProof(ns, verifyRootProof({ ns, group: root, kind, opDigest: digest, account: op.account, rootProof: String(op.body.rootProof ?? '') }));
     root.teeAdmissionPolicy = { ...policy };
     // changing the mode converts the TEEs already admitted (§6.4)
     const role = teeRole(policy.mode);
@@ -80,7 +80,7 @@ export function registerTeeOps(registry: ApplierRegistry): void {
     requireAdmin(root, op.account);
     const { allowedMrtd } = validateAuthoringPolicy(op.body.allowedMrtd);
     const { kind, digest } = authoringOp(allowedMrtd);
-    recordAccountRoot(ns, verifyRootProof({ ns, group: root, kind, opDigest: digest, account: op.account, rootProof: String(op.body.rootProof ?? '') }).rootKey);
+    recordRootProof(ns, verifyRootProof({ ns, group: root, kind, opDigest: digest, account: op.account, rootProof: String(op.body.rootProof ?? '') }));
     // an empty list switches TEE authorship off (§6.5): nothing is kept
     if (allowedMrtd.length) root.teeAuthoringPolicy = { allowedMrtd };
     else delete root.teeAuthoringPolicy;

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { StoreHealth } from '../store/store.ts';
+import { StoreSupervisor, type ReopenableStore } from './store-supervisor.ts';
+
+/** A store whose reopen fails `failures` times, then works. */
+class FlakyStore implements ReopenableStore {
+  listener?: (cause: string) => void;
+  reopens = 0;
+  broken = true;
+  constructor(private failures: number) {}
+  onFailure(l: (cause: string) => void) {
+    this.listener = l;
+    return () => (this.listener = undefined);
+  }
+  async reopen() {
+    this.reopens++;
+    if (this.failures-- > 0) throw new Error('IO error: Too many open files');
+    this.broken = false;
+  }
+  async health(): Promise<StoreHealth> {
+    return this.broken ? { ok: false, reason: 'IO error' } : { ok: true };
+  }
+}
+
+const quiet = pino({ level: 'silent' });
+const until = async (cond: () => boolean) => {
+  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 2));
+};
+
+describe('store supervisor (issue #17 finding 1)', () => {
+  it('reopens a failed store and goes back to ok', async () => {
+    const store = new FlakyStore(2);
+    const fatal: string[] = [];
+    const s = new StoreSupervisor({ store, logger: quiet, onFatal: (m) => fatal.push(m), firstDelayMs: 1, maxDelayMs: 2 });
+    s.start();
+    store.listener!('IO error: Too many open files');
+    expect(s.state).toBe('recovering');
+    store.listener!('again'); // a second report while recovering starts nothing new
+    await until(() => s.state === 'ok');
+    expect(s.state).toBe('ok');
+    expect(store.reopens).toBe(3);
+    expect(fatal).toEqual([]);
+    s.stop();
+  });
+
+  it('gives up after its attempts with a message naming the cause', async () => {
+    const store = new FlakyStore(100);
+    const fatal: string[] = [];
+    const s = new StoreSupervisor({ store, logger: quiet, onFatal: (m) => fatal.push(m), attempts: 3, firstDelayMs: 1, maxDelayMs: 1 });
+    s.start();
+    store.listener!('IO error');
+    await until(() => fatal.length > 0);
+    expect(s.state).toBe('failed');
+    expect(store.reopens).toBe(3);
+    expect(fatal[0]).toMatch(/could not be reopened after 3 attempts.*Too many open files/);
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * Keeps the node's store working or stops the node (issue #17 finding 1). LevelDB that hit an IO
+ * error (e.g. no descriptor left for a new table file) refuses every write until it is reopened;
+ * a node that kept answering its probes OK in that state lost writes silently. When the store
+ * reports a failure, the supervisor logs it once with its cause (readiness is already 503 with the
+ * reason, see `LevelStore.health`), then reopens the store with growing pauses. If it cannot within
+ * its attempts, it gives up with a clear message (`onFatal`): the `run` command exits non-zero so a
+ * supervisor (systemd, Kubernetes) restarts the process.
+ */
+import type { Logger } from 'pino';
+import type { StoreHealth } from '../store/store.ts';
+
+export interface ReopenableStore {
+  onFailure(listener: (cause: string) => void): () => void;
+  reopen(): Promise<void>;
+  health(): Promise<StoreHealth>;
+}
+
+export interface StoreSupervisorOptions {
+  store: ReopenableStore;
+  logger: Logger;
+  /** called once when the store cannot be reopened */
+  onFatal: (message: string) => void;
+  /** reopen attempts before giving up (default 8: about two minutes with the default pauses) */
+  attempts?: number;
+  /** pause before the first attempt; doubles up to `maxDelayMs` */
+  firstDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export type SupervisorState = 'ok' | 'recovering' | 'failed';
+
+export class StoreSupervisor {
+  private state_: SupervisorState = 'ok';
+  private unsubscribe?: () => void;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly o: StoreSupervisorOptions) {}
+
+  get state(): SupervisorState {
+    return this.state_;
+  }
+
+  start(): void {
+    this.unsubscribe = this.o.store.onFailure((cause) => void this.recover(cause));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.abort.abort();
+  }
+
+  private async recover(cause: string): Promise<void> {
+    if (this.state_ !== 'ok') return;
+    this.state_ = 'recovering';
+    const { logger } = this.o;
+    logger.error({ cause }, 'store failed: the node is not ready until the store is reopened');
+    const attempts = this.o.attempts ?? 8;
+    let delay = this.o.firstDelayMs ?? 1_000;
+    let last = cause;
+    for (let i = 1; i <= attempts; i++) {
+      if (!(await sleep(delay, this.abort.signal))) return;
+      try {
+        await this.o.store.reopen();
+        const health = await this.o.store.health();
+        if (!health.ok) throw new Error(health.reason);
+        this.state_ = 'ok';
+        logger.warn({ attempt: i }, 'store reopened: the node is ready again');
+        return;
+      } catch (err) {
+        last = (err as Error).message ?? String(err);
+        logger.warn({ attempt: i, of: attempts, cause: last }, 'store reopen failed');
+      }
+      delay = Math.min(delay * 2, this.o.maxDelayMs ?? 30_000);
+    }
+    this.state_ = 'failed';
+    const message = `the store could not be reopened after ${attempts} attempts (last error: ${last}); stopping so a supervisor can restart the node`;
+    logger.fatal({ cause: last }, message);
+    this.o.onFatal(message);
+  }
+}
+
+/** Resolves true after `ms`, false when aborted first. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    timer.unref();
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
