@@ -109,7 +109,7 @@ export function opHash(kind: GovernanceKind, op: Uint8Array): string {
 
 // ---- signing payloads -----------------------------------------------------------------------
 
-function headParts(w: WarrantCommon): Buffer[] {
+function headParts(w: Pick<WarrantCommon, 'accountHeads' | 'governanceFloor'>): Buffer[] {
   return [u64le(BigInt(w.accountHeads.length)), ...w.accountHeads.map(raw), u64le(BigInt(w.governanceFloor.length)), ...w.governanceFloor.map(raw)];
 }
 
