@@ -40,6 +40,10 @@ export interface NodeConfig {
   registry: RegistryConfig;
   /** dev installs: when `devInstallRoot` is set, `install-dev-application` paths must lie inside it */
   applications: { devInstallRoot: string };
+  /** admin spec "Authentication" rule 3: true makes the delegated-execution routes public (the warrant is the credential) */
+  admin: { delegatedAccess: boolean };
+  /** TEE attestation provider (docs/tee.md): "none", or the path of a provider module */
+  tee: { provider: string };
 }
 
 export function defaultConfig(name: string): NodeConfig {
@@ -51,6 +55,8 @@ export function defaultConfig(name: string): NodeConfig {
     auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [] },
     registry: { dir: '', url: '', timeoutSecs: DEFAULT_REGISTRY_TIMEOUT_SECS },
     applications: { devInstallRoot: '' },
+    admin: { delegatedAccess: false },
+    tee: { provider: 'none' },
   };
 }
 
@@ -73,6 +79,8 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
   },
   registry: { dir: 'dir', url: 'url', timeoutSecs: 'timeout_secs' },
   applications: { devInstallRoot: 'dev_install_root' },
+  admin: { delegatedAccess: 'delegated_access' },
+  tee: { provider: 'provider' },
 };
 
 export class ConfigError extends Error {

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isBound, mayActOn } from '../auth/binding.ts';
 import { satisfies } from '../auth/permissions.ts';
-import { classifyRoute } from '../auth/route-permissions.ts';
+import { classifyRoute, type RouteOptions } from '../auth/route-permissions.ts';
 import type { AuthService } from '../auth/service.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import { bearerOf, hostOf, pathOf, queryTokenOf } from './request.ts';
@@ -16,10 +16,10 @@ import { bearerOf, hostOf, pathOf, queryTokenOf } from './request.ts';
 /** The auth spec accepts `?token=` only on the stream routes (a URL reaches proxy logs). */
 const QUERY_TOKEN_PATHS = /^\/(ws|sse)(\/|$)/;
 
-export function registerGuard(app: FastifyInstance, auth: AuthService): void {
+export function registerGuard(app: FastifyInstance, auth: AuthService, options: RouteOptions = {}): void {
   app.addHook('onRequest', async (req) => {
     const path = pathOf(req);
-    const decision = classifyRoute(req.method, path);
+    const decision = classifyRoute(req.method, path, options);
     if (decision.kind !== 'guarded') return;
     const token = bearerOf(req) ?? (QUERY_TOKEN_PATHS.test(path) ? queryTokenOf(req) : undefined);
     if (!token) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');

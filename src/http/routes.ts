@@ -30,10 +30,14 @@ export interface RouteDeps {
   contexts: ContextsRouteDeps;
   metrics: Metrics;
   catalogue: RouteCatalogue;
+  /** `admin.delegated_access`: the delegated-execution routes are public (admin spec "Authentication" rule 3) */
+  delegatedAccess?: boolean;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  registerGuard(app, deps.auth.auth);
+  const guardOptions = { delegatedAccess: deps.delegatedAccess ?? false };
+  deps.catalogue.guardOptions = guardOptions;
+  registerGuard(app, deps.auth.auth, guardOptions);
   registerHealthRoutes(app, deps);
   registerMetricsRoute(app, deps.metrics);
   registerOpenApiRoute(app, deps.catalogue);

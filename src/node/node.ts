@@ -199,6 +199,7 @@ export class HearthNode {
           this.catalogue = catalogue;
           return registerRoutes(app, {
             catalogue,
+            delegatedAccess: config.admin.delegatedAccess,
             metrics: this.metrics,
             store: this.store,
             lifecycle: () => this.state,
