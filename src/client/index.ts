@@ -25,6 +25,7 @@ import { OwnerApi } from './owner.ts';
 import { SettingsApi } from './settings.ts';
 import { ContextsApi } from './contexts.ts';
 import { RpcApi } from './rpc.ts';
+import { TeeApi } from './tee.ts';
 import { HttpClient, type HttpClientOptions } from './http.ts';
 import type { TokenStore } from './token-store.ts';
 
@@ -57,6 +58,8 @@ export interface Client {
   contexts: ContextsApi;
   /** `/jsonrpc`: application method calls (`execute`) and other JSON-RPC methods. */
   rpc: RpcApi;
+  /** `/admin-api/tee/*`: TEE information and attestation quotes. */
+  tee: TeeApi;
   /** The shared HTTP core, for routes without a typed method. */
   http: HttpClient;
   /** The token store in use (the one passed in, or a memory store). */
@@ -102,6 +105,7 @@ export function createClient(options: ClientOptions): Client {
     accounts: new AccountsApi(http),
     contexts: new ContextsApi(http),
     rpc: new RpcApi(http),
+    tee: new TeeApi(http),
     http,
     tokenStore: http.tokenStore,
   };
@@ -128,6 +132,7 @@ export {
   type PresenceIntentRequest,
 } from './contexts.ts';
 export { RpcApi, type ExecuteOptions } from './rpc.ts';
+export { TeeApi, type TeeAttestRequest, type TeeAttestResult, type TeeInfo } from './tee.ts';
 export {
   AccountsApi,
   type AccountApplication,

@@ -13,6 +13,8 @@ import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/inde
 import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
 import type { Store } from '../store/store.ts';
+import { registerTeeRoutes } from '../tee/routes.ts';
+import type { TeeService } from '../tee/service.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
 import { registerMetricsRoute, type Metrics } from './metrics.ts';
@@ -28,6 +30,7 @@ export interface RouteDeps {
   governance: GovernanceRouteDeps;
   events: EventRoutesDeps;
   contexts: ContextsRouteDeps;
+  tee: { tee: TeeService };
   metrics: Metrics;
   catalogue: RouteCatalogue;
   /** `admin.delegated_access`: the delegated-execution routes are public (admin spec "Authentication" rule 3) */
@@ -50,4 +53,5 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerGovernanceRoutes(app, deps.governance);
   registerEventRoutes(app, deps.events);
   registerContextsRoutes(app, deps.contexts);
+  registerTeeRoutes(app, deps.tee);
 }

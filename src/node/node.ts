@@ -45,6 +45,8 @@ import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
 import type { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
+import { loadTeeBackend } from '../tee/provider.ts';
+import { TeeService } from '../tee/service.ts';
 import { AdminMissingError } from './credentials.ts';
 
 export interface AdminCredentials {
@@ -103,6 +105,8 @@ export class HearthNode {
   contexts!: Contexts;
   /** relayed, device-signed presence (`POST /contexts/{id}/presence-intents`) */
   presenceIntents!: PresenceIntentService;
+  /** TEE information and attestation through the configured provider (docs/tee.md) */
+  tee!: TeeService;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -165,6 +169,7 @@ export class HearthNode {
       bus: this.bus,
       clock,
     });
+    this.tee = new TeeService({ backend: await loadTeeBackend(config.tee.provider, paths.dir), identity: this.identity, applications: this.applications });
     this.presence = new PresenceService({ bus: this.bus, clock });
     this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
     this.events = new EventStreamService({
@@ -217,6 +222,7 @@ export class HearthNode {
               rpcMethods: presenceRpcMethods(this.presence, { ownIdentity: (id) => this.contexts.contexts.ownIdentity(id) }),
             },
             applications: { applications: this.applications },
+            tee: { tee: this.tee },
             governance: {
               governance: this.governance,
               identity: this.identity,

@@ -37,6 +37,7 @@ export const AREAS: Record<string, (method: string, path: string) => boolean> = 
   accounts: (_m, p) => p.startsWith('/admin-api/identity') || p.startsWith('/admin-api/account/'),
   namespaces: (_m, p) => p.startsWith('/admin-api/namespaces'),
   groups: (_m, p) => p.startsWith('/admin-api/groups'),
+  tee: (_m, p) => p.startsWith('/admin-api/tee/'),
 };
 
 export function areaOf(method: string, path: string): string | undefined {
