@@ -188,4 +188,12 @@ export class GroupsApi {
   joinViaInheritance(groupId: string, options?: CallOptions): Promise<JoinViaInheritanceResult> {
     return this.http.data(`/admin-api/groups/${seg(groupId)}/join-via-inheritance`, { ...options, method: 'POST' });
   }
+
+  /**
+   * `POST /groups/{g}/signing-key`: hands the node the Ed25519 secret (64 hex) of a signing key of
+   * its own account in the group's namespace; answers the key's public half.
+   */
+  registerSigningKey(groupId: string, body: { signingKey: string }, options?: CallOptions): Promise<{ publicKey: string }> {
+    return this.http.data(`/admin-api/groups/${seg(groupId)}/signing-key`, { ...options, method: 'POST', body });
+  }
 }

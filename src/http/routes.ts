@@ -14,6 +14,8 @@ import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
 import type { Store } from '../store/store.ts';
 import { registerTeeRoutes } from '../tee/routes.ts';
+import { registerSigningKeyRoutes } from '../governance/signing-key/routes.ts';
+import type { SigningKeyService } from '../governance/signing-key/service.ts';
 import type { TeeService } from '../tee/service.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
@@ -31,6 +33,7 @@ export interface RouteDeps {
   events: EventRoutesDeps;
   contexts: ContextsRouteDeps;
   tee: { tee: TeeService };
+  signingKeys: { signingKeys: SigningKeyService };
   metrics: Metrics;
   catalogue: RouteCatalogue;
   /** `admin.delegated_access`: the delegated-execution routes are public (admin spec "Authentication" rule 3) */
@@ -54,4 +57,5 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerEventRoutes(app, deps.events);
   registerContextsRoutes(app, deps.contexts);
   registerTeeRoutes(app, deps.tee);
+  registerSigningKeyRoutes(app, deps.signingKeys);
 }

@@ -47,6 +47,7 @@ import type { Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { loadTeeBackend } from '../tee/provider.ts';
 import { TeeService } from '../tee/service.ts';
+import { SigningKeyService } from '../governance/signing-key/service.ts';
 import { AdminMissingError } from './credentials.ts';
 
 export interface AdminCredentials {
@@ -107,6 +108,8 @@ export class HearthNode {
   presenceIntents!: PresenceIntentService;
   /** TEE information and attestation through the configured provider (docs/tee.md) */
   tee!: TeeService;
+  /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
+  signingKeys!: SigningKeyService;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -170,6 +173,7 @@ export class HearthNode {
       clock,
     });
     this.tee = new TeeService({ backend: await loadTeeBackend(config.tee.provider, paths.dir), identity: this.identity, applications: this.applications });
+    this.signingKeys = new SigningKeyService({ store: this.store, governance: this.governance, identity: this.identity, clock });
     this.presence = new PresenceService({ bus: this.bus, clock });
     this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
     this.events = new EventStreamService({
@@ -223,6 +227,7 @@ export class HearthNode {
             },
             applications: { applications: this.applications },
             tee: { tee: this.tee },
+            signingKeys: { signingKeys: this.signingKeys },
             governance: {
               governance: this.governance,
               identity: this.identity,
