@@ -10,13 +10,15 @@ import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
-import { effectiveCapabilities, isMember, requireCapability } from '../governance/authority.ts';
+import { isMember, requireCapability } from '../governance/authority.ts';
+import { authorshipGrant } from '../delegation/standing.ts';
 import type { Governance } from '../governance/log.ts';
-import { CAP, type GroupState, type NamespaceState } from '../governance/types.ts';
+import type { GroupState, NamespaceState } from '../governance/types.ts';
 import type { BatchOp } from '../store/store.ts';
 import type { ContextExecutor } from './executor.ts';
 import { keyFromSeed, parseSeed, randomKey } from './keys.ts';
 import { CONTEXT_OPS, groupHoldingContext, requireMayCreateContext } from './ops.ts';
+import { releaseForGroup, releaseOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
 import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 
@@ -137,7 +139,7 @@ export class ContextService {
   }
 
   private async view(meta: ContextMeta, withGroup: boolean): Promise<ContextView> {
-    const app = await this.d.applications.get(meta.applicationId);
+    const release = await releaseOf(this.d.applications, meta);
     const reg = this.registration(meta.id, meta.groupId);
     const entry = reg?.group.contexts[meta.id];
     const name = entry?.metadata?.name ?? entry?.name;
@@ -147,7 +149,7 @@ export class ContextService {
       ...(meta.serviceName ? { serviceName: meta.serviceName } : {}),
       contextStateHash: meta.rootHash,
       ...(meta.dagHeads.length > 0 ? { dagHeads: meta.dagHeads.map(toBytes) } : {}),
-      ...(app ? { applicationVersion: app.version } : {}),
+      ...(release ? { applicationVersion: release.version } : {}),
       ...(name ? { name } : {}),
       ...(withGroup && reg ? { groupId: reg.group.id } : {}),
     };
@@ -167,7 +169,8 @@ export class ContextService {
     const applicationId = group.targetApplicationId && !/^0+$/.test(group.targetApplicationId) ? group.targetApplicationId : input.applicationId;
     if (!applicationId) throw badRequest('applicationId is required: the group names no target application');
     const app = await applications.get(applicationId);
-    if (!app) throw notFound(`application '${applicationId}' is not installed on this node`);
+    const release = app ? await releaseForGroup(applications, group, applicationId) : null;
+    if (!app || !release) throw notFound(`application '${applicationId}' is not installed on this node`);
     if (input.serviceName !== undefined && !app.services.includes(input.serviceName)) {
       throw badRequest(`serviceName '${input.serviceName}' is not a service of application '${applicationId}' (services: ${app.services.join(', ') || 'none'})`);
     }
@@ -187,6 +190,7 @@ export class ContextService {
         applicationId,
         groupId: group.id,
         ...(input.serviceName !== undefined ? { serviceName: input.serviceName } : {}),
+        bundleBlobId: release.bundleBlobId,
         rootHash: UNINITIALIZED_HASH,
         dagHeads: [],
         createdAt: now,
@@ -249,11 +253,13 @@ export class ContextService {
       const memberPublicKey = (meta && (await this.executorKey(contextId))) ?? identity.publicKey;
       const ops: BatchOp[] = [store.memberOp(contextId, { publicKey: memberPublicKey, owned: true, addedAt: this.d.clock.now() })];
       if (!meta && reg) {
+        const release = await releaseForGroup(this.d.applications, reg.group, reg.group.targetApplicationId);
         ops.push(
           store.meta.putOp(contextId, {
             id: contextId,
             applicationId: reg.group.targetApplicationId,
             groupId: reg.group.id,
+            ...(release ? { bundleBlobId: release.bundleBlobId } : {}),
             rootHash: UNINITIALIZED_HASH,
             dagHeads: [],
             createdAt: this.d.clock.now(),
@@ -280,10 +286,12 @@ export class ContextService {
     const { store, identity } = this.d;
     await this.d.executor.locks.run(contextId, true, async () => {
       const meta = await this.requireMeta(contextId);
-      if (!(await this.d.applications.get(applicationId))) throw badRequest(`application '${applicationId}' is not installed on this node`);
+      const app = await this.d.applications.get(applicationId);
+      if (!app) throw badRequest(`application '${applicationId}' is not installed on this node`);
       const reg = this.registration(contextId, meta.groupId);
       if (reg) requireCapability(reg.ns, reg.group, identity.accountId, 'MANAGE_APPLICATION');
-      await store.meta.put(contextId, { ...meta, applicationId });
+      // the context now runs that application's current version
+      await store.meta.put(contextId, { ...meta, applicationId, bundleBlobId: app.bundleBlobId });
     });
   }
 
@@ -324,25 +332,23 @@ export class ContextService {
 
   /**
    * `GET /contexts/{id}/intents` (admin spec "Delegated execution"): what a warrant for this node
-   * must name. `canAuthorOnBehalf` is whether this node's account holds CAN_AUTHOR_ON_BEHALF (or
-   * the RelayTee role) in the owning group; false is an answer, not an error.
+   * must name — its account and executor key, and the release the context runs — with
+   * `canAuthorOnBehalf`: whether this node's account is a `RelayTee` or holds CAN_AUTHOR_ON_BEHALF on
+   * the owning group or an ancestor (`grantedOnGroupId` names where); false is an answer, not an error.
    */
   async intents(contextId: string) {
     const { identity } = this.d;
     const meta = await this.requireMeta(contextId);
-    const app = await this.d.applications.get(meta.applicationId);
+    const release = await releaseOf(this.d.applications, meta);
     const reg = this.registration(contextId, meta.groupId);
-    let canAuthorOnBehalf = false;
-    if (reg) {
-      const caps = effectiveCapabilities(reg.ns, reg.group, identity.accountId);
-      const role = reg.group.members[identity.accountId]?.role;
-      canAuthorOnBehalf = role === 'RelayTee' || (caps !== undefined && (caps & CAP.CAN_AUTHOR_ON_BEHALF) !== 0);
-    }
+    const grant = reg ? authorshipGrant(reg.ns, reg.group, identity.accountId) : undefined;
     return {
       executorAccount: identity.accountId,
       executorKey: (await this.executorKey(contextId)) ?? identity.publicKey,
-      ...(app ? { releaseBytecodeId: app.bundleBlobId, releaseVersion: app.version } : {}),
-      canAuthorOnBehalf,
+      ...(release ? { releaseBytecodeId: release.bundleBlobId, releaseVersion: release.version } : {}),
+      canAuthorOnBehalf: grant !== undefined,
+      groupId: reg?.group.id ?? meta.groupId,
+      ...(grant ? { grantedOnGroupId: grant.id } : {}),
     };
   }
 }
