@@ -10,6 +10,7 @@
 
 import type { CallOptions, HttpClient } from './http.ts';
 import type { U64 } from './json.ts';
+import type { GroupUpgradeStatus } from './upgrades.ts';
 
 export type GroupRole = 'Admin' | 'Member' | 'ReadOnly' | 'ReadOnlyTee' | 'RelayTee';
 
@@ -61,7 +62,8 @@ export interface GroupInfo {
   contextCount: number;
   defaultCapabilities: number;
   subgroupVisibility: 'open' | 'restricted';
-  activeUpgrade?: unknown;
+  /** the group's upgrade while it is in progress on this node */
+  activeUpgrade?: GroupUpgradeStatus;
   metadata?: { name: string | null; data: Record<string, string>; updatedAt: number; updatedBy: string };
   groupStateHash?: string;
   namespaceId: string;

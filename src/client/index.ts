@@ -26,6 +26,7 @@ import { SettingsApi } from './settings.ts';
 import { ContextsApi } from './contexts.ts';
 import { RpcApi } from './rpc.ts';
 import { TeeApi } from './tee.ts';
+import { UpgradesApi } from './upgrades.ts';
 import { HttpClient, type HttpClientOptions } from './http.ts';
 import type { TokenStore } from './token-store.ts';
 
@@ -60,6 +61,8 @@ export interface Client {
   rpc: RpcApi;
   /** `/admin-api/tee/*`: TEE information and attestation quotes. */
   tee: TeeApi;
+  /** Group upgrades and migration: upgrade, status, retry, migration and cascade status, abort. */
+  upgrades: UpgradesApi;
   /** The shared HTTP core, for routes without a typed method. */
   http: HttpClient;
   /** The token store in use (the one passed in, or a memory store). */
@@ -106,6 +109,7 @@ export function createClient(options: ClientOptions): Client {
     contexts: new ContextsApi(http),
     rpc: new RpcApi(http),
     tee: new TeeApi(http),
+    upgrades: new UpgradesApi(http),
     http,
     tokenStore: http.tokenStore,
   };
@@ -133,6 +137,15 @@ export {
 } from './contexts.ts';
 export { RpcApi, type ExecuteOptions } from './rpc.ts';
 export { TeeApi, type TeeAttestRequest, type TeeAttestResult, type TeeInfo } from './tee.ts';
+export {
+  UpgradesApi,
+  type CascadeStatusEntry,
+  type GroupUpgradeStatus,
+  type MigrationStatus,
+  type UpgradeGroupRequest,
+  type UpgradeGroupResult,
+  type UpgradeState,
+} from './upgrades.ts';
 export {
   AccountsApi,
   type AccountApplication,

@@ -36,6 +36,8 @@ export interface Contexts {
   contexts: ContextService;
   calls: ContextCalls;
   executor: ContextExecutor;
+  /** the contexts' records, for domains that act on contexts in place (upgrades' migrations) */
+  records: ContextStore;
 }
 
 export function createContexts(d: ContextsDeps): Contexts {
@@ -43,13 +45,14 @@ export function createContexts(d: ContextsDeps): Contexts {
   const executor = new ContextExecutor({ store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock });
   const contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
-  return { contexts, calls, executor };
+  return { contexts, calls, executor, records: store };
 }
 
 export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';
 export { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
 export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-contract.ts';
-export { UNINITIALIZED_HASH } from './types.ts';
+export { UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
+export type { ContextStore } from './store.ts';
 
 export interface ContextsRouteDeps extends Contexts {
   /** JSON-RPC methods other domains contribute (e.g. the event stream's `set_ephemeral`) */

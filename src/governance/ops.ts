@@ -9,6 +9,7 @@ import { registerMembersOps } from './groups/members-ops.ts';
 import { registerOwnerOps } from './owner/ops.ts';
 import { registerInvitationOps } from './invitations/ops.ts';
 import { registerContextOps } from '../contexts/ops.ts';
+import { registerUpgradeOps } from '../upgrades/ops.ts';
 
 export function createAppliers(): ApplierRegistry {
   const registry = new ApplierRegistry();
@@ -21,5 +22,6 @@ export function createAppliers(): ApplierRegistry {
   registerOwnerOps(registry);
   registerInvitationOps(registry);
   registerContextOps(registry);
+  registerUpgradeOps(registry);
   return registry;
 }

@@ -22,6 +22,7 @@ import type { AccountService } from '../accounts/service.ts';
 import type { SettingsService } from './settings/service.ts';
 import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerProofRoutes } from './proofs/routes.ts';
+import type { GroupUpgradeStatus } from '../upgrades/types.ts';
 
 export interface GovernanceRouteDeps {
   governance: Governance;
@@ -37,6 +38,8 @@ export interface GovernanceRouteDeps {
   members: MembersService;
   owner: OwnerService;
   invitations: InvitationService;
+  /** GroupInfo `activeUpgrade`: the group's upgrade while it is in progress on this node (src/upgrades) */
+  activeUpgrade?: (groupId: string) => Promise<GroupUpgradeStatus | undefined>;
 }
 
 export function registerGovernanceRoutes(app: FastifyInstance, deps: GovernanceRouteDeps): void {

@@ -3,6 +3,7 @@
  * roles"; domain.md §4): each namespace's state is derived from an ordered log of signed ops. These
  * are the op envelope and the derived state every route reads.
  */
+import type { GroupUpgradeRecord } from '../upgrades/types.ts';
 
 export const ROLES = ['Admin', 'Member', 'ReadOnly', 'ReadOnlyTee', 'RelayTee'] as const;
 export type Role = (typeof ROLES)[number];
@@ -71,6 +72,8 @@ export interface GroupState {
   appKey: string;
   teeAdmissionPolicy?: Record<string, unknown>;
   teeAuthoringPolicy?: Record<string, unknown>;
+  /** the group's latest upgrade (src/upgrades); absent before the first */
+  upgrade?: GroupUpgradeRecord;
   /** Unix seconds */
   createdAt: number;
 }

@@ -16,6 +16,8 @@ import type { Store } from '../store/store.ts';
 import { registerTeeRoutes } from '../tee/routes.ts';
 import { registerSigningKeyRoutes } from '../governance/signing-key/routes.ts';
 import type { SigningKeyService } from '../governance/signing-key/service.ts';
+import { registerUpgradeRoutes } from '../upgrades/routes.ts';
+import type { UpgradeService } from '../upgrades/service.ts';
 import type { TeeService } from '../tee/service.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
@@ -34,6 +36,7 @@ export interface RouteDeps {
   contexts: ContextsRouteDeps;
   tee: { tee: TeeService };
   signingKeys: { signingKeys: SigningKeyService };
+  upgrades: { upgrades: UpgradeService };
   metrics: Metrics;
   catalogue: RouteCatalogue;
   /** `admin.delegated_access`: the delegated-execution routes are public (admin spec "Authentication" rule 3) */
@@ -58,4 +61,5 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerContextsRoutes(app, deps.contexts);
   registerTeeRoutes(app, deps.tee);
   registerSigningKeyRoutes(app, deps.signingKeys);
+  registerUpgradeRoutes(app, deps.upgrades);
 }

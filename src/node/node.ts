@@ -48,6 +48,7 @@ import { VERSION } from '../version.ts';
 import { loadTeeBackend } from '../tee/provider.ts';
 import { TeeService } from '../tee/service.ts';
 import { SigningKeyService } from '../governance/signing-key/service.ts';
+import { UpgradeService } from '../upgrades/service.ts';
 import { AdminMissingError } from './credentials.ts';
 
 export interface AdminCredentials {
@@ -110,6 +111,8 @@ export class HearthNode {
   tee!: TeeService;
   /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
   signingKeys!: SigningKeyService;
+  /** group upgrades and this node's migrations (src/upgrades) */
+  upgrades!: UpgradeService;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -173,6 +176,16 @@ export class HearthNode {
       clock,
     });
     this.tee = new TeeService({ backend: await loadTeeBackend(config.tee.provider, paths.dir), identity: this.identity, applications: this.applications });
+    this.upgrades = new UpgradeService({
+      store: this.store,
+      governance: this.governance,
+      contexts: this.contexts,
+      applications: this.applications,
+      identity: this.identity,
+      bus: this.bus,
+      clock,
+      onError: (err) => this.opts.logger.error({ err }, 'migration failed'),
+    });
     this.signingKeys = new SigningKeyService({ store: this.store, governance: this.governance, identity: this.identity, clock });
     this.presence = new PresenceService({ bus: this.bus, clock });
     this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
@@ -228,6 +241,7 @@ export class HearthNode {
             applications: { applications: this.applications },
             tee: { tee: this.tee },
             signingKeys: { signingKeys: this.signingKeys },
+            upgrades: { upgrades: this.upgrades },
             governance: {
               governance: this.governance,
               identity: this.identity,
@@ -240,6 +254,7 @@ export class HearthNode {
               members: this.members,
               owner: this.owner,
               invitations: this.invitations,
+              activeUpgrade: (groupId) => this.upgrades.activeUpgrade(groupId),
             },
             auth: {
               auth: this.auth,
@@ -260,6 +275,7 @@ export class HearthNode {
       this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
       this.presence.start();
       this.events.start();
+      await this.upgrades.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
@@ -310,6 +326,7 @@ export class HearthNode {
     this.events?.stop();
     this.presence?.stop();
     await this.drainHttp();
+    await this.upgrades?.stop();
     await this.runtime?.stop();
     await this.store.close();
   }

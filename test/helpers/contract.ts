@@ -23,6 +23,9 @@ export interface Exchange {
   emptyBody?: boolean;
 }
 
+/** Group upgrade and migration routes (their own contract file: they need an upgradable application). */
+const UPGRADE_ROUTE = /^\/admin-api\/groups\/[^/]+\/(upgrade|upgrade\/status|upgrade\/retry|migration-status|cascade-status|migration\/abort)$/;
+
 /** Which contract file owns which operations (by path prefix, after `/admin-api` or at the root). */
 export const AREAS: Record<string, (method: string, path: string) => boolean> = {
   auth: (_m, p) => p.startsWith('/auth/') || p.startsWith('/admin/'),
@@ -36,7 +39,8 @@ export const AREAS: Record<string, (method: string, path: string) => boolean> = 
   events: (_m, p) => p === '/sse' || p.startsWith('/sse/') || p === '/ws',
   accounts: (_m, p) => p.startsWith('/admin-api/identity') || p.startsWith('/admin-api/account/'),
   namespaces: (_m, p) => p.startsWith('/admin-api/namespaces'),
-  groups: (_m, p) => p.startsWith('/admin-api/groups'),
+  groups: (_m, p) => p.startsWith('/admin-api/groups') && !UPGRADE_ROUTE.test(p),
+  upgrades: (_m, p) => UPGRADE_ROUTE.test(p),
   tee: (_m, p) => p.startsWith('/admin-api/tee/'),
 };
 
