@@ -27,6 +27,7 @@ import { ContextsApi } from './contexts.ts';
 import { RpcApi } from './rpc.ts';
 import { TeeApi } from './tee.ts';
 import { UpgradesApi } from './upgrades.ts';
+import { DelegationApi } from './delegation.ts';
 import { HttpClient, type HttpClientOptions } from './http.ts';
 import type { TokenStore } from './token-store.ts';
 
@@ -63,6 +64,8 @@ export interface Client {
   tee: TeeApi;
   /** Group upgrades and migration: upgrade, status, retry, migration and cascade status, abort. */
   upgrades: UpgradesApi;
+  /** Delegated execution: intents, context intents and governance intents under members' warrants. */
+  delegation: DelegationApi;
   /** The shared HTTP core, for routes without a typed method. */
   http: HttpClient;
   /** The token store in use (the one passed in, or a memory store). */
@@ -110,6 +113,7 @@ export function createClient(options: ClientOptions): Client {
     rpc: new RpcApi(http),
     tee: new TeeApi(http),
     upgrades: new UpgradesApi(http),
+    delegation: new DelegationApi(http),
     http,
     tokenStore: http.tokenStore,
   };
@@ -137,6 +141,13 @@ export {
 } from './contexts.ts';
 export { RpcApi, type ExecuteOptions } from './rpc.ts';
 export { TeeApi, type TeeAttestRequest, type TeeAttestResult, type TeeInfo } from './tee.ts';
+export {
+  DelegationApi,
+  type ContextIntentRelayInfo,
+  type GovernanceIntentRelayInfo,
+  type PerformIntentRequest as PerformIntentBody,
+  type PerformIntentResult,
+} from './delegation.ts';
 export {
   UpgradesApi,
   type CascadeStatusEntry,

@@ -40,6 +40,11 @@ export interface CreateContextInput {
   identitySecret?: string | null;
   serviceName?: string;
   name?: string;
+  /**
+   * Created for a member under a warrant (src/delegation): `init` runs as the member's account and
+   * the registration is published as the delegated op `kind` with `body` (the warrant it rests on).
+   */
+  delegated?: { author: string; kind: string; body: Record<string, unknown> };
 }
 
 /** admin spec "Context" (ContextWithGroup adds `groupId`). */
@@ -163,7 +168,7 @@ export class ContextService {
       throw badRequest(`initializationParams exceeds ${MAX_INIT_PARAMS_BYTES} bytes`);
     }
     const { ns, group } = governance.requireGroup(input.groupId);
-    const account = identity.accountId;
+    const account = input.delegated?.author ?? identity.accountId;
     requireMayCreateContext(ns, group, account);
     // The group's target application wins over the request's (admin-wire-a §4.3).
     const applicationId = group.targetApplicationId && !/^0+$/.test(group.targetApplicationId) ? group.targetApplicationId : input.applicationId;
@@ -195,7 +200,8 @@ export class ContextService {
         dagHeads: [],
         createdAt: now,
       };
-      // init runs as the group's account with the new member key, always in write mode (runtime.md §3).
+      // init runs as the creating account (the member's, when created under a warrant) with the new
+      // member key, always in write mode (runtime.md §3).
       const result = await executor.run(meta, {
         method: 'init',
         input: input.initializationParams,
@@ -207,10 +213,11 @@ export class ContextService {
       if (result.output !== null) throw badRequest('application initialization failed: init must not return a value');
       if (!result.commit) throw badRequest('application initialization failed: init committed no state');
 
-      await governance.submit(ns.id, group.id, CONTEXT_OPS.registered, {
+      await governance.submit(ns.id, group.id, input.delegated?.kind ?? CONTEXT_OPS.registered, {
         contextId,
         applicationId,
         ...(input.name !== undefined ? { name: input.name } : {}),
+        ...input.delegated?.body,
       });
       const extra: BatchOp[] = [store.memberOp(contextId, { publicKey: memberPublicKey, owned: true, addedAt: now })];
       if (member) extra.push(store.keys.putOp(member.publicKey, { privateKey: member.privateKey, createdAt: now }));

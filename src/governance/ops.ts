@@ -10,6 +10,7 @@ import { registerOwnerOps } from './owner/ops.ts';
 import { registerInvitationOps } from './invitations/ops.ts';
 import { registerContextOps } from '../contexts/ops.ts';
 import { registerUpgradeOps } from '../upgrades/ops.ts';
+import { registerDelegationOps } from '../delegation/ops.ts';
 
 export function createAppliers(): ApplierRegistry {
   const registry = new ApplierRegistry();
@@ -23,5 +24,6 @@ export function createAppliers(): ApplierRegistry {
   registerInvitationOps(registry);
   registerContextOps(registry);
   registerUpgradeOps(registry);
+  registerDelegationOps(registry);
   return registry;
 }

@@ -4,6 +4,7 @@
  * are the op envelope and the derived state every route reads.
  */
 import type { GroupUpgradeRecord } from '../upgrades/types.ts';
+import type { NonceLedger } from '../delegation/nonces.ts';
 
 export const ROLES = ['Admin', 'Member', 'ReadOnly', 'ReadOnlyTee', 'RelayTee'] as const;
 export type Role = (typeof ROLES)[number];
@@ -104,6 +105,11 @@ export interface NamespaceState {
    * read by the seal route. Absent on older state.
    */
   accountRoots?: Record<string, string>;
+  /**
+   * Warrant nonces spent by delegated ops, per `<scope group>/<author device key>` (src/delegation):
+   * every node spends them when it applies the op. Absent on older state.
+   */
+  delegatedNonces?: Record<string, NonceLedger>;
 }
 
 /** A device's binding in a namespace: it may write for its account here until revoked or descoped. */

@@ -18,6 +18,7 @@ import { registerSigningKeyRoutes } from '../governance/signing-key/routes.ts';
 import type { SigningKeyService } from '../governance/signing-key/service.ts';
 import { registerUpgradeRoutes } from '../upgrades/routes.ts';
 import type { UpgradeService } from '../upgrades/service.ts';
+import { registerDelegationRoutes, type DelegationRouteDeps } from '../delegation/routes.ts';
 import type { TeeService } from '../tee/service.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
@@ -37,6 +38,7 @@ export interface RouteDeps {
   tee: { tee: TeeService };
   signingKeys: { signingKeys: SigningKeyService };
   upgrades: { upgrades: UpgradeService };
+  delegation: DelegationRouteDeps;
   metrics: Metrics;
   catalogue: RouteCatalogue;
   /** `admin.delegated_access`: the delegated-execution routes are public (admin spec "Authentication" rule 3) */
@@ -62,4 +64,5 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerTeeRoutes(app, deps.tee);
   registerSigningKeyRoutes(app, deps.signingKeys);
   registerUpgradeRoutes(app, deps.upgrades);
+  registerDelegationRoutes(app, deps.delegation);
 }

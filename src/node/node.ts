@@ -49,6 +49,8 @@ import { loadTeeBackend } from '../tee/provider.ts';
 import { TeeService } from '../tee/service.ts';
 import { SigningKeyService } from '../governance/signing-key/service.ts';
 import { UpgradeService } from '../upgrades/service.ts';
+import { IntentService } from '../delegation/intents.ts';
+import { GroupIntentService } from '../delegation/group-intents.ts';
 import { AdminMissingError } from './credentials.ts';
 
 export interface AdminCredentials {
@@ -113,6 +115,9 @@ export class HearthNode {
   signingKeys!: SigningKeyService;
   /** group upgrades and this node's migrations (src/upgrades) */
   upgrades!: UpgradeService;
+  /** delegated execution: intents, context and governance intents run for members under warrants */
+  intents!: IntentService;
+  groupIntents!: GroupIntentService;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -186,6 +191,8 @@ export class HearthNode {
       clock,
       onError: (err) => this.opts.logger.error({ err }, 'migration failed'),
     });
+    this.intents = new IntentService({ store: this.store, contexts: this.contexts, applications: this.applications, identity: this.identity, clock });
+    this.groupIntents = new GroupIntentService({ governance: this.governance, contexts: this.contexts, identity: this.identity, clock });
     this.signingKeys = new SigningKeyService({ store: this.store, governance: this.governance, identity: this.identity, clock });
     this.presence = new PresenceService({ bus: this.bus, clock });
     this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
@@ -242,6 +249,7 @@ export class HearthNode {
             tee: { tee: this.tee },
             signingKeys: { signingKeys: this.signingKeys },
             upgrades: { upgrades: this.upgrades },
+            delegation: { intents: this.intents, groupIntents: this.groupIntents },
             governance: {
               governance: this.governance,
               identity: this.identity,
