@@ -1,6 +1,6 @@
 /**
  * `hearth group upgrade | upgrade-status | upgrade-retry | migration-status | cascade-status |
- * migration-abort | signing-key` (issue #15) over the upgrade, migration and signing-key routes
+ * migration-abort | signing-key` (issue #15; the intent commands are in intents.ts) over the upgrade, migration and signing-key routes
  * (admin spec "Sync, upgrades and migration"; docs/governance.md "Upgrades and migrations").
  *
  * `upgrade` and `upgrade-retry` wait for this node's contexts to settle and show a progress bar
@@ -16,6 +16,7 @@ import { UsageError } from './exit.ts';
 import { idArg } from './group-args.ts';
 import { Progress } from './progress.ts';
 import { readSecretFrom } from './prompt.ts';
+import { registerGroupIntentCommands } from './intents.ts';
 import { positiveInt } from './connect.ts';
 
 const GROUP = 'group id';
@@ -74,6 +75,8 @@ const waitOptions = (cmd: Command) =>
   cmd.option('--no-wait', 'answer as soon as the node accepted it').option('--wait-timeout <seconds>', 'how long to wait for the migration (default 600)', positiveInt('seconds'));
 
 export function registerGroupSurfaceCommands(group: Command): void {
+  registerGroupIntentCommands(group);
+
   connectOptions(
     waitOptions(
       group

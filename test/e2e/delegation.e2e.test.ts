@@ -6,6 +6,9 @@
  * refusal), the wrong release, the relay's or the member's missing capability. With
  * `admin.delegated_access` the routes need no token. The warrant-nonce routes stay absent.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore, type Client, type IntentRelayInfo } from '../../src/client/index.ts';
 import { CAPABILITIES } from '../../src/client/settings.ts';
@@ -14,6 +17,7 @@ import { subgroupIdOf } from '../../src/crypto/ids.ts';
 import { RC41_WARRANT_BYTES } from '../../src/delegation/warrants.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { creationWarrant, delegableOp, governanceWarrant, intentWarrant, member, type Member } from '../helpers/delegation.ts';
+import { CliUser } from '../helpers/cli.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { RawStream, subscribeRaw } from '../helpers/sse.ts';
 import { httpError } from '../helpers/status.ts';
@@ -234,6 +238,38 @@ describe('admin.delegated_access', { timeout: 120_000 }, () => {
       expect((doc as any).paths['/admin-api/contexts/{contextId}'].get.security).toEqual([{ bearer: [] }]);
     } finally {
       await open.destroy();
+    }
+  });
+});
+
+describe('hearth context intent | group intents | group governance-intent', { timeout: 120_000 }, () => {
+  it('relays for a member from the command line', async () => {
+    const user = await CliUser.create(node.url);
+    const dir = await mkdtemp(join(tmpdir(), 'hearth-deleg-cli-'));
+    try {
+      await user.login(node.adminUser, node.adminPassword);
+      // a fresh context: the exact-u64 test above left alice's nonces in `ctx` all spent
+      const fresh = (await c.contexts.create({ groupId: ns, applicationId: appId, initializationParams: [] })).contextId;
+      expect(await user.json(['context', 'intent', 'info', fresh])).toMatchObject({ executorAccount: me.accountId, canAuthorOnBehalf: true, groupId: ns });
+      const body = intent(alice, 'set', { key: 'cli', value: 'yes' }, { context: fresh });
+      const proofFile = join(dir, 'proof');
+      await writeFile(proofFile, `${body.authorProof}\n`);
+      const out = await user.json(['context', 'intent', 'perform', fresh, 'set', '--args', JSON.stringify(body.argsJson), '--warrant', body.warrant, '--author-proof', `@${proofFile}`]);
+      expect(out).toEqual({ rootHash: expect.stringMatching(/^[0-9a-f]{64}$/), returns: null });
+      expect(await c.rpc.execute(fresh, 'get', { key: 'cli' })).toBe('yes');
+      const replay = await user.run(['context', 'intent', 'perform', fresh, 'set', '--args', JSON.stringify(body.argsJson), '--warrant', body.warrant, '--author-proof', body.authorProof]);
+      expect([replay.code, replay.stderr]).toEqual([1, expect.stringContaining('already spent')]);
+      expect((await user.run(['context', 'intent', 'perform', fresh, 'set', '--warrant', 'xyz', '--author-proof', body.authorProof])).code).toBe(2);
+
+      expect(await user.json(['group', 'intents', ns, '--author', alice.account])).toMatchObject({ contexts: { canCreateOnBehalf: true, authorMayCreate: true }, governance: { canActOnBehalf: true } });
+      const op = delegableOp({ kind: 'metadata.set', body: { target: 'group', name: 'from the cli', data: {} } });
+      const w = governanceWarrant(alice, { scope: ns, kind: 'Group', op, executor: me.accountId, executorKey: me.publicKey, nonce: next() });
+      await c.settings.grantMemberCapabilities(ns, alice.account, CAPABILITIES.CAN_MANAGE_METADATA);
+      expect(await user.json(['group', 'governance-intent', ns, '--warrant', w, '--author-proof', alice.authorProof, '--op', op.toString('hex')])).toEqual({ groupId: ns });
+      expect((await c.groups.info(ns)).metadata).toMatchObject({ name: 'from the cli', updatedBy: alice.account });
+    } finally {
+      await user.destroy();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
