@@ -226,3 +226,22 @@ describe('refusals that need their own group', { timeout: 180_000 }, () => {
     expect(await get(ctx, '__migrated')).toBeNull();
   });
 });
+
+describe('a node stopped before it migrated', { timeout: 180_000 }, () => {
+  it('resumes migrating the contexts an applied upgrade has not moved, after a restart', async () => {
+    const v1 = (await c.applications.versions(appId)).find((v) => v.version === '1.0.0')!;
+    const ns = (await c.namespaces.create({ applicationId: appId, appKey: v1.blobId, name: 'restart' })).namespaceId;
+    const ctx = await newContext(ns);
+    await set(ctx, 'kept', 'yes');
+    await node.node.upgrades.stop(); // the op still applies; this node just does not migrate
+    await c.upgrades.upgrade(ns, { targetApplicationId: appId, version: '2.0.0' });
+    expect(await c.upgrades.status(ns)).toMatchObject({ status: 'in_progress', localContextsSwapped: 0, localContextsFailed: 0 });
+    expect(await version(ctx)).toBe('1.0.0');
+
+    node = await node.restart();
+    expect(await eventually(() => c.upgrades.status(ns), (s) => s?.status === 'completed', 'the resumed migration')).toMatchObject({ toVersion: '2.0.0' });
+    expect(await version(ctx)).toBe('2.0.0');
+    expect(await get(ctx, '__migrated')).toBe('1.0.0->2.0.0');
+    expect(await get(ctx, 'kept')).toBe('yes');
+  });
+});
