@@ -6,14 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { keyFromSeed } from '../contexts/keys.ts';
 import { namespaceIdOf } from '../crypto/ids.ts';
-import { HearthError } from '../errors.ts';
 import { emptyNamespace } from '../governance/genesis.ts';
-import { createAppliers } from '../governance/ops.ts';
-import { CAP, type GovOp, type NamespaceState } from '../governance/types.ts';
+import { applyOp, refusalOf as refusal } from '../governance/testkit.ts';
+import { CAP, type NamespaceState } from '../governance/types.ts';
 import { creationWarrant, delegableOp, governanceWarrant, member } from '../../test/helpers/delegation.ts';
 import { DELEGATED_OPS } from './ops.ts';
 
-const registry = createAppliers();
 const R = 'a1'.repeat(32); // the relay's account (namespace admin)
 const KEY = 'a2'.repeat(32); // the relay's signing key
 const APP = 'ee'.repeat(32);
@@ -21,20 +19,7 @@ const alice = member(0x61);
 const relay = { executor: R, executorKey: KEY };
 
 function apply(ns: NamespaceState, groupId: string, kind: string, body: Record<string, unknown>, publisher = { account: R, signer: KEY }): NamespaceState {
-  const draft = structuredClone(ns);
-  const op = { namespaceId: ns.id, groupId, kind, body, timestampMs: 9_000, seq: '1', parents: [], nonce: '1', id: 'f'.repeat(64), signature: '', ...publisher } as GovOp;
-  registry.get(kind)({ ns: draft, op, emit: () => undefined });
-  return draft;
-}
-
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof HearthError) return `${e.kind}: ${e.message}`;
-    throw e;
-  }
-  return 'ok';
+  return applyOp(ns, groupId, kind, body, { ...publisher, timestampMs: 9_000 });
 }
 
 function world(): NamespaceState {

@@ -5,35 +5,22 @@
  */
 import { describe, expect, it } from 'vitest';
 import { namespaceIdOf, subgroupIdOf } from '../crypto/ids.ts';
-import { HearthError } from '../errors.ts';
 import { emptyNamespace } from '../governance/genesis.ts';
-import { createAppliers } from '../governance/ops.ts';
-import type { GovOp, NamespaceState } from '../governance/types.ts';
+import { applyOp, refusalOf } from '../governance/testkit.ts';
+import type { NamespaceState } from '../governance/types.ts';
 import { UPGRADE_OPS } from './types.ts';
-
-const registry = createAppliers();
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);
 const APP = 'ee'.repeat(32);
 const V1 = '01'.repeat(32);
 const V2 = '02'.repeat(32);
 
-function apply(ns: NamespaceState, account: string, groupId: string, kind: string, body: Record<string, unknown>, id = 'op1'): NamespaceState {
-  const draft = structuredClone(ns);
-  const op = { namespaceId: ns.id, groupId, account, kind, body, timestampMs: 7_000, seq: '1', parents: [], signer: 'k'.repeat(64), nonce: '1', id: id.padEnd(64, '0'), signature: '' } as GovOp;
-  registry.get(kind)({ ns: draft, op, emit: () => undefined });
-  return draft;
+function apply(ns: NamespaceState, account: string, groupId: string, kind: string, body: Record<string, unknown>): NamespaceState {
+  return applyOp(ns, groupId, kind, body, { account, signer: 'k'.repeat(64) });
 }
 
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof HearthError) return e.kind;
-    throw e;
-  }
-  return 'ok';
-}
+/** The refusal's error kind, or `ok`. */
+const refusal = (fn: () => unknown) => refusalOf(fn).split(':')[0];
 
 function world(): { ns: NamespaceState; sub: string } {
   const salt = '11'.repeat(32);
