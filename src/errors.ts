@@ -15,6 +15,7 @@ export type ErrorKind =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'bad_gateway'
+  | 'not_implemented'
   | 'unavailable'
   | 'gateway_timeout';
 
@@ -55,3 +56,5 @@ export const conflict = (m: string) => new HearthError('conflict', m);
 export const rateLimited = (m: string, retryAfterSecs: number) => new HearthError('rate_limited', m, { retryAfterSecs });
 export const unavailable = (m: string) => new HearthError('unavailable', m);
 export const badGateway = (m: string) => new HearthError('bad_gateway', m);
+/** 501: this node cannot do it at all (no TEE hardware), as the reference answers */
+export const notImplemented = (m: string) => new HearthError('not_implemented', m);

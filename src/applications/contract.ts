@@ -21,6 +21,17 @@ export interface InstalledApplication {
   installedAt: number;
 }
 
+/** One installed version of an application, named by its bundle blob id (what a context pins). */
+export interface InstalledRelease {
+  applicationId: string;
+  package: string;
+  signerId: string;
+  version: string;
+  /** blob id (64 hex) of this version's `.mpk` */
+  bundleBlobId: string;
+  services: string[];
+}
+
 export interface ApplicationCatalog {
   get(applicationId: string): Promise<InstalledApplication | null>;
   /**
@@ -39,4 +50,12 @@ export interface ApplicationCatalog {
    * (Added by the applications domain; optional so existing fakes of this contract stay valid.)
    */
   wasmOfVersion?(bundleBlobId: string, service?: string): Promise<Uint8Array>;
+  /** The installed version whose bundle is `bundleBlobId`, or null. (Optional, as `wasmOfVersion`.) */
+  installedRelease?(bundleBlobId: string): Promise<InstalledRelease | null>;
+  /** Every installed version of an application, newest first; empty when it is not installed. */
+  releases?(applicationId: string): Promise<InstalledRelease[]>;
+  /** The embedded ABI of one installed version, or null when its wasm carries none. Unknown → notFound. */
+  abiOfVersion?(bundleBlobId: string, service?: string): Promise<unknown | null>;
+  /** `readOnlyMethods` of one installed version. Unknown → notFound. */
+  readOnlyMethodsOfVersion?(bundleBlobId: string, service?: string): Promise<Set<string>>;
 }

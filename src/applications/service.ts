@@ -20,7 +20,7 @@ import { parseId } from '../crypto/ids.ts';
 import { HearthError, badGateway, badRequest, forbidden, notFound } from '../errors.ts';
 import type { Store } from '../store/store.ts';
 import { MAX_BUNDLE_BYTES, RUNTIME_VERSION } from './constants.ts';
-import type { ApplicationCatalog, InstalledApplication } from './contract.ts';
+import type { ApplicationCatalog, InstalledApplication, InstalledRelease } from './contract.ts';
 import { verifyBundle, type VerifiedBundle } from './bundle.ts';
 import { metadataJson } from './manifest.ts';
 import type { ApplicationRegistry } from './registry.ts';
@@ -222,12 +222,46 @@ export class ApplicationService implements ApplicationCatalog {
   }
 
   async wasmOfVersion(bundleBlobId: string, service?: string): Promise<Uint8Array<ArrayBuffer>> {
+    const { bundle, key } = await this.bundleOfVersion(bundleBlobId, service);
+    return new Uint8Array(bundle.wasms.get(key)!);
+  }
+
+  async installedRelease(bundleBlobId: string): Promise<InstalledRelease | null> {
+    return (await this.findVersion(bundleBlobId))?.release ?? null;
+  }
+
+  async releases(applicationId: string): Promise<InstalledRelease[]> {
+    const id = parseId(applicationId);
+    const record = id ? await this.apps.get(id) : undefined;
+    if (!record) return [];
+    return Object.values(record.versions)
+      .sort((a, b) => compareVersions(b.version, a.version))
+      .map((v) => releaseOf(record, v));
+  }
+
+  async abiOfVersion(bundleBlobId: string, service?: string): Promise<Record<string, unknown> | null> {
+    const { bundle, key } = await this.bundleOfVersion(bundleBlobId, service);
+    return embeddedAbi(bundle.wasms.get(key)!);
+  }
+
+  async readOnlyMethodsOfVersion(bundleBlobId: string, service?: string): Promise<Set<string>> {
+    const { bundle, key } = await this.bundleOfVersion(bundleBlobId, service);
+    return this.readOnlyOf(bundle, key);
+  }
+
+  private async findVersion(bundleBlobId: string): Promise<{ version: VersionRecord; release: InstalledRelease } | undefined> {
     const blobId = parseId(bundleBlobId);
     for (const r of blobId ? await this.apps.all() : []) {
       const v = Object.values(r.versions).find((x) => x.blobId === blobId);
-      if (v) return new Uint8Array((await this.loadBundle(v.blobId)).wasms.get(selectService(v.services, service))!);
+      if (v) return { version: v, release: releaseOf(r, v) };
     }
-    throw notFound(`No installed application version has the bundle blob ${bundleBlobId}`);
+    return undefined;
+  }
+
+  private async bundleOfVersion(bundleBlobId: string, service: string | undefined): Promise<{ bundle: VerifiedBundle; key: string }> {
+    const found = await this.findVersion(bundleBlobId);
+    if (!found) throw notFound(`No installed application version has the bundle blob ${bundleBlobId}`);
+    return { bundle: await this.loadBundle(found.version.blobId), key: selectService(found.version.services, service) };
   }
 
   async abi(applicationId: string, service?: string): Promise<Record<string, unknown> | null> {
@@ -238,6 +272,10 @@ export class ApplicationService implements ApplicationCatalog {
   /** Asked on every context call: parsed once per cached bundle and service. Callers only read the set. */
   async readOnlyMethods(applicationId: string, service?: string): Promise<Set<string>> {
     const { bundle, key } = await this.bundleFor(applicationId, service);
+    return this.readOnlyOf(bundle, key);
+  }
+
+  private readOnlyOf(bundle: VerifiedBundle, key: string): Set<string> {
     let byService = this.readOnly.get(bundle);
     if (!byService) this.readOnly.set(bundle, (byService = new Map()));
     let methods = byService.get(key);
@@ -338,6 +376,10 @@ export function parseAppId(text: string): string {
   const id = parseId(text);
   if (!id) throw badRequest(`Invalid application id ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}: expected 64 hex characters`);
   return id;
+}
+
+function releaseOf(r: AppRecord, v: VersionRecord): InstalledRelease {
+  return { applicationId: r.id, package: r.package, signerId: r.signerId, version: v.version, bundleBlobId: v.blobId, services: v.services };
 }
 
 function details(r: AppRecord): ApplicationDetails {

@@ -179,6 +179,38 @@ const TARGET_ROWS: readonly (readonly [pattern: string, kind: TargetKind | null,
 
 const PUBLIC_ADMIN_API = new Set(['health', 'ready', 'is-authed', 'openapi.json']);
 
+/**
+ * Public whatever the mode, as the reference routes them (admin-wire-b §9.1, §14 row 11): TEE
+ * information and attestation carry nothing secret and are what a verifier asks first.
+ * `registration-attest` stays protected.
+ */
+const TEE_PUBLIC_ROWS: readonly (readonly [method: string, pattern: string])[] = [
+  ['GET', 'tee/info'],
+  ['POST', 'tee/attest'],
+];
+
+/**
+ * The delegated-execution routes (admin spec "Authentication" rule 3): public on a node whose
+ * config sets `admin.delegated_access = true`, where the signed warrant (or presence statement) is
+ * the credential; otherwise guarded like their neighbours.
+ */
+const DELEGATED_ROWS: readonly (readonly [method: string, pattern: string])[] = [
+  ['GET', 'contexts/:id/intents'],
+  ['POST', 'contexts/:id/intents'],
+  ['POST', 'contexts/:id/presence-intents'],
+  ['GET', 'groups/:id/context-intents|governance-intents'],
+  ['POST', 'groups/:id/context-intents|governance-intents'],
+];
+
+/** How the node is configured, as far as the guard's table depends on it. */
+export interface RouteOptions {
+  /** `admin.delegated_access` */
+  delegatedAccess?: boolean;
+}
+
+const listed = (rows: readonly (readonly [string, string])[], method: string, segs: string[]) =>
+  rows.some(([m, pattern]) => m === method && match(pattern, segs) !== null);
+
 function adminApiTarget(segs: readonly string[]): Target | undefined {
   for (const [pattern, kind, param] of TARGET_ROWS) {
     const params = match(pattern, segs);
@@ -220,7 +252,7 @@ function normalMethod(method: string): string {
 const deny = (): GuardDecision => ({ kind: 'guarded', permission: 'admin', bindingChecked: 'route' });
 
 /** How the node guard treats a request (`path` without its query string). */
-export function classifyRoute(method: string, path: string): GuardDecision {
+export function classifyRoute(method: string, path: string, options: RouteOptions = {}): GuardDecision {
   const m = normalMethod(method);
   const segs = segmentsOf(path);
   // An unreadable path is refused rather than guessed at; the router would not serve it either.
@@ -235,6 +267,8 @@ export function classifyRoute(method: string, path: string): GuardDecision {
   switch (root) {
     case 'admin-api': {
       if (rest.length === 1 && m === 'GET' && PUBLIC_ADMIN_API.has(rest[0])) return { kind: 'public' };
+      if (listed(TEE_PUBLIC_ROWS, m, rest)) return { kind: 'public' };
+      if (options.delegatedAccess && listed(DELEGATED_ROWS, m, rest)) return { kind: 'public' };
       const target = adminApiTarget(rest);
       const permission = adminApiPermission(m, rest);
       return target
@@ -282,6 +316,7 @@ export function declaredAccess(method: string, path: string): Declared | undefin
   if (segs === null || segs.some((x) => x === '')) return undefined;
   const hit = (rows: readonly (readonly [string, string, ...unknown[]])[]) => rows.find(([rm, pattern]) => rm === m && match(pattern, segs) !== null);
   if (hit(PUBLIC_ROWS)) return { kind: 'public' };
+  if (segs[0] === 'admin-api' && listed(TEE_PUBLIC_ROWS, m, segs.slice(1))) return { kind: 'public' };
   if (hit(TOKEN_CHECK_ROWS)) return { kind: 'guarded', permission: null };
   if (hit(STREAM_ROWS)) {
     const d = classifyRoute(m, path);

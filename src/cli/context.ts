@@ -13,6 +13,7 @@ import { humanValue, parseCount, parseIdArg, parseRefArg, readJsonArg, resolveRe
 import { connectOptions, withCli, type Cli, type ConnectOpts } from './connect.ts';
 import { renderRecord } from './output.ts';
 import { watchEvents } from './events.ts';
+import { registerContextIntentCommands } from './intents.ts';
 
 const contextArg = (cmd: Command) => cmd.argument('<context>', 'context id (64 hex or base58) or context alias', parseRefArg);
 /** commander hands over what parseRefArg returned; withCli types positionals as strings. */
@@ -217,5 +218,6 @@ export function registerContextCommands(program: Command): Command {
       await watchEvents(cli, { contextIds: [contextId], groupIds: [], count: flags.count });
     }),
   );
+  registerContextIntentCommands(context);
   return context;
 }

@@ -11,6 +11,7 @@ import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
 import { capabilityOptions, describeMask, idArg, idList, maskFromOptions, pickInvitation, readJsonArg, secondsArg, visibilityArg } from './group-args.ts';
 import { registerGroupMemberCommands } from './group-members.ts';
 import { registerGroupMetadataCommands } from './group-metadata.ts';
+import { registerGroupSurfaceCommands } from './group-upgrade.ts';
 import { printInvitation } from './namespace.ts';
 
 export const GROUP = 'group id';
@@ -226,4 +227,5 @@ export function registerGroupCommands(program: Command): void {
 
   registerGroupMemberCommands(group);
   registerGroupMetadataCommands(group);
+  registerGroupSurfaceCommands(group);
 }

@@ -16,6 +16,7 @@ import { registerStatusCommands } from './status.ts';
 import { registerContextCommands } from './context.ts';
 import { registerCallCommand } from './call.ts';
 import { registerEventsCommands } from './events.ts';
+import { registerTeeCommands } from './tee.ts';
 
 export function registerOperatorCommands(program: Command): void {
   registerSessionCommands(program);
@@ -30,4 +31,5 @@ export function registerOperatorCommands(program: Command): void {
   registerCallCommand(registerContextCommands(program));
   registerCallCommand(program);
   registerEventsCommands(program);
+  registerTeeCommands(program);
 }

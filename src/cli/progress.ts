@@ -16,11 +16,14 @@ export class Progress {
   private lastTenth = -1;
   private lastDraw = 0;
   private readonly started = Date.now();
+  private readonly describe: (done: number, total?: number) => string;
 
+  /** `format` words the counts (default: bytes), e.g. `2/3 contexts` for a migration. */
   constructor(
     private readonly label: string,
-    opts: { json?: boolean; sink?: ProgressSink; env?: NodeJS.ProcessEnv } = {},
+    opts: { json?: boolean; sink?: ProgressSink; env?: NodeJS.ProcessEnv; format?: (done: number, total?: number) => string } = {},
   ) {
+    this.describe = opts.format ?? describe;
     const sink = opts.sink ?? process.stderr;
     const env = opts.env ?? process.env;
     this.sink = sink;
@@ -38,7 +41,7 @@ export class Progress {
       const tenth = fraction === undefined ? -1 : Math.floor(fraction * 10);
       if (tenth === this.lastTenth) return;
       this.lastTenth = tenth;
-      this.sink.write(`${this.label}: ${describe(done, total)}\n`);
+      this.sink.write(`${this.label}: ${this.describe(done, total)}\n`);
       return;
     }
     const now = Date.now();
@@ -47,7 +50,7 @@ export class Progress {
     const width = 24;
     const filled = fraction === undefined ? 0 : Math.round(fraction * width);
     const bar = fraction === undefined ? '' : `[${'#'.repeat(filled)}${' '.repeat(width - filled)}] `;
-    this.sink.write(`\r${this.label} ${bar}${describe(done, total)}\x1b[K`);
+    this.sink.write(`\r${this.label} ${bar}${this.describe(done, total)}\x1b[K`);
   }
 
   /** A phase of an operation without byte counts (e.g. "verifying"). */

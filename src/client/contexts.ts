@@ -71,6 +71,10 @@ export interface IntentRelayInfo {
   releaseVersion?: string;
   /** false is the default state of every context, not an error */
   canAuthorOnBehalf: boolean;
+  /** the group owning the context */
+  groupId?: string;
+  /** the group (this one or an ancestor) whose grant `canAuthorOnBehalf` rests on; absent without one */
+  grantedOnGroupId?: string;
 }
 
 /**

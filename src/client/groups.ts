@@ -10,6 +10,7 @@
 
 import type { CallOptions, HttpClient } from './http.ts';
 import type { U64 } from './json.ts';
+import type { GroupUpgradeStatus } from './upgrades.ts';
 
 export type GroupRole = 'Admin' | 'Member' | 'ReadOnly' | 'ReadOnlyTee' | 'RelayTee';
 
@@ -61,7 +62,8 @@ export interface GroupInfo {
   contextCount: number;
   defaultCapabilities: number;
   subgroupVisibility: 'open' | 'restricted';
-  activeUpgrade?: unknown;
+  /** the group's upgrade while it is in progress on this node */
+  activeUpgrade?: GroupUpgradeStatus;
   metadata?: { name: string | null; data: Record<string, string>; updatedAt: number; updatedBy: string };
   groupStateHash?: string;
   namespaceId: string;
@@ -201,5 +203,13 @@ export class GroupsApi {
 
   joinViaInheritance(groupId: string, options?: CallOptions): Promise<JoinViaInheritanceResult> {
     return this.http.data(`/admin-api/groups/${seg(groupId)}/join-via-inheritance`, { ...options, method: 'POST' });
+  }
+
+  /**
+   * `POST /groups/{g}/signing-key`: hands the node the Ed25519 secret (64 hex) of a signing key of
+   * its own account in the group's namespace; answers the key's public half.
+   */
+  registerSigningKey(groupId: string, body: { signingKey: string }, options?: CallOptions): Promise<{ publicKey: string }> {
+    return this.http.data(`/admin-api/groups/${seg(groupId)}/signing-key`, { ...options, method: 'POST', body });
   }
 }

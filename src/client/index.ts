@@ -25,6 +25,9 @@ import { OwnerApi } from './owner.ts';
 import { SettingsApi } from './settings.ts';
 import { ContextsApi } from './contexts.ts';
 import { RpcApi } from './rpc.ts';
+import { TeeApi } from './tee.ts';
+import { UpgradesApi } from './upgrades.ts';
+import { DelegationApi } from './delegation.ts';
 import { HttpClient, type HttpClientOptions } from './http.ts';
 import type { TokenStore } from './token-store.ts';
 
@@ -57,6 +60,12 @@ export interface Client {
   contexts: ContextsApi;
   /** `/jsonrpc`: application method calls (`execute`) and other JSON-RPC methods. */
   rpc: RpcApi;
+  /** `/admin-api/tee/*`: TEE information and attestation quotes. */
+  tee: TeeApi;
+  /** Group upgrades and migration: upgrade, status, retry, migration and cascade status, abort. */
+  upgrades: UpgradesApi;
+  /** Delegated execution: intents, context intents and governance intents under members' warrants. */
+  delegation: DelegationApi;
   /** The shared HTTP core, for routes without a typed method. */
   http: HttpClient;
   /** The token store in use (the one passed in, or a memory store). */
@@ -102,6 +111,9 @@ export function createClient(options: ClientOptions): Client {
     accounts: new AccountsApi(http),
     contexts: new ContextsApi(http),
     rpc: new RpcApi(http),
+    tee: new TeeApi(http),
+    upgrades: new UpgradesApi(http),
+    delegation: new DelegationApi(http),
     http,
     tokenStore: http.tokenStore,
   };
@@ -128,6 +140,23 @@ export {
   type PresenceIntentRequest,
 } from './contexts.ts';
 export { RpcApi, type ExecuteOptions } from './rpc.ts';
+export { TeeApi, type TeeAttestRequest, type TeeAttestResult, type TeeInfo } from './tee.ts';
+export {
+  DelegationApi,
+  type ContextIntentRelayInfo,
+  type GovernanceIntentRelayInfo,
+  type PerformIntentRequest as PerformIntentBody,
+  type PerformIntentResult,
+} from './delegation.ts';
+export {
+  UpgradesApi,
+  type CascadeStatusEntry,
+  type GroupUpgradeStatus,
+  type MigrationStatus,
+  type UpgradeGroupRequest,
+  type UpgradeGroupResult,
+  type UpgradeState,
+} from './upgrades.ts';
 export {
   AccountsApi,
   type AccountApplication,

@@ -70,6 +70,10 @@ export interface NodeConfig {
   applications: { devInstallRoot: string };
   /** the WebAssembly pool: workers (0 = one per core, at least 2) and calls waiting at most */
   runtime: { workers: number; queueLimit: number };
+  /** admin spec "Authentication" rule 3: true makes the delegated-execution routes public (the warrant is the credential) */
+  admin: { delegatedAccess: boolean };
+  /** TEE attestation provider (docs/tee.md): "none", or the path of a provider module */
+  tee: { provider: string };
 }
 
 export function defaultConfig(name: string): NodeConfig {
@@ -84,6 +88,8 @@ export function defaultConfig(name: string): NodeConfig {
     registry: { dir: '', url: '', timeoutSecs: DEFAULT_REGISTRY_TIMEOUT_SECS },
     applications: { devInstallRoot: '' },
     runtime: { ...RUNTIME_DEFAULTS },
+    admin: { delegatedAccess: false },
+    tee: { provider: 'none' },
   };
 }
 
@@ -122,6 +128,8 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
   registry: { dir: 'dir', url: 'url', timeoutSecs: 'timeout_secs' },
   applications: { devInstallRoot: 'dev_install_root' },
   runtime: { workers: 'workers', queueLimit: 'queue_limit' },
+  admin: { delegatedAccess: 'delegated_access' },
+  tee: { provider: 'provider' },
 };
 
 export class ConfigError extends Error {

@@ -17,6 +17,7 @@ import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { isMember } from '../governance/authority.ts';
 import type { CallResult } from '../runtime/contract.ts';
 import { ContextGone, type ContextExecutor } from './executor.ts';
+import { readOnlyOf } from './releases.ts';
 import { RpcMethodError } from './rpc-contract.ts';
 import type { ContextService } from './service.ts';
 import type { ContextStore } from './store.ts';
@@ -95,7 +96,7 @@ export class ContextCalls {
     }
     const deviceId = await this.d.contexts.executorKey(contextId);
     if (!deviceId) throw new RpcMethodError('FunctionCallError', 'No owned identity found for this context');
-    const readOnly = (await this.d.applications.readOnlyMethods(meta.applicationId, meta.serviceName)).has(method);
+    const readOnly = (await readOnlyOf(this.d.applications, meta)).has(method);
 
     const result = await this.call(contextId, { method, input, executorId: this.d.identity.accountId, deviceId, readOnly, signal }, () => {
       throw new RpcMethodError('ContextNotFound', undefined);
@@ -135,7 +136,7 @@ export class ContextCalls {
     if (!reg || !isMember(reg.ns, reg.group, account)) {
       throw forbidden(`account ${account} is not a member of the group owning context '${contextId}'`);
     }
-    const readOnly = await this.d.applications.readOnlyMethods(meta.applicationId, meta.serviceName);
+    const readOnly = await readOnlyOf(this.d.applications, meta);
     if (!readOnly.has(method)) throw conflict(`method '${method}' is not marked read-only in the application's ABI; call it with execute`);
     const deviceId = (await this.d.contexts.executorKey(contextId)) ?? this.d.identity.publicKey;
 

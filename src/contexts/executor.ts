@@ -17,6 +17,7 @@ import type { EventBus } from '../events/bus.ts';
 import type { CallResult, CallSuccess, Runtime } from '../runtime/contract.ts';
 import type { BatchOp } from '../store/store.ts';
 import { ContextLocks } from './lock.ts';
+import { wasmOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
 import { CALL_DEADLINE_MS, GENESIS_PARENT, type ContextMeta, type DeltaRecord } from './types.ts';
 
@@ -37,6 +38,13 @@ export interface CallInput {
   deviceId: string;
   readOnly: boolean;
   signal?: AbortSignal;
+  /** a delegated call: recorded on its delta */
+  delegation?: DeltaRecord['delegation'];
+  /**
+   * store ops persisted with the call's outcome whatever it is: in the commit's batch when the call
+   * writes, alone when it fails or only reads (a delegated call's spent warrant nonce)
+   */
+  extra?: BatchOp[];
 }
 
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
@@ -57,12 +65,12 @@ export class ContextExecutor {
   async run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
     const { store, runtime, applications } = this.d;
     const deadline = AbortSignal.timeout(CALL_DEADLINE_MS + 1_000);
-    // The runtime caches compiled modules by this key: the installed bundle's blob id changes with
-    // each version (the application id does not), and a multi-service bundle holds one module per service.
-    const bundle = (await applications.get(meta.applicationId))?.bundleBlobId ?? meta.applicationId;
+    // The runtime caches compiled modules by this key: the bundle's blob id changes with each
+    // version (the application id does not), and a multi-service bundle holds one module per service.
+    const bundle = meta.bundleBlobId ?? (await applications.get(meta.applicationId))?.bundleBlobId ?? meta.applicationId;
     return runtime.call({
       applicationId: meta.serviceName ? `${bundle}:${meta.serviceName}` : bundle,
-      wasm: () => applications.wasm(meta.applicationId, meta.serviceName),
+      wasm: () => wasmOf(applications, meta),
       method: call.method,
       input: call.input,
       contextId: bytes(meta.id),
@@ -81,7 +89,7 @@ export class ContextExecutor {
    * Persists a successful call in one batch together with `extra` ops (context creation adds the
    * context's meta and first member), then publishes its StateMutation. Answers the new meta.
    */
-  async commit(meta: ContextMeta, result: CallSuccess, author: string, extra: BatchOp[] = []): Promise<ContextMeta> {
+  async commit(meta: ContextMeta, result: CallSuccess, author: string, extra: BatchOp[] = [], delegation?: DeltaRecord['delegation']): Promise<ContextMeta> {
     const { store } = this.d;
     const ops: BatchOp[] = [...extra];
     const next: ContextMeta = { ...meta, dagHeads: [...meta.dagHeads] };
@@ -95,6 +103,7 @@ export class ContextExecutor {
         artifact: hex(result.commit.artifact),
         rootHash: hex(result.commit.rootHash),
         author,
+        ...(delegation ? { delegation } : {}),
         timestampMs: this.d.clock.now(),
       };
       ops.push(store.deltaOp(delta));
@@ -133,8 +142,11 @@ export class ContextExecutor {
       if (!meta) throw new ContextGone(contextId);
       prepare(meta);
       const result = await this.run(meta, call);
-      if (!result.ok || call.readOnly) return { meta, result };
-      return { meta: await this.commit(meta, result, call.deviceId), result };
+      if (!result.ok || call.readOnly) {
+        if (call.extra?.length) await this.d.store.store.batch(call.extra);
+        return { meta, result };
+      }
+      return { meta: await this.commit(meta, result, call.deviceId, call.extra, call.delegation), result };
     });
   }
 }

@@ -41,6 +41,8 @@ export interface Contexts {
   executor: ContextExecutor;
   /** forgets local state of contexts whose group or namespace was deleted (start/stop) */
   reaper: DeletedContextReaper;
+  /** the contexts' records, for domains that act on contexts in place (upgrades' migrations) */
+  records: ContextStore;
 }
 
 export function createContexts(d: ContextsDeps): Contexts {
@@ -49,13 +51,14 @@ export function createContexts(d: ContextsDeps): Contexts {
   const contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
   const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });
-  return { contexts, calls, executor, reaper };
+  return { contexts, calls, executor, reaper, records: store };
 }
 
 export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';
 export { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
 export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-contract.ts';
-export { UNINITIALIZED_HASH } from './types.ts';
+export { UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
+export type { ContextStore } from './store.ts';
 
 export interface ContextsRouteDeps extends Contexts {
   /** JSON-RPC methods other domains contribute (e.g. the event stream's `set_ephemeral`) */

@@ -84,6 +84,8 @@ export const IntentsAnswer = Data(
     releaseBytecodeId: Type.Optional(Key()),
     releaseVersion: Type.Optional(Type.String()),
     canAuthorOnBehalf: Type.Boolean({ description: 'false is an answer, not an error' }),
+    groupId: Key(),
+    grantedOnGroupId: Type.Optional(Key()),
   }),
 );
 export const QueryAnswer = Data(Type.Object({ output: Type.Unknown({ description: 'the method’s return value (null for none)' }) }));

@@ -274,6 +274,7 @@ describe('delete, sync, intents, identities', () => {
       releaseBytecodeId: 'cd'.repeat(32),
       releaseVersion: '1.0.0',
       canAuthorOnBehalf: false,
+      groupId: (await w.contexts.groupOf(id))!,
     });
     expect((await w.contexts.newIdentity()).publicKey).toMatch(/^[0-9a-f]{64}$/);
     expect(await w.contexts.storageSize(id)).toBeGreaterThan(0n);

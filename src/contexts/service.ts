@@ -10,13 +10,15 @@ import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
-import { effectiveCapabilities, isMember, requireCapability } from '../governance/authority.ts';
+import { isMember, requireCapability } from '../governance/authority.ts';
+import { authorshipGrant } from '../delegation/standing.ts';
 import type { Governance } from '../governance/log.ts';
-import { CAP, type GroupState, type NamespaceState } from '../governance/types.ts';
+import type { GroupState, NamespaceState } from '../governance/types.ts';
 import type { BatchOp } from '../store/store.ts';
 import type { ContextExecutor } from './executor.ts';
 import { keyFromSeed, parseSeed, randomKey } from './keys.ts';
 import { CONTEXT_OPS, groupHoldingContext, requireMayCreateContext } from './ops.ts';
+import { releaseForGroup, releaseOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
 import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 
@@ -38,6 +40,11 @@ export interface CreateContextInput {
   identitySecret?: string | null;
   serviceName?: string;
   name?: string;
+  /**
+   * Created for a member under a warrant (src/delegation): `init` runs as the member's account and
+   * the registration is published as the delegated op `kind` with `body` (the warrant it rests on).
+   */
+  delegated?: { author: string; kind: string; body: Record<string, unknown> };
 }
 
 /** admin spec "Context" (ContextWithGroup adds `groupId`). */
@@ -145,7 +152,7 @@ export class ContextService {
   }
 
   private async view(meta: ContextMeta, withGroup: boolean): Promise<ContextView> {
-    const app = await this.d.applications.get(meta.applicationId);
+    const release = await releaseOf(this.d.applications, meta);
     const reg = this.registration(meta.id, meta.groupId);
     const entry = reg?.group.contexts[meta.id];
     const name = entry?.metadata?.name ?? entry?.name;
@@ -155,7 +162,7 @@ export class ContextService {
       ...(meta.serviceName ? { serviceName: meta.serviceName } : {}),
       contextStateHash: meta.rootHash,
       ...(meta.dagHeads.length > 0 ? { dagHeads: meta.dagHeads.map(toBytes) } : {}),
-      ...(app ? { applicationVersion: app.version } : {}),
+      ...(release ? { applicationVersion: release.version } : {}),
       ...(name ? { name } : {}),
       ...(withGroup && reg ? { groupId: reg.group.id } : {}),
     };
@@ -169,13 +176,14 @@ export class ContextService {
       throw badRequest(`initializationParams exceeds ${MAX_INIT_PARAMS_BYTES} bytes`);
     }
     const { ns, group } = governance.requireGroup(input.groupId);
-    const account = identity.accountId;
+    const account = input.delegated?.author ?? identity.accountId;
     requireMayCreateContext(ns, group, account);
     // The group's target application wins over the request's (admin-wire-a §4.3).
     const applicationId = group.targetApplicationId && !/^0+$/.test(group.targetApplicationId) ? group.targetApplicationId : input.applicationId;
     if (!applicationId) throw badRequest('applicationId is required: the group names no target application');
     const app = await applications.get(applicationId);
-    if (!app) throw notFound(`application '${applicationId}' is not installed on this node`);
+    const release = app ? await releaseForGroup(applications, group, applicationId) : null;
+    if (!app || !release) throw notFound(`application '${applicationId}' is not installed on this node`);
     if (input.serviceName !== undefined && !app.services.includes(input.serviceName)) {
       throw badRequest(`serviceName '${input.serviceName}' is not a service of application '${applicationId}' (services: ${app.services.join(', ') || 'none'})`);
     }
@@ -195,11 +203,13 @@ export class ContextService {
         applicationId,
         groupId: group.id,
         ...(input.serviceName !== undefined ? { serviceName: input.serviceName } : {}),
+        bundleBlobId: release.bundleBlobId,
         rootHash: UNINITIALIZED_HASH,
         dagHeads: [],
         createdAt: now,
       };
-      // init runs as the group's account with the new member key, always in write mode (runtime.md §3).
+      // init runs as the creating account (the member's, when created under a warrant) with the new
+      // member key, always in write mode (runtime.md §3).
       const result = await executor.run(meta, {
         method: 'init',
         input: input.initializationParams,
@@ -211,10 +221,11 @@ export class ContextService {
       if (result.output !== null) throw badRequest('application initialization failed: init must not return a value');
       if (!result.commit) throw badRequest('application initialization failed: init committed no state');
 
-      await governance.submit(ns.id, group.id, CONTEXT_OPS.registered, {
+      await governance.submit(ns.id, group.id, input.delegated?.kind ?? CONTEXT_OPS.registered, {
         contextId,
         applicationId,
         ...(input.name !== undefined ? { name: input.name } : {}),
+        ...input.delegated?.body,
       });
       const extra: BatchOp[] = [store.memberOp(contextId, { publicKey: memberPublicKey, owned: true, addedAt: now })];
       if (member) extra.push(store.keys.putOp(member.publicKey, { privateKey: member.privateKey, createdAt: now }));
@@ -257,11 +268,13 @@ export class ContextService {
       const memberPublicKey = (meta && (await this.executorKey(contextId))) ?? identity.publicKey;
       const ops: BatchOp[] = [store.memberOp(contextId, { publicKey: memberPublicKey, owned: true, addedAt: this.d.clock.now() })];
       if (!meta && reg) {
+        const release = await releaseForGroup(this.d.applications, reg.group, reg.group.targetApplicationId);
         ops.push(
           store.meta.putOp(contextId, {
             id: contextId,
             applicationId: reg.group.targetApplicationId,
             groupId: reg.group.id,
+            ...(release ? { bundleBlobId: release.bundleBlobId } : {}),
             rootHash: UNINITIALIZED_HASH,
             dagHeads: [],
             createdAt: this.d.clock.now(),
@@ -288,10 +301,12 @@ export class ContextService {
     const { store, identity } = this.d;
     await this.d.executor.locks.run(contextId, true, async () => {
       const meta = await this.requireMeta(contextId);
-      if (!(await this.d.applications.get(applicationId))) throw badRequest(`application '${applicationId}' is not installed on this node`);
+      const app = await this.d.applications.get(applicationId);
+      if (!app) throw badRequest(`application '${applicationId}' is not installed on this node`);
       const reg = this.registration(contextId, meta.groupId);
       if (reg) requireCapability(reg.ns, reg.group, identity.accountId, 'MANAGE_APPLICATION');
-      await store.meta.put(contextId, { ...meta, applicationId });
+      // the context now runs that application's current version
+      await store.meta.put(contextId, { ...meta, applicationId, bundleBlobId: app.bundleBlobId });
     });
   }
 
@@ -332,25 +347,23 @@ export class ContextService {
 
   /**
    * `GET /contexts/{id}/intents` (admin spec "Delegated execution"): what a warrant for this node
-   * must name. `canAuthorOnBehalf` is whether this node's account holds CAN_AUTHOR_ON_BEHALF (or
-   * the RelayTee role) in the owning group; false is an answer, not an error.
+   * must name — its account and executor key, and the release the context runs — with
+   * `canAuthorOnBehalf`: whether this node's account is a `RelayTee` or holds CAN_AUTHOR_ON_BEHALF on
+   * the owning group or an ancestor (`grantedOnGroupId` names where); false is an answer, not an error.
    */
   async intents(contextId: string) {
     const { identity } = this.d;
     const meta = await this.requireMeta(contextId);
-    const app = await this.d.applications.get(meta.applicationId);
+    const release = await releaseOf(this.d.applications, meta);
     const reg = this.registration(contextId, meta.groupId);
-    let canAuthorOnBehalf = false;
-    if (reg) {
-      const caps = effectiveCapabilities(reg.ns, reg.group, identity.accountId);
-      const role = reg.group.members[identity.accountId]?.role;
-      canAuthorOnBehalf = role === 'RelayTee' || (caps !== undefined && (caps & CAP.CAN_AUTHOR_ON_BEHALF) !== 0);
-    }
+    const grant = reg ? authorshipGrant(reg.ns, reg.group, identity.accountId) : undefined;
     return {
       executorAccount: identity.accountId,
       executorKey: (await this.executorKey(contextId)) ?? identity.publicKey,
-      ...(app ? { releaseBytecodeId: app.bundleBlobId, releaseVersion: app.version } : {}),
-      canAuthorOnBehalf,
+      ...(release ? { releaseBytecodeId: release.bundleBlobId, releaseVersion: release.version } : {}),
+      canAuthorOnBehalf: grant !== undefined,
+      groupId: reg?.group.id ?? meta.groupId,
+      ...(grant ? { grantedOnGroupId: grant.id } : {}),
     };
   }
 }

@@ -29,6 +29,11 @@ export interface ContextMeta {
   /** the group the context was created in or joined through (the governance registry is authoritative) */
   groupId: string;
   serviceName?: string;
+  /**
+   * the bundle blob id of the application version the context runs (releases.ts): pinned when the
+   * context is created or joined, moved by a group upgrade; absent on contexts stored before pinning
+   */
+  bundleBlobId?: string;
   /** the guest's last committed root (`contextStateHash`); UNINITIALIZED_HASH before any state */
   rootHash: string;
   /** ids of the DAG's current heads (delta records) */
@@ -58,8 +63,10 @@ export interface DeltaRecord {
   artifact: string;
   /** the root hash after applying it */
   rootHash: string;
-  /** the member key that executed the call */
+  /** the member key that executed the call (for a delegated call, the author's device key) */
   author: string;
+  /** a delegated call: the warrant it ran under (hex borsh) and the relay key that executed it */
+  delegation?: { warrant: string; executorKey: string };
   /** Unix milliseconds */
   timestampMs: number;
 }

@@ -10,6 +10,8 @@ import { registerOwnerOps } from './owner/ops.ts';
 import { registerInvitationOps } from './invitations/ops.ts';
 import { registerContextOps } from '../contexts/ops.ts';
 import { registerSignerOps } from './signers.ts';
+import { registerUpgradeOps } from '../upgrades/ops.ts';
+import { registerDelegationOps } from '../delegation/ops.ts';
 
 export function createAppliers(): ApplierRegistry {
   const registry = new ApplierRegistry();
@@ -23,5 +25,7 @@ export function createAppliers(): ApplierRegistry {
   registerInvitationOps(registry);
   registerContextOps(registry);
   registerSignerOps(registry);
+  registerUpgradeOps(registry);
+  registerDelegationOps(registry);
   return registry;
 }

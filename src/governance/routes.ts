@@ -24,6 +24,7 @@ import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerProofRoutes } from './proofs/routes.ts';
 import { registerGroupSyncRoutes, type GroupSync } from './groups/sync-routes.ts';
 import { registerUsageRoute, type ContextUsage } from './usage.ts';
+import type { GroupUpgradeStatus } from '../upgrades/types.ts';
 
 export interface GovernanceRouteDeps {
   governance: Governance;
@@ -43,6 +44,8 @@ export interface GovernanceRouteDeps {
   sync?: GroupSync;
   /** what a context takes on this node (the usage route); undefined when it is not held here */
   contextUsage?: (contextId: string) => Promise<ContextUsage | undefined>;
+  /** GroupInfo `activeUpgrade`: the group's upgrade while it is in progress on this node (src/upgrades) */
+  activeUpgrade?: (groupId: string) => Promise<GroupUpgradeStatus | undefined>;
 }
 
 export function registerGovernanceRoutes(app: FastifyInstance, deps: GovernanceRouteDeps): void {

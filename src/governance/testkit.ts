@@ -1,6 +1,8 @@
 /**
- * Governance nodes for tests: each with its own identity, MemoryStore, log and services, so tests
- * can move ops between them (by hand or over a MemoryHub) and compare the states they fold.
+ * Governance for tests. Applying ops as a replaying node does, straight through the applier
+ * registry onto a copy of the state (`applyOp`, `refusalOf`); and whole governance nodes, each with
+ * its own identity, MemoryStore, log and services, so tests can move ops between them (by hand or
+ * over a MemoryHub) and compare the states they fold (`govNode`, `pull`, `stateText`).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { NodeIdentity } from '../accounts/identity.ts';
@@ -15,6 +17,8 @@ import { Governance } from './log.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { NamespaceManageService } from './namespaces/manage-service.ts';
 import { createAppliers } from './ops.ts';
+import { HearthError } from '../errors.ts';
+import type { GovOp, NamespaceState } from './types.ts';
 import { SettingsService } from './settings/service.ts';
 
 export const TEST_APP = 'ab'.repeat(32);
@@ -74,3 +78,24 @@ export async function pull(from: GovNode, to: GovNode, namespaceId: string) {
 
 /** The namespace state as comparable text. */
 export const stateText = (n: GovNode, namespaceId: string): string => canonicalJson(n.governance.stateOf(namespaceId));
+
+const registry = createAppliers();
+
+/** The state after `kind` applies; `op` overrides the envelope (author account, signer, id, time). */
+export function applyOp(ns: NamespaceState, groupId: string, kind: string, body: Record<string, unknown>, op: Partial<GovOp> = {}): NamespaceState {
+  const draft = structuredClone(ns);
+  const envelope: GovOp = { namespaceId: ns.id, groupId, kind, body, account: '', signer: '', timestampMs: 7_000, seq: '1', parents: [], nonce: '1', id: 'f'.repeat(64), signature: '', ...op };
+  registry.get(kind)({ ns: draft, op: envelope, emit: () => undefined });
+  return draft;
+}
+
+/** `ok`, or `<kind>: <message>` of the HearthError the call threw (anything else is rethrown). */
+export function refusalOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof HearthError) return `${e.kind}: ${e.message}`;
+    throw e;
+  }
+  return 'ok';
+}

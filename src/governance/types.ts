@@ -3,6 +3,8 @@
  * roles"; domain.md §4): each namespace's state is derived from an ordered log of signed ops. These
  * are the op envelope and the derived state every route reads.
  */
+import type { GroupUpgradeRecord } from '../upgrades/types.ts';
+import type { NonceLedger } from '../delegation/nonces.ts';
 
 export const ROLES = ['Admin', 'Member', 'ReadOnly', 'ReadOnlyTee', 'RelayTee'] as const;
 export type Role = (typeof ROLES)[number];
@@ -71,6 +73,8 @@ export interface GroupState {
   appKey: string;
   teeAdmissionPolicy?: Record<string, unknown>;
   teeAuthoringPolicy?: Record<string, unknown>;
+  /** the group's latest upgrade (src/upgrades); absent before the first */
+  upgrade?: GroupUpgradeRecord;
   /** Unix seconds */
   createdAt: number;
 }
@@ -114,6 +118,11 @@ export interface NamespaceState {
    * proof signed at a lower epoch (a rotated-out key) is refused. Absent = 0.
    */
   accountRootEpochs?: Record<string, number>;
+  /**
+   * Warrant nonces spent by delegated ops, per `<scope group>/<author device key>` (src/delegation):
+   * every node spends them when it applies the op. Absent on older state.
+   */
+  delegatedNonces?: Record<string, NonceLedger>;
 }
 
 /** A device's binding in a namespace: it may write for its account here until revoked or descoped. */

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isBound, mayActOn, type MayActOptions } from '../auth/binding.ts';
 import { satisfies } from '../auth/permissions.ts';
-import { classifyRoute } from '../auth/route-permissions.ts';
+import { classifyRoute, type RouteOptions } from '../auth/route-permissions.ts';
 import type { AuthService } from '../auth/service.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import { bearerOf, originOf, pathOf, queryTokenOf } from './request.ts';
@@ -16,15 +16,15 @@ import { bearerOf, originOf, pathOf, queryTokenOf } from './request.ts';
 /** The auth spec accepts `?token=` only on the stream routes (a URL reaches proxy logs). */
 const QUERY_TOKEN_PATHS = /^\/(ws|sse)(\/|$)/;
 
-export interface GuardOptions {
+export interface GuardOptions extends RouteOptions {
   /** a group's way up to its namespace root: group-bound keys reach open subgroups (binding.ts) */
   groupPath?: MayActOptions['groupPath'];
 }
 
-export function registerGuard(app: FastifyInstance, auth: AuthService, opts: GuardOptions = {}): void {
+export function registerGuard(app: FastifyInstance, auth: AuthService, options: GuardOptions = {}): void {
   app.addHook('onRequest', async (req) => {
     const path = pathOf(req);
-    const decision = classifyRoute(req.method, path);
+    const decision = classifyRoute(req.method, path, options);
     if (decision.kind !== 'guarded') return;
     const token = bearerOf(req) ?? (QUERY_TOKEN_PATHS.test(path) ? queryTokenOf(req) : undefined);
     if (!token) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
@@ -32,7 +32,7 @@ export function registerGuard(app: FastifyInstance, auth: AuthService, opts: Gua
     if (decision.permission && !satisfies(principal.permissions, decision.permission)) {
       throw forbidden(`This route needs the ${decision.permission} permission`, 'permission_denied');
     }
-    if (isBound(principal.binding) && decision.bindingChecked === 'route' && !mayActOn(principal.binding, decision.target, { groupPath: opts.groupPath })) {
+    if (isBound(principal.binding) && decision.bindingChecked === 'route' && !mayActOn(principal.binding, decision.target, { groupPath: options.groupPath })) {
       throw forbidden('This client key is bound to other contexts or groups', 'permission_denied');
     }
     req.principal = principal;

@@ -6,7 +6,7 @@
  * u64 serializer for every reply (docs/openapi.md).
  */
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import { classifyRoute } from '../auth/route-permissions.ts';
+import { classifyRoute, type RouteOptions as GuardOptions } from '../auth/route-permissions.ts';
 import { VERSION } from '../version.ts';
 
 export interface RouteRecord {
@@ -31,6 +31,8 @@ type Json = Record<string, unknown>;
 /** Every route the app registers, in registration order. HEAD twins of GET routes and CORS preflights are left out. */
 export class RouteCatalogue {
   readonly routes: RouteRecord[] = [];
+  /** the node's guard configuration, so `security` shows which routes are public on this node */
+  guardOptions: GuardOptions = {};
 
   /** Must run before any route is registered (fastify only reports routes added after the hook). */
   attach(app: FastifyInstance): void {
@@ -52,7 +54,7 @@ export class RouteCatalogue {
     for (const route of this.routes) {
       const path = openApiPath(route.url);
       paths[path] ??= {};
-      paths[path][route.method.toLowerCase()] = operation(route);
+      paths[path][route.method.toLowerCase()] = operation(route, this.guardOptions);
     }
     return {
       openapi: '3.1.0',
@@ -75,7 +77,7 @@ export function openApiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{wildcard}');
 }
 
-function operation(route: RouteRecord): Json {
+function operation(route: RouteRecord, guardOptions: GuardOptions): Json {
   const schema = route.schema ?? {};
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${route.url.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
@@ -91,7 +93,7 @@ function operation(route: RouteRecord): Json {
   const body = schema.body ?? route.docBody;
   if (body) op.requestBody = requestBodyOf(body as Json);
   op.responses = responsesOf(schema.response as Record<string, Json> | undefined);
-  const guard = classifyRoute(route.method, concretePath(route.url));
+  const guard = classifyRoute(route.method, concretePath(route.url), guardOptions);
   const open = guard.kind === 'public' || (guard.kind === 'unguarded' && !route.url.startsWith('/admin/'));
   if (!open) op.security = [{ bearer: [] }];
   return op;

@@ -14,6 +14,13 @@ import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
 import { groupPathVia } from '../governance/authority.ts';
 import type { Store } from '../store/store.ts';
+import { registerTeeRoutes } from '../tee/routes.ts';
+import { registerSigningKeyRoutes } from '../governance/signing-key/routes.ts';
+import type { SigningKeyService } from '../governance/signing-key/service.ts';
+import { registerUpgradeRoutes } from '../upgrades/routes.ts';
+import type { UpgradeService } from '../upgrades/service.ts';
+import { registerDelegationRoutes, type DelegationRouteDeps } from '../delegation/routes.ts';
+import type { TeeService } from '../tee/service.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
 import { registerMetricsRoute, type Metrics } from './metrics.ts';
@@ -31,13 +38,21 @@ export interface RouteDeps {
   governance: GovernanceRouteDeps;
   events: EventRoutesDeps;
   contexts: ContextsRouteDeps;
+  tee: { tee: TeeService };
+  signingKeys: { signingKeys: SigningKeyService };
+  upgrades: { upgrades: UpgradeService };
+  delegation: DelegationRouteDeps;
   metrics: Metrics;
   catalogue: RouteCatalogue;
+  /** `admin.delegated_access`: the delegated-execution routes are public (admin spec "Authentication" rule 3) */
+  delegatedAccess?: boolean;
 }
 
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { governance } = deps.governance;
-  registerGuard(app, deps.auth.auth, { groupPath: groupPathVia((id) => governance.locate(id)) });
+  const guardOptions = { delegatedAccess: deps.delegatedAccess ?? false };
+  deps.catalogue.guardOptions = guardOptions;
+  registerGuard(app, deps.auth.auth, { ...guardOptions, groupPath: groupPathVia((id) => governance.locate(id)) });
   registerHealthRoutes(app, deps);
   registerNetworkRoutes(app, deps.network);
   registerMetricsRoute(app, deps.metrics);
@@ -51,4 +66,8 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerGovernanceRoutes(app, deps.governance);
   registerEventRoutes(app, deps.events);
   registerContextsRoutes(app, deps.contexts);
+  registerTeeRoutes(app, deps.tee);
+  registerSigningKeyRoutes(app, deps.signingKeys);
+  registerUpgradeRoutes(app, deps.upgrades);
+  registerDelegationRoutes(app, deps.delegation);
 }

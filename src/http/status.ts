@@ -10,6 +10,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  not_implemented: 501,
   bad_gateway: 502,
   unavailable: 503,
   gateway_timeout: 504,

@@ -46,6 +46,12 @@ import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
 import { VERSION } from '../version.ts';
+import { loadTeeBackend } from '../tee/provider.ts';
+import { TeeService } from '../tee/service.ts';
+import { SigningKeyService } from '../governance/signing-key/service.ts';
+import { UpgradeService } from '../upgrades/service.ts';
+import { IntentService } from '../delegation/intents.ts';
+import { GroupIntentService } from '../delegation/group-intents.ts';
 import { AdminMissingError } from './credentials.ts';
 import type { Network } from '../network/contract.ts';
 import { StreamRouter } from '../network/router.ts';
@@ -145,6 +151,15 @@ export class HearthNode {
   network?: NodeNetwork;
   router?: StreamRouter;
   replicator?: GovernanceReplicator;
+  /** TEE information and attestation through the configured provider (docs/tee.md) */
+  tee!: TeeService;
+  /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
+  signingKeys!: SigningKeyService;
+  /** group upgrades and this node's migrations (src/upgrades) */
+  upgrades!: UpgradeService;
+  /** delegated execution: intents, context and governance intents run for members under warrants */
+  intents!: IntentService;
+  groupIntents!: GroupIntentService;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -245,6 +260,20 @@ export class HearthNode {
     const dropped = await this.contexts.reaper.sweep();
     if (dropped.length > 0) this.opts.logger.info({ contexts: dropped }, 'dropped the local state of contexts whose group was deleted');
     this.contexts.reaper.start();
+    this.tee = new TeeService({ backend: await loadTeeBackend(config.tee.provider, paths.dir), identity: this.identity, applications: this.applications });
+    this.upgrades = new UpgradeService({
+      store: this.store,
+      governance: this.governance,
+      contexts: this.contexts,
+      applications: this.applications,
+      identity: this.identity,
+      bus: this.bus,
+      clock,
+      onError: (err) => this.opts.logger.error({ err }, 'migration failed'),
+    });
+    this.intents = new IntentService({ store: this.store, contexts: this.contexts, applications: this.applications, identity: this.identity, clock });
+    this.groupIntents = new GroupIntentService({ governance: this.governance, contexts: this.contexts, identity: this.identity, clock });
+    this.signingKeys = new SigningKeyService({ store: this.store, governance: this.governance, identity: this.identity, clock });
     this.presence = new PresenceService({ bus: this.bus, clock });
     this.presenceIntents = new PresenceIntentService({ presence: this.presence, clock, locateContext: (id) => this.contexts.contexts.registration(id) });
     this.events = new EventStreamService({
@@ -286,6 +315,7 @@ export class HearthNode {
           this.catalogue = catalogue;
           return registerRoutes(app, {
             catalogue,
+            delegatedAccess: config.admin.delegatedAccess,
             metrics: this.metrics,
             store: this.store,
             lifecycle: () => this.state,
@@ -308,6 +338,10 @@ export class HearthNode {
               rpcMethods: presenceRpcMethods(this.presence, { ownIdentity: (id) => this.contexts.contexts.ownIdentity(id) }),
             },
             applications: { applications: this.applications },
+            tee: { tee: this.tee },
+            signingKeys: { signingKeys: this.signingKeys },
+            upgrades: { upgrades: this.upgrades },
+            delegation: { intents: this.intents, groupIntents: this.groupIntents },
             governance: {
               governance: this.governance,
               identity: this.identity,
@@ -322,6 +356,7 @@ export class HearthNode {
               invitations: this.invitations,
               sync: this.replicator,
               contextUsage: (id) => this.contexts.contexts.usage(id),
+              activeUpgrade: (groupId) => this.upgrades.activeUpgrade(groupId),
             },
             auth: {
               auth: this.auth,
@@ -347,6 +382,7 @@ export class HearthNode {
       await this.network?.start();
       this.router?.serve();
       this.replicator?.start();
+      await this.upgrades.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
@@ -401,6 +437,7 @@ export class HearthNode {
     this.events?.stop();
     this.presence?.stop();
     await this.drainHttp();
+    await this.upgrades?.stop();
     await this.replicator?.stop();
     await this.network?.stop();
     await this.runtime?.stop();

@@ -5,7 +5,8 @@
  * areas that only set state up (identity, installing the test app, creating a context) go through
  * a second, unrecorded client sharing the session, so this file checks the groups area alone.
  */
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, verify } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, HttpError, MemoryTokenStore, type Client, type NodeIdentity } from '../../src/client/index.ts';
 import { CAPABILITIES } from '../../src/client/settings.ts';
@@ -171,6 +172,12 @@ it('mints a signed group invitation and joins with it (already a member: nothing
   const digest = createHash('sha256').update(invitationBorsh(invitation.invitation)).digest();
   expect(ed25519Verify(me.publicKey, digest, Buffer.from(invitation.inviter_signature, 'hex'))).toBe(true);
   expect(await c.invitations.joinGroup(invitation)).toEqual({ groupId: sub, memberIdentity: me.publicKey, memberAccount: me.accountId });
+});
+
+it("registers the node's own signing key for a group", async () => {
+  const jwk = createPrivateKey(await readFile(node.paths.nodeKey)).export({ format: 'jwk' });
+  const signingKey = Buffer.from(jwk.d as string, 'base64url').toString('hex');
+  expect(await c.groups.registerSigningKey(ns, { signingKey })).toEqual({ publicKey: me.publicKey });
 });
 
 it('answers every groups operation as the OpenAPI document says', () => {

@@ -100,8 +100,8 @@ it('owner-deletes an empty subgroup with no body or {} and refuses the namespace
   expect((await fails(owner.ownerDelete(ns, { rootProof: '' })))?.status).toBe(400);
 });
 
-it('answers 404 on signing-key, which rc.83 does not route', async () => {
-  expect((await fails(c.http.send(`/admin-api/groups/${ns}/signing-key`, { method: 'POST', body: {} })))?.status).toBe(404);
+it('serves signing-key (issue #15; rc.83 does not route it): a request without a key is a 400', async () => {
+  expect((await fails(c.http.send(`/admin-api/groups/${ns}/signing-key`, { method: 'POST', body: {} })))?.status).toBe(400);
 });
 
 it('keeps the counter across a restart, and the next op continues from it', async () => {

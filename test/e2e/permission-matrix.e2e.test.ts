@@ -122,7 +122,8 @@ describe('the route table', () => {
       .filter((r) => /^\/(admin-api|admin|jsonrpc|ws|sse)(\/|$)/.test(r.url))
       .filter((r) => declaredAccess(r.method, concrete(r.url))?.kind === 'public')
       .map((r) => r.url);
-    expect(open.sort()).toEqual(['/admin-api/health', '/admin-api/is-authed', '/admin-api/openapi.json', '/admin-api/ready']);
+    // TEE information and attestation are public as the reference routes them (admin-wire-b §9.1)
+    expect(open.sort()).toEqual(['/admin-api/health', '/admin-api/is-authed', '/admin-api/openapi.json', '/admin-api/ready', '/admin-api/tee/attest', '/admin-api/tee/info']);
   });
 });
 

@@ -23,6 +23,13 @@ export interface Exchange {
   emptyBody?: boolean;
 }
 
+/** Group upgrade and migration routes (their own contract file: they need an upgradable application). */
+const UPGRADE_ROUTE = /^\/admin-api\/groups\/[^/]+\/(upgrade|upgrade\/status|upgrade\/retry|migration-status|cascade-status|migration\/abort)$/;
+
+/** Delegated execution (its own contract file: it needs a member's warrants). `GET …/intents` stays with contexts. */
+const delegated = (m: string, p: string) =>
+  (m === 'POST' && /^\/admin-api\/contexts\/[^/]+\/intents$/.test(p)) || /^\/admin-api\/groups\/[^/]+\/(context|governance)-intents$/.test(p);
+
 /** Which contract file owns which operations (by path prefix, after `/admin-api` or at the root). */
 export const AREAS: Record<string, (method: string, path: string) => boolean> = {
   auth: (_m, p) => p.startsWith('/auth/') || p.startsWith('/admin/'),
@@ -32,11 +39,14 @@ export const AREAS: Record<string, (method: string, path: string) => boolean> = 
   blobs: (_m, p) => p.startsWith('/admin-api/blobs'),
   applications: (_m, p) =>
     p.startsWith('/admin-api/applications') || p.startsWith('/admin-api/packages') || p.startsWith('/admin-api/install-'),
-  contexts: (_m, p) => p.startsWith('/admin-api/contexts') || p === '/jsonrpc',
+  contexts: (m, p) => (p.startsWith('/admin-api/contexts') || p === '/jsonrpc') && !delegated(m, p),
   events: (_m, p) => p === '/sse' || p.startsWith('/sse/') || p === '/ws',
   accounts: (_m, p) => p.startsWith('/admin-api/identity') || p.startsWith('/admin-api/account/'),
   namespaces: (_m, p) => p.startsWith('/admin-api/namespaces'),
-  groups: (_m, p) => p.startsWith('/admin-api/groups'),
+  groups: (m, p) => p.startsWith('/admin-api/groups') && !UPGRADE_ROUTE.test(p) && !delegated(m, p),
+  upgrades: (_m, p) => UPGRADE_ROUTE.test(p),
+  delegation: delegated,
+  tee: (_m, p) => p.startsWith('/admin-api/tee/'),
 };
 
 export function areaOf(method: string, path: string): string | undefined {

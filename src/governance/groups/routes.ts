@@ -34,6 +34,7 @@ export function registerGroupRoutes(root: FastifyInstance, deps: GovernanceRoute
   const infoSchema = { summary: 'GroupInfo', params: GroupParams, response: { 200: GroupInfoAnswer, ...Errors(400, 401, 403, 404) } };
   app.get('/admin-api/groups/:groupId', { schema: infoSchema }, async (req) => {
     const { ns, group } = groups.get(requireId(req.params.groupId, 'group id'));
-    return { data: groupInfoView(ns, group) };
+    const activeUpgrade = await deps.activeUpgrade?.(group.id);
+    return { data: { ...groupInfoView(ns, group), ...(activeUpgrade ? { activeUpgrade } : {}) } };
   });
 }

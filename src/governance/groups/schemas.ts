@@ -5,6 +5,7 @@
 import { Type } from 'typebox';
 import { Data, Hex32, U64 } from '../../http/response-schemas.ts';
 import { Hex64 } from '../namespaces/schemas.ts';
+import { GroupUpgradeStatus } from '../../upgrades/schemas.ts';
 
 /**
  * `groupId` is refused (ids are derived: admin spec, README rule 3); every other field older
@@ -47,5 +48,6 @@ export const GroupInfo = Type.Object({
   namespaceId: Hex32('the namespace root; the group itself for a root'),
   ownerOpCounter: U64('the counter the next root proof must name'),
   name: Type.Optional(Type.String()),
+  activeUpgrade: Type.Optional(GroupUpgradeStatus),
 });
 export const GroupInfoAnswer = Data(GroupInfo);

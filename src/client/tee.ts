@@ -1,0 +1,60 @@
+/**
+ * @module client/tee
+ *
+ * TEE routes (admin spec "TEE and network"; admin-wire-b §9). `info` and `attest` are public on the
+ * node (no token needed); `registrationAttest` is guarded. A node without a TEE answers `info` with
+ * `available: false` and refuses both attestations with 501 ({@link HttpError} `status === 501`,
+ * the message naming why). Quotes are verified by the caller; the node never judges them.
+ */
+
+import type { CallOptions, HttpClient } from './http.ts';
+
+export interface TeeInfo {
+  /** `gcp`, … or `unknown` */
+  cloudProvider: string;
+  osImage: string;
+  /** launch measurement, hex; empty when there is none */
+  mrtd: string;
+  /** hearth: whether this node can attest */
+  available?: boolean;
+  /** hearth: `none` or the configured provider */
+  provider?: string;
+  /** hearth: why it cannot attest */
+  reason?: string;
+}
+
+export interface TeeAttestRequest {
+  /** 32 bytes as 64 hex */
+  nonce: string;
+  applicationId?: string;
+  bindNodeKey?: boolean;
+  bindTransportKey?: boolean;
+  includeCollateral?: boolean;
+}
+
+export interface TeeAttestResult {
+  quoteB64: string;
+  quote?: Record<string, unknown>;
+  boundPublicKey?: string;
+  transportPublicKey?: string;
+  collateral?: Record<string, unknown>;
+}
+
+export class TeeApi {
+  constructor(private readonly http: HttpClient) {}
+
+  /** `GET /admin-api/tee/info`. */
+  info(options?: CallOptions): Promise<TeeInfo> {
+    return this.http.data('/admin-api/tee/info', options);
+  }
+
+  /** `POST /admin-api/tee/attest`: a quote whose report data starts with `nonce`. */
+  attest(body: TeeAttestRequest, options?: CallOptions): Promise<TeeAttestResult> {
+    return this.http.data('/admin-api/tee/attest', { ...options, method: 'POST', body });
+  }
+
+  /** `POST /admin-api/tee/registration-attest`: a quote binding `nonce` to this node's registration. */
+  registrationAttest(body: { nonce: string }, options?: CallOptions): Promise<TeeAttestResult> {
+    return this.http.data('/admin-api/tee/registration-attest', { ...options, method: 'POST', body });
+  }
+}

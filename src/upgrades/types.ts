@@ -1,0 +1,62 @@
+/**
+ * What the governance log records about a group upgrade (domain.md §4.6; admin-wire-b §7), and the
+ * wire shapes of its status. The record is replicated (every node applies the same op); migration
+ * progress is node-local (src/upgrades/progress.ts), as the reference's counters are "per node".
+ */
+
+/** `GroupState.upgrade`: the group's latest upgrade. */
+export interface GroupUpgradeRecord {
+  /** the id of the op that started it */
+  id: string;
+  /** the group the upgrade was asked on (itself, or the ancestor a cascade started from) */
+  requestedOn: string;
+  cascade: boolean;
+  targetApplicationId: string;
+  fromVersion: string;
+  toVersion: string;
+  /** bundle blob id the group pinned before (64 zeros when it pinned none) */
+  fromAppKey: string;
+  /** bundle blob id of the target version */
+  toAppKey: string;
+  /** the target ABI's `state_version` (0 without one) */
+  toStateVersion: number;
+  /** unix seconds, from the op */
+  initiatedAt: number;
+  /** the signing key of the node that published it */
+  initiatedBy: string;
+  /** an opaque fence naming the op's position in the namespace log (cascade-status `cascadeHlc`) */
+  fence: string;
+  /** set by `migration/abort`: the group's target went back to `fromAppKey` */
+  aborted?: { at: number; by: string };
+}
+
+/** Local status of a group's upgrade (admin-wire-b §7.3). `aborted` is hearth's fourth state. */
+export type UpgradeState = 'in_progress' | 'completed' | 'aborted';
+
+/** GroupUpgradeStatus (admin-wire-b §7.3): counters and `completedAt` are null once completed. */
+export interface GroupUpgradeStatus {
+  fromVersion: string;
+  toVersion: string;
+  initiatedAt: number;
+  initiatedBy: string;
+  status: UpgradeState;
+  localContextsTotal: number | null;
+  localContextsSwapped: number | null;
+  localContextsFailed: number | null;
+  completedAt: number | null;
+}
+
+/** Why a context did not migrate (admin-wire-b §7.5 `migrationFailed`). */
+export type MigrationFailureReason = 'check_aborted' | 'apply_failed' | 'no_migration_path';
+
+/** The op kinds of this domain (registered in ops.ts). */
+export const UPGRADE_OPS = {
+  set: 'group.upgrade.set',
+  aborted: 'group.upgrade.aborted',
+} as const;
+
+/** Internal bus kinds (not stream frames: events/frames.ts sends only the four migration kinds). */
+export const UPGRADE_APPLIED = 'UpgradeApplied';
+export const UPGRADE_ABORTED = 'UpgradeAborted';
+
+export const UNRESOLVED_APP_KEY = '0'.repeat(64);
