@@ -49,6 +49,7 @@ import { libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf, peerKeyOfStri
 import { publicKeyOf } from '../crypto/keys.ts';
 import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
+import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 
 export interface Libp2pNetworkOptions {
@@ -144,7 +145,7 @@ export class Libp2pNetwork implements Network {
       transports: [tcp()],
       connectionEncrypters: [noise()],
       streamMuxers: [
-        trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION }), {
+        trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION, streamOptions: { maxStreamWindowSize: STREAM_WINDOW_BYTES } }), {
           bytesIn: (n) => (this.counters.bytesIn += n),
           bytesOut: (n) => (this.counters.bytesOut += n),
           serves: (protocol) => this.node?.getProtocols().includes(protocol) ?? false,

@@ -7,7 +7,7 @@
  * closing connection) proposes only served protocols and is not reported.
  */
 import './polyfill.ts';
-import type { StreamMuxer, StreamMuxerFactory } from '@libp2p/interface';
+import type { Stream, StreamMuxer, StreamMuxerFactory } from '@libp2p/interface';
 
 /** multistream-select's own messages, never a protocol a node serves */
 const MSS_CONTROL = new Set(['/multistream/1.0.0', 'ls']);
@@ -42,19 +42,28 @@ export function trafficMuxer<C>(inner: (components: C) => StreamMuxerFactory, ho
         };
         // added after the muxer's own listener, so no data is dispatched before the muxer hears it
         maConn.addEventListener('message', (e) => hooks.bytesIn(e.data.byteLength));
-        muxer.addEventListener('stream', (e) => {
+        // Listening for streams from the start would make the muxer hand the peer's first streams
+        // to this listener alone (it keeps them for later only while nobody listens), before the
+        // libp2p connection listens: so this listener joins when the connection's does.
+        const listen = muxer.addEventListener.bind(muxer) as (type: 'stream', listener: (e: CustomEvent<Stream>) => void) => void;
+        let joined = false;
+        muxer.addEventListener = ((...args: Parameters<typeof listen>) => {
+          listen(...args);
+          if (args[0] !== 'stream' || joined) return;
+          joined = true;
+          listen('stream', onStream);
+        }) as typeof muxer.addEventListener;
+        const onStream = (e: CustomEvent<Stream>) => {
           const stream = e.detail;
           if (stream.direction !== 'inbound') return;
-          // Attached while the 'stream' event is dispatched, as the negotiation's own reader is.
-          // It must be gone before the negotiation hands the stream to its handler (a message
-          // dispatched to this listener alone would be lost), so it leaves as soon as the peer
-          // proposes a served protocol, which the negotiation then agrees on.
-          let sniffed = new Uint8Array(0);
+          // Reads only the first chunk the peer sends (its first proposal, multistream's header
+          // and protocol written together), alongside the negotiation's own reader, attached in
+          // the same dispatch. Reading on could leave this listener the only one for an instant
+          // after the negotiation hands the stream over, and a chunk delivered then would be lost.
           let proposed: string[] = [];
           const sniff = (m: { data: { subarray(): Uint8Array } }) => {
-            sniffed = Buffer.concat([sniffed, m.data.subarray()]).subarray(0, SNIFF_BYTES);
-            proposed = proposals(sniffed).filter((p) => !MSS_CONTROL.has(p));
-            if (proposed.some((p) => hooks.serves(p)) || sniffed.byteLength >= SNIFF_BYTES) stop();
+            stream.removeEventListener('message', sniff);
+            proposed = proposals(m.data.subarray().subarray(0, SNIFF_BYTES)).filter((p) => !MSS_CONTROL.has(p));
           };
           const stop = () => stream.removeEventListener('message', sniff);
           stream.addEventListener('message', sniff);
@@ -67,7 +76,7 @@ export function trafficMuxer<C>(inner: (components: C) => StreamMuxerFactory, ho
             },
             { once: true },
           );
-        });
+        };
         return muxer;
       },
     };
