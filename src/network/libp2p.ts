@@ -321,7 +321,13 @@ export class Libp2pNetwork implements Network {
   /** Drops every connection to the peer at once (a graceful close would wait on its streams). */
   private disconnect(peer: PeerKey): void {
     if (!this.node || this.state !== 'started') return;
-    for (const conn of this.node.getConnections(peerIdOfKey(peer))) conn.abort(new Error('the peer is banned'));
+    let id: PeerId;
+    try {
+      id = peerIdOfKey(peer);
+    } catch {
+      return; // not a peer key: no connection can be its
+    }
+    for (const conn of this.node.getConnections(id)) conn.abort(new Error('the peer is banned'));
   }
 
   status(): NetworkStatus {

@@ -2,16 +2,16 @@
  * Wraps the stream muxer factory (yamux) to see every connection's traffic without libp2p's
  * metrics component: bytes in and out of the encrypted connection (every protocol, muxer framing
  * included; the Noise handshake and its per-frame overhead excluded), and inbound streams whose
- * protocol negotiation failed after the peer proposed protocols (multistream-select) that this
- * node does not serve. A negotiation cut short for another reason (the peer's own timeout, a
- * closing connection) proposes only served protocols and is not reported.
+ * protocol negotiation (multistream-select) failed after the peer's first proposal named a
+ * protocol this node does not serve. A negotiation cut short for another reason (the peer's own
+ * timeout, a closing connection) proposed a served protocol and is not reported.
  */
 import './polyfill.ts';
 import type { Stream, StreamMuxer, StreamMuxerFactory } from '@libp2p/interface';
 
 /** multistream-select's own messages, never a protocol a node serves */
 const MSS_CONTROL = new Set(['/multistream/1.0.0', 'ls']);
-/** negotiation bytes kept per inbound stream (a protocol id is at most 1 KiB) */
+/** bytes of a stream's first chunk parsed for proposals (a protocol id is at most 1 KiB) */
 const SNIFF_BYTES = 2048;
 
 export interface TrafficHooks {
@@ -20,8 +20,8 @@ export interface TrafficHooks {
   /** whether this node serves the protocol (the negotiation will agree on it) */
   serves(protocol: string): boolean;
   /**
-   * An inbound stream's negotiation failed while its muxer was open, after the peer had proposed
-   * only protocols this node does not serve (`proposed`). `streams` is the muxer's live stream
+   * An inbound stream's negotiation failed while its muxer was open, and the protocols the peer
+   * first proposed (`proposed`) are none this node serves. `streams` is the muxer's live stream
    * list, which the libp2p connection shares (its `streams`), to find the peer by.
    */
   unnegotiated(streams: StreamMuxer['streams'], proposed: string[]): void;
@@ -61,9 +61,9 @@ export function trafficMuxer<C>(inner: (components: C) => StreamMuxerFactory, ho
           // the same dispatch. Reading on could leave this listener the only one for an instant
           // after the negotiation hands the stream over, and a chunk delivered then would be lost.
           let proposed: string[] = [];
-          const sniff = (m: { data: { subarray(): Uint8Array } }) => {
+          const sniff = (m: { data: { byteLength: number; subarray(begin?: number, end?: number): Uint8Array } }) => {
             stream.removeEventListener('message', sniff);
-            proposed = proposals(m.data.subarray().subarray(0, SNIFF_BYTES)).filter((p) => !MSS_CONTROL.has(p));
+            proposed = proposals(m.data.subarray(0, Math.min(SNIFF_BYTES, m.data.byteLength))).filter((p) => !MSS_CONTROL.has(p));
           };
           const stop = () => stream.removeEventListener('message', sniff);
           stream.addEventListener('message', sniff);
