@@ -131,6 +131,13 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       expect(c!.addresses().length).toBeGreaterThan(0);
     });
 
+    it('answers a request sent the moment its dial resolves', async () => {
+      const [a, b] = await nodes(2);
+      b!.handle('/echo', async (req) => req, serve);
+      await a!.dial(b!.addresses()[0]!, { timeoutMs: 5_000 }); // b may still be setting its side up
+      expect(dec(await a!.request(b!.self, '/echo', enc('at once'), opts))).toBe('at once');
+    });
+
     it('answers one frame, or a stream of frames', async () => {
       const { a, b } = await three();
       b.handle('/echo', async (req, ctx) => enc(`${ctx.peer === a.self}:${ctx.protocol}:${dec(req)}`), serve);
@@ -146,6 +153,8 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       for await (const f of a.requestStream(b.self, '/empty', enc(''), opts)) none.push(f);
       expect(none).toEqual([]);
       expect(await kindOf(a.request(b.self, '/empty', enc(''), opts))).toMatch(/^protocol:/);
+      b.handle('/fresh', async () => enc('at once'), serve); // asked for the moment it is served
+      expect(dec(await a.request(b.self, '/fresh', enc(''), opts))).toBe('at once');
     });
 
     it('refuses to serve a protocol twice, or with a request bound past the frame bound', async () => {
@@ -154,6 +163,23 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       expect(() => a!.handle('/p', async (req) => req, serve)).toThrow(/already handled/);
       expect(() => a!.handle('/q', async (req) => req, { ...serve, maxRequestBytes: MAX_FRAME_BYTES + 1 })).toThrow(/frame bound/);
     });
+
+    it('carries large requests and frames intact to a slow reader', async () => {
+      const { a, b } = await three();
+      const MiB = 1024 * 1024;
+      const pattern = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+      b.handle('/big', async (req) => (async function* () {
+        for (let i = 0; i < 3; i++) yield pattern(3 * MiB, req[i]!);
+      })(), { ...serve, maxRequestBytes: 4 * MiB });
+      const request = pattern(2 * MiB, 7);
+      const got: Uint8Array[] = [];
+      for await (const f of a.requestStream(b.self, '/big', request, { ...opts, timeoutMs: 30_000, maxResponseFrameBytes: 4 * MiB })) {
+        got.push(f);
+        await settle(50); // the responder runs ahead; flow control holds it back
+      }
+      expect(got.map((f) => f.byteLength)).toEqual([3 * MiB, 3 * MiB, 3 * MiB]);
+      got.forEach((f, i) => expect(Buffer.compare(f, pattern(3 * MiB, request[i]!))).toBe(0));
+    }, 60_000);
 
     it('fails requests with the contract kinds', async () => {
       const { a, b } = await three();

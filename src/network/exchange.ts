@@ -24,7 +24,7 @@ import type { NetworkCounters } from './counters.ts';
 import { FramingError, readBody, readRequestLength, readResponse, refusalFrame, requestFrame, responseFrame, TAG } from './frames.ts';
 import { peerKeyOf } from './peer-id.ts';
 import { deadline } from './deadline.ts';
-import { closeWrite, readerOf, reset, write } from './stream-io.ts';
+import { closeWrite, readerOf, reset, stopReading, write } from './stream-io.ts';
 
 /** a reader pauses its stream past this many buffered bytes (plus the frame it waits for) */
 const HIGH_WATER = 1024 * 1024;
@@ -192,6 +192,7 @@ export async function serveStream(host: ExchangeHost, served: Served, stream: St
       return malformed(err);
     }
     reading = false;
+    stopReading(stream); // one request frame per exchange: anything after it is not read
     await answer(host, served, stream, peer, request, signal, end);
   } catch (err) {
     if (!signal.aborted) host.log.debug({ peer, protocol, err: (err as Error).message }, 'network: inbound exchange failed');
@@ -248,6 +249,8 @@ async function answer(host: ExchangeHost, served: Served, stream: Stream, peer: 
   await write(stream, responseFrame(TAG.end), signal);
   end('ok');
   await closeWrite(stream, signal);
+  // a requester that never closed its side would keep the stream until yamux's idle timeout
+  if (stream.remoteWriteStatus !== 'closed') reset(stream, new Error('the requester kept its side open'));
 }
 
 /** `p`, or a rejection as soon as `signal` aborts (`p` runs on; its failure is then ignored). */

@@ -46,6 +46,34 @@ describe('ByteReader', () => {
   });
 });
 
+describe('ByteReader with a source that delivers as it resumes', () => {
+  it('completes a read larger than the high-water mark (no lost wake-up)', async () => {
+    // like a libp2p stream: resuming hands over what it buffered at once, then sends on
+    let r!: ByteReader;
+    let paused = false;
+    const send = () => {
+      if (paused) return;
+      r.push(new Uint8Array(3));
+      setImmediate(send);
+    };
+    r = new ByteReader(
+      {
+        pause: () => void (paused = true),
+        resume: () => {
+          paused = false;
+          send();
+        },
+      },
+      4,
+    );
+    send();
+    await new Promise((resolve) => setTimeout(resolve, 5)); // past the mark: paused
+    expect(paused).toBe(true);
+    expect((await r.read(20))!.byteLength).toBe(20);
+    paused = true; // stop the sender
+  });
+});
+
 describe('frames', () => {
   it('round-trips a request frame, and reads its length before its body', async () => {
     const { r } = reader();

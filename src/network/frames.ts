@@ -67,6 +67,8 @@ export class ByteReader {
   private error: Error | undefined;
   private wake: (() => void) | undefined;
   private paused = false;
+  /** bytes the pending read waits for */
+  private want = 0;
 
   constructor(
     private readonly source: ByteSource,
@@ -81,7 +83,8 @@ export class ByteReader {
     if (this.ended || chunk.byteLength === 0) return;
     this.chunks.push(chunk);
     this.size += chunk.byteLength;
-    if (this.size > this.highWater && !this.paused) {
+    // past the high-water mark, unless a read still waits for more than is here
+    if (this.size > Math.max(this.highWater, this.want) && !this.paused) {
       this.paused = true;
       this.source.pause();
     }
@@ -101,14 +104,17 @@ export class ByteReader {
    * `FramingError('cut_short')` when it ended cleanly inside them; the end error when it broke.
    */
   async read(n: number): Promise<Uint8Array | null> {
+    this.want = n;
     while (this.size < n && !this.ended) {
       if (this.paused) {
-        // asking for more than is buffered: let the sender go on
+        // asking for more than is buffered: let the sender go on (resuming may push at once)
         this.paused = false;
         this.source.resume();
+        continue;
       }
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
+    this.want = 0;
     if (this.size < n) {
       if (this.error) throw this.error;
       if (this.size === 0) return null;

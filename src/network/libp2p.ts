@@ -49,6 +49,7 @@ import { libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf, peerKeyOfStri
 import { publicKeyOf } from '../crypto/keys.ts';
 import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
+import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 
 export interface Libp2pNetworkOptions {
@@ -144,7 +145,7 @@ export class Libp2pNetwork implements Network {
       transports: [tcp()],
       connectionEncrypters: [noise()],
       streamMuxers: [
-        trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION }), {
+        trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION, streamOptions: { maxStreamWindowSize: STREAM_WINDOW_BYTES } }), {
           bytesIn: (n) => (this.counters.bytesIn += n),
           bytesOut: (n) => (this.counters.bytesOut += n),
           serves: (protocol) => this.node?.getProtocols().includes(protocol) ?? false,
@@ -324,7 +325,13 @@ export class Libp2pNetwork implements Network {
   /** Drops every connection to the peer at once (a graceful close would wait on its streams). */
   private disconnect(peer: PeerKey): void {
     if (!this.node || this.state !== 'started') return;
-    for (const conn of this.node.getConnections(peerIdOfKey(peer))) conn.abort(new Error('the peer is banned'));
+    let id: PeerId;
+    try {
+      id = peerIdOfKey(peer);
+    } catch {
+      return; // not a peer key: no connection can be its
+    }
+    for (const conn of this.node.getConnections(id)) conn.abort(new Error('the peer is banned'));
   }
 
   status(): NetworkStatus {

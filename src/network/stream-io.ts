@@ -7,8 +7,14 @@ import './polyfill.ts';
 import type { Stream } from '@libp2p/interface';
 import { ByteReader } from './frames.ts';
 
-/** Streams carrying our protocols may buffer this much before libp2p resets them. */
-const READ_BUFFER_BYTES = 2 * 8 * 1024 * 1024;
+/**
+ * The most a peer may send on one stream ahead of our reading (yamux's window; its default is
+ * 16 MiB): a paused stream holds at most this much, however fast the peer writes.
+ */
+export const STREAM_WINDOW_BYTES = 4 * 1024 * 1024;
+
+/** libp2p resets a stream whose unread buffer passes this: a peer that ignores the window. */
+const READ_BUFFER_BYTES = STREAM_WINDOW_BYTES + 1024 * 1024;
 
 export function readerOf(stream: Stream, highWater: number): ByteReader {
   stream.maxReadBufferLength = Math.max(stream.maxReadBufferLength, READ_BUFFER_BYTES);
@@ -27,7 +33,9 @@ export function readerOf(stream: Stream, highWater: number): ByteReader {
   // 'close' can come while received bytes still wait in the stream's buffer (handed back by the
   // protocol negotiation, or held while paused): those are delivered first, then 'end' fires
   let closeError: Error | undefined;
-  stream.addEventListener('end', () => reader.end(closeError), { once: true });
+  // on a reset 'end' can come before the 'close' that carries the error
+  const broken = () => closeError ?? (stream.status === 'reset' || stream.status === 'aborted' ? new Error(`the stream was ${stream.status}`) : undefined);
+  stream.addEventListener('end', () => reader.end(broken()), { once: true });
   stream.addEventListener(
     'close',
     (e) => {
@@ -52,6 +60,11 @@ export async function closeWrite(stream: Stream, signal: AbortSignal): Promise<v
   } catch (err) {
     reset(stream, err instanceof Error ? err : new Error(String(err)));
   }
+}
+
+/** Stops taking input: what the peer still sends waits in the stream, held to the window. */
+export function stopReading(stream: Stream): void {
+  if (stream.readStatus === 'readable') stream.pause();
 }
 
 export function reset(stream: Stream, reason: Error): void {

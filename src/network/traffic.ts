@@ -2,16 +2,16 @@
  * Wraps the stream muxer factory (yamux) to see every connection's traffic without libp2p's
  * metrics component: bytes in and out of the encrypted connection (every protocol, muxer framing
  * included; the Noise handshake and its per-frame overhead excluded), and inbound streams whose
- * protocol negotiation failed after the peer proposed protocols (multistream-select) that this
- * node does not serve. A negotiation cut short for another reason (the peer's own timeout, a
- * closing connection) proposes only served protocols and is not reported.
+ * protocol negotiation (multistream-select) failed after the peer's first proposal named a
+ * protocol this node does not serve. A negotiation cut short for another reason (the peer's own
+ * timeout, a closing connection) proposed a served protocol and is not reported.
  */
 import './polyfill.ts';
-import type { StreamMuxer, StreamMuxerFactory } from '@libp2p/interface';
+import type { Stream, StreamMuxer, StreamMuxerFactory } from '@libp2p/interface';
 
 /** multistream-select's own messages, never a protocol a node serves */
 const MSS_CONTROL = new Set(['/multistream/1.0.0', 'ls']);
-/** negotiation bytes kept per inbound stream (a protocol id is at most 1 KiB) */
+/** bytes of a stream's first chunk parsed for proposals (a protocol id is at most 1 KiB) */
 const SNIFF_BYTES = 2048;
 
 export interface TrafficHooks {
@@ -20,8 +20,8 @@ export interface TrafficHooks {
   /** whether this node serves the protocol (the negotiation will agree on it) */
   serves(protocol: string): boolean;
   /**
-   * An inbound stream's negotiation failed while its muxer was open, after the peer had proposed
-   * only protocols this node does not serve (`proposed`). `streams` is the muxer's live stream
+   * An inbound stream's negotiation failed while its muxer was open, and the protocols the peer
+   * first proposed (`proposed`) are none this node serves. `streams` is the muxer's live stream
    * list, which the libp2p connection shares (its `streams`), to find the peer by.
    */
   unnegotiated(streams: StreamMuxer['streams'], proposed: string[]): void;
@@ -42,19 +42,28 @@ export function trafficMuxer<C>(inner: (components: C) => StreamMuxerFactory, ho
         };
         // added after the muxer's own listener, so no data is dispatched before the muxer hears it
         maConn.addEventListener('message', (e) => hooks.bytesIn(e.data.byteLength));
-        muxer.addEventListener('stream', (e) => {
+        // Listening for streams from the start would make the muxer hand the peer's first streams
+        // to this listener alone (it keeps them for later only while nobody listens), before the
+        // libp2p connection listens: so this listener joins when the connection's does.
+        const listen = muxer.addEventListener.bind(muxer) as (type: 'stream', listener: (e: CustomEvent<Stream>) => void) => void;
+        let joined = false;
+        muxer.addEventListener = ((...args: Parameters<typeof listen>) => {
+          listen(...args);
+          if (args[0] !== 'stream' || joined) return;
+          joined = true;
+          listen('stream', onStream);
+        }) as typeof muxer.addEventListener;
+        const onStream = (e: CustomEvent<Stream>) => {
           const stream = e.detail;
           if (stream.direction !== 'inbound') return;
-          // Attached while the 'stream' event is dispatched, as the negotiation's own reader is.
-          // It must be gone before the negotiation hands the stream to its handler (a message
-          // dispatched to this listener alone would be lost), so it leaves as soon as the peer
-          // proposes a served protocol, which the negotiation then agrees on.
-          let sniffed = new Uint8Array(0);
+          // Reads only the first chunk the peer sends (its first proposal, multistream's header
+          // and protocol written together), alongside the negotiation's own reader, attached in
+          // the same dispatch. Reading on could leave this listener the only one for an instant
+          // after the negotiation hands the stream over, and a chunk delivered then would be lost.
           let proposed: string[] = [];
-          const sniff = (m: { data: { subarray(): Uint8Array } }) => {
-            sniffed = Buffer.concat([sniffed, m.data.subarray()]).subarray(0, SNIFF_BYTES);
-            proposed = proposals(sniffed).filter((p) => !MSS_CONTROL.has(p));
-            if (proposed.some((p) => hooks.serves(p)) || sniffed.byteLength >= SNIFF_BYTES) stop();
+          const sniff = (m: { data: { byteLength: number; subarray(begin?: number, end?: number): Uint8Array } }) => {
+            stream.removeEventListener('message', sniff);
+            proposed = proposals(m.data.subarray(0, Math.min(SNIFF_BYTES, m.data.byteLength))).filter((p) => !MSS_CONTROL.has(p));
           };
           const stop = () => stream.removeEventListener('message', sniff);
           stream.addEventListener('message', sniff);
@@ -67,7 +76,7 @@ export function trafficMuxer<C>(inner: (components: C) => StreamMuxerFactory, ho
             },
             { once: true },
           );
-        });
+        };
         return muxer;
       },
     };
