@@ -7,6 +7,7 @@ import { registerAliasRoutes } from '../aliases/routes.ts';
 import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
 import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
+import { registerBundleUploadRoute } from '../applications/upload-route.ts';
 import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
 import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
@@ -40,6 +41,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerAuthRoutes(app, deps.auth);
   registerBlobRoutes(app, deps.blobs);
   registerApplicationRoutes(app, deps.applications);
+  registerBundleUploadRoute(app, deps.applications);
   registerAliasRoutes(app, { store: deps.store });
   registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
   registerAccountRoutes(app, { accounts: deps.governance.accounts });
