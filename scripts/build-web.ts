@@ -104,7 +104,13 @@ export async function buildDashboard(opts: { ifStale?: boolean; outDir?: string 
   await rename(dir, old).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'ENOENT') throw err;
   });
-  await rename(staging, dir);
+  try {
+    await rename(staging, dir);
+  } catch (err) {
+    // another build (a parallel `npm test` and `npm start`) put its own in place first: keep that one
+    if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    await rm(staging, { recursive: true, force: true });
+  }
   await rm(old, { recursive: true, force: true });
   return { built: true, dir, digest };
 }

@@ -13,6 +13,7 @@ import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
 import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
+import { registerDashboardRoutes } from '../dashboard/routes.ts';
 import type { Store } from '../store/store.ts';
 import { registerGuard } from './guard.ts';
 import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
@@ -48,4 +49,5 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerGovernanceRoutes(app, deps.governance);
   registerEventRoutes(app, deps.events);
   registerContextsRoutes(app, deps.contexts);
+  registerDashboardRoutes(app);
 }
