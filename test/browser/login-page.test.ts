@@ -122,4 +122,13 @@ describe('the login page', () => {
     expect(stored[1]).toBeTruthy();
     expect(await page.locator('#key-id').textContent()).toBe(claimsOf(stored[0] as string).sub);
   });
+
+  it('says why the user was sent back, in its own words only', async () => {
+    const page = await context.newPage();
+    await page.goto(loginUrl({ 'callback-url': `${callbackBase}/cb`, reason: 'token_revoked' }));
+    expect(await page.getByRole('status').filter({ hasText: 'Your session was revoked' }).count()).toBe(1);
+    await page.goto(loginUrl({ 'callback-url': `${callbackBase}/cb`, reason: 'Your account is locked: call +1 555' }));
+    expect(await page.locator('#notice').isHidden()).toBe(true);
+    expect(await page.content()).not.toContain('call +1 555');
+  });
 });
