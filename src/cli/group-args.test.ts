@@ -68,7 +68,7 @@ describe('JSON arguments', () => {
       expect(await readJsonArg('{"a":1}', 'x')).toEqual({ a: 1 });
       await writeFile(join(dir, 'f.json'), '{"n": 18446744073709551615}');
       expect(await readJsonArg(`@${join(dir, 'f.json')}`, 'x')).toEqual({ n: 18446744073709551615n });
-      await expect(readJsonArg(`@${join(dir, 'missing.json')}`, 'invitation')).rejects.toThrow(/invitation: cannot read file .*ENOENT/);
+      await expect(readJsonArg(`@${join(dir, 'missing.json')}`, 'invitation')).rejects.toThrow(/invitation: cannot read file .*no such file or directory/);
       await expect(readJsonArg('{nope', 'invitation')).rejects.toThrow(/invitation from the argument is not valid JSON/);
     } finally {
       await rm(dir, { recursive: true, force: true });

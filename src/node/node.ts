@@ -103,6 +103,8 @@ export class HearthNode {
   contexts!: Contexts;
   /** relayed, device-signed presence (`POST /contexts/{id}/presence-intents`) */
   presenceIntents!: PresenceIntentService;
+  /** the admin this start created from `NodeOptions.admin` (unset when the node already had one) */
+  provisionedAdmin?: string;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -271,6 +273,7 @@ export class HearthNode {
       );
     }
     await this.keys.provisionAdmin(admin.username, admin.password);
+    this.provisionedAdmin = admin.username;
     this.opts.logger.info({ username: admin.username }, 'admin account created');
   }
 
