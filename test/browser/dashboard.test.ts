@@ -2,8 +2,9 @@
  * The dashboard in a real browser against a real node (issue #16): `/` leads to sign-in and back,
  * every page loads without an error, and the main flows work end to end — install an application
  * from a file (with progress), create a context, call it and see its event arrive in the live log,
- * upload and download a blob, manage a group's capabilities, read the metrics, and revoke this
- * session's key (which sends the user to the login page with the reason).
+ * upload and download a blob, manage a group's capabilities, read the metrics, refresh an expired
+ * token without the user noticing, and revoke this session's key (which sends the user to the
+ * login page with the reason).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,8 @@ import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 let node: TestNode;
+/** added to the node's clock: moves the node past an access token's lifetime */
+let skewMs = 0;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -38,7 +41,7 @@ const PAGES = [
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'hearth-dashboard-'));
-  const [, started, launched, wasm] = await Promise.all([buildDashboard({ ifStale: true }), startTestNode(), launchChromium(), buildTestApp('kv')]);
+  const [, started, launched, wasm] = await Promise.all([buildDashboard({ ifStale: true }), startTestNode({ clock: { now: () => Date.now() + skewMs } }), launchChromium(), buildTestApp('kv')]);
   node = started;
   browser = launched;
   const bundle = await makeBundle({ wasm, package: 'com.example.kv', version: '1.0.0', name: 'Key-value store', dir: work });
@@ -184,6 +187,17 @@ describe('the dashboard', () => {
     await expect.poll(async () => Number(await page.getByTestId('requests-total').textContent()), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(Number(await page.getByTestId('calls-total').textContent())).toBeGreaterThanOrEqual(2);
     await page.getByTestId('chart-requests').locator('polyline').waitFor({ timeout: 15_000 });
+  });
+
+  it('refreshes an expired access token silently', async () => {
+    const before = await page.evaluate(() => JSON.parse(localStorage.getItem('hearth.dashboard.tokens') ?? '{}').accessToken as string);
+    skewMs = 20 * 60 * 1000; // the access token (15 min) has expired; the refresh token (7 days) has not
+    await open('Overview', 'Overview');
+    await expect.poll(() => page.getByTestId('health').textContent()).toContain('alive, ready');
+    expect(new URL(page.url()).pathname).toBe('/admin-dashboard/overview');
+    const after = await page.evaluate(() => JSON.parse(localStorage.getItem('hearth.dashboard.tokens') ?? '{}').accessToken as string);
+    expect(after).not.toBe(before);
+    expect(await page.getByRole('alert').count()).toBe(0);
   });
 
   it("revoking this session's key sends the user to the login page with the reason", async () => {
