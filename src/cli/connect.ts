@@ -95,7 +95,7 @@ export function localNodeOptions(cmd: Command): Command {
 export function connectOptions(cmd: Command, opts: { destructive?: boolean } = {}): Command {
   cmd
     .option('--node <url|name>', 'node URL, or the name of a local node home (default: the profile\'s node)')
-    .option('--url <url>', 'the node\'s URL, whatever --node names')
+    .option('--url <url>', 'the node\'s URL, whatever --node names', urlArg)
     .option('--port <port>', 'the node\'s port, replacing the one --node (or the profile) gives', portArg)
     .option('--profile <name>', 'connection profile (default $HEARTH_PROFILE or "default")')
     .option('--home <dir>', 'root of node homes and profiles (default ~/.hearth, or $HEARTH_HOME)')

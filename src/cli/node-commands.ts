@@ -63,7 +63,7 @@ interface AdminNote {
   file?: string;
 }
 
-async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string }, admin: { credentials?: AdminCredentials; note?: AdminNote; onProvisioned?: () => Promise<void>; onUnused?: () => Promise<void> } = {}): Promise<void> {
+async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string }, admin: { credentials?: AdminCredentials; note?: AdminNote; onUnused?: () => Promise<void> } = {}): Promise<void> {
   const { HearthNode, createLogger } = await nodeModules();
   const config = await loadConfig(paths.config, opts.node ?? DEFAULT_NODE_NAME);
   const logger = createLogger(opts.logLevel ?? ((process.env.HEARTH_LOG as LogLevel) || 'info'));
@@ -76,8 +76,7 @@ async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; hos
     await admin.onUnused?.();
     throw listenFailure(err, host, port);
   }
-  if (node.provisionedAdmin) await admin.onProvisioned?.();
-  else await admin.onUnused?.();
+  if (!node.provisionedAdmin) await admin.onUnused?.();
   const listening = join(paths.dir, LISTENING_FILE);
   await writeFile(listening, `${JSON.stringify({ url: node.url, pid: process.pid })}\n`, { mode: 0o600 });
   const note = admin.note && (node.provisionedAdmin || admin.note.file) ? admin.note : undefined;

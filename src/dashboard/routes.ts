@@ -15,8 +15,6 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Type } from 'typebox';
-import { Text } from '../http/response-schemas.ts';
 
 /** Where `npm run build:web` writes the dashboard (scripts/build-web.ts `DASHBOARD_OUT`). */
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../build/dashboard/', import.meta.url));
@@ -77,39 +75,21 @@ export function registerDashboardRoutes(app: FastifyInstance, deps: DashboardRou
     return reply.code(200).type('text/html; charset=utf-8').send(html);
   };
 
-  // A browser opening the node's address lands on the dashboard (not a 404). Not an API route.
-  app.get('/', { schema: { hide: true } as never }, async (_req, reply) => reply.redirect(DASHBOARD_PATH, 302));
+  // The page and its files are no part of the API: left out of the OpenAPI document (`hide`).
+  const hidden = (summary: string) => ({ schema: { hide: true, summary } as never });
 
-  const page = {
-    200: Text('text/html', "The dashboard app (its index.html); the app's own router shows the page"),
-    503: Text('text/html', 'The dashboard has not been built on this node (npm run build:web)'),
-  };
+  // A browser opening the node's address lands on the dashboard (not a 404).
+  app.get('/', hidden('Redirect to the dashboard'), async (_req, reply) => reply.redirect(DASHBOARD_PATH, 302));
+
   // ignoreTrailingSlash: `/admin-dashboard` and `/admin-dashboard/` are this one route.
-  app.get('/admin-dashboard', { schema: { summary: 'The dashboard (HTML)', response: page } }, async (_req, reply) => sendIndex(reply));
-  app.get(
-    '/admin-dashboard/:page',
-    {
-      schema: {
-        summary: 'A page of the dashboard (HTML; the same app, routed in the browser)',
-        params: Type.Object({ page: Type.String({ description: 'the page, e.g. contexts' }) }),
-        response: page,
-      },
-    },
-    async (_req, reply) => sendIndex(reply),
+  app.get('/admin-dashboard', hidden('The dashboard (HTML)'), async (_req, reply) => sendIndex(reply));
+  app.get('/admin-dashboard/:page', hidden('A page of the dashboard (the same app; the browser routes it)'), async (_req, reply) =>
+    sendIndex(reply),
   );
 
   app.get(
     '/admin-dashboard/assets/:file',
-    {
-      schema: {
-        summary: "The dashboard's built scripts and styles (content-hashed names, cached for good)",
-        params: Type.Object({ file: Type.String({ description: 'an asset file name' }) }),
-        response: {
-          200: { description: 'The asset', content: { 'text/javascript': { schema: Type.String() }, 'text/css': { schema: Type.String() } } },
-          404: Text('text/plain', 'No such asset'),
-        },
-      },
-    },
+    hidden("The dashboard's built scripts and styles (content-hashed names, cached for good)"),
     async (req, reply) => {
       const { file } = req.params as { file: string };
       const type = TYPES[extname(file)];
