@@ -166,6 +166,62 @@ export function Field({ label, children, hint }: { label: string; children: Comp
   );
 }
 
+/** A form that runs `onSubmit` instead of navigating (every form of the dashboard). */
+export function Form({ onSubmit, label, class: cls, children }: { onSubmit: () => unknown; label?: string; class?: string; children: ComponentChildren }) {
+  return (
+    <form
+      class={cls}
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
+export type SendFile = (file: File, onProgress: (loaded: number, total: number | undefined) => void) => Promise<string>;
+
+/**
+ * Pick a file and send it, with a progress bar while it uploads: `send` answers the id of what it
+ * made (a blob, an application), which the form then shows; `waiting` is said once every byte is
+ * sent and the node is still working.
+ */
+export function FileUpload(props: { label: string; formLabel?: string; accept?: string; button: string; busy: string; waiting?: string; done: string; send: SendFile }) {
+  const [file, setFile] = useState<File>();
+  const [progress, setProgress] = useState<{ loaded: number; total: number }>();
+  const [made, setMade] = useState<string>();
+  const [send, state] = useAction(async () => {
+    if (!file) throw new Error('choose a file first');
+    setMade(undefined);
+    setProgress({ loaded: 0, total: file.size });
+    setMade(await props.send(file, (loaded, total) => setProgress({ loaded, total: total ?? file.size })));
+  });
+  return (
+    <div>
+      <Form class="row" label={props.formLabel} onSubmit={send}>
+        <label class="field grow">
+          <span>{props.label}</span>
+          <input type="file" accept={props.accept} onChange={(e) => setFile(e.currentTarget.files?.[0])} />
+        </label>
+        <button type="submit" class="primary" disabled={!file || state.busy}>
+          {state.busy ? props.busy : props.button}
+        </button>
+      </Form>
+      {progress && (state.busy || made) ? <ProgressBar value={progress.loaded} max={progress.total} label="upload" /> : null}
+      {props.waiting && state.busy && progress && progress.loaded >= progress.total ? <p class="muted">{props.waiting}</p> : null}
+      {made ? (
+        <p class="alert ok" role="status">
+          {props.done} <Id value={made} keep={16} />
+        </p>
+      ) : null}
+      <ErrorNote error={state.error} />
+    </div>
+  );
+}
+
 /** A button for an action that asks first (destructive verbs). */
 export function ConfirmButton({ question, onConfirm, children, disabled, class: cls }: { question: string; onConfirm: () => void; children: ComponentChildren; disabled?: boolean; class?: string }) {
   return (

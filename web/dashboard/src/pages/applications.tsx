@@ -1,9 +1,8 @@
 /** Applications: install a signed `.mpk` picked from disk (with upload progress), list, remove. */
-import { useState } from 'preact/hooks';
 import type { Application } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { size } from '../format.ts';
-import { Card, ConfirmButton, ErrorNote, Id, ProgressBar, Table, useAction, useLoad } from '../ui.tsx';
+import { Card, ConfirmButton, ErrorNote, FileUpload, Id, Table, useAction, useLoad, type SendFile } from '../ui.tsx';
 
 /** `metadata` is UTF-8 JSON bytes `{package, version, name, …}`. */
 export function appName(app: Application): string {
@@ -25,42 +24,14 @@ export async function aliasesById(list: Promise<Record<string, string>>): Promis
 
 function Install({ onInstalled }: { onInstalled: () => void }) {
   const { client } = useDashboard();
-  const [file, setFile] = useState<File>();
-  const [progress, setProgress] = useState<{ loaded: number; total: number }>();
-  const [done, setDone] = useState<string>();
-  const [install, state] = useAction(async () => {
-    if (!file) throw new Error('choose a signed .mpk bundle first');
-    setDone(undefined);
-    setProgress({ loaded: 0, total: file.size });
-    const { applicationId } = await client.applications.installBundle(file, { onProgress: (loaded, total) => setProgress({ loaded, total }) });
-    setDone(applicationId);
+  const send: SendFile = async (file, onProgress) => {
+    const { applicationId } = await client.applications.installBundle(file, { onProgress });
     onInstalled();
-  });
+    return applicationId;
+  };
   return (
     <Card title="Install an application">
-      <form
-        class="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void install();
-        }}
-      >
-        <label class="field grow">
-          <span>Signed bundle (.mpk)</span>
-          <input type="file" accept=".mpk" onChange={(e) => setFile(e.currentTarget.files?.[0])} />
-        </label>
-        <button type="submit" class="primary" disabled={!file || state.busy}>
-          {state.busy ? 'Installing…' : 'Install'}
-        </button>
-      </form>
-      {progress && (state.busy || done) ? <ProgressBar value={progress.loaded} max={progress.total} label="upload" /> : null}
-      {state.busy && progress && progress.loaded >= progress.total ? <p class="muted">Verifying the bundle on the node…</p> : null}
-      {done ? (
-        <p class="alert ok" role="status">
-          Installed application <Id value={done} keep={16} />
-        </p>
-      ) : null}
-      <ErrorNote error={state.error} />
+      <FileUpload label="Signed bundle (.mpk)" accept=".mpk" button="Install" busy="Installing…" waiting="Verifying the bundle on the node…" done="Installed application" send={send} />
       <p class="muted">
         Build and sign one with <code>hearth app bundle</code> (see docs/applications.md). Registry installs: <code>hearth app install &lt;package&gt;@&lt;version&gt;</code>.
       </p>

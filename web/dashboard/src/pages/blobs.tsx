@@ -1,23 +1,16 @@
 /** Blobs: upload a file (with progress), list what the node holds, download, delete. */
-import { useState } from 'preact/hooks';
 import { useDashboard } from '../app-context.ts';
 import { size } from '../format.ts';
-import { Card, ConfirmButton, ErrorNote, Id, ProgressBar, Table, useAction, useLoad } from '../ui.tsx';
+import { Card, ConfirmButton, ErrorNote, FileUpload, Id, Table, useAction, useLoad, type SendFile } from '../ui.tsx';
 
 export function Blobs() {
   const { client } = useDashboard();
   const blobs = useLoad((signal) => client.blobs.list({ signal }));
-  const [file, setFile] = useState<File>();
-  const [progress, setProgress] = useState<{ loaded: number; total: number }>();
-  const [uploaded, setUploaded] = useState<string>();
-  const [upload, uploading] = useAction(async () => {
-    if (!file) throw new Error('choose a file first');
-    setUploaded(undefined);
-    setProgress({ loaded: 0, total: file.size });
-    const result = await client.blobs.upload(file, { onProgress: (loaded, total) => setProgress({ loaded, total: total ?? file.size }) });
-    setUploaded(result.blob_id);
+  const send: SendFile = async (file, onProgress) => {
+    const { blob_id } = await client.blobs.upload(file, { onProgress });
     blobs.reload();
-  });
+    return blob_id;
+  };
   const [download, downloading] = useAction(async (id: string) => {
     const bytes = await client.blobs.bytes(id);
     const url = URL.createObjectURL(new Blob([bytes as BlobPart]));
@@ -37,29 +30,7 @@ export function Blobs() {
     <div class="page">
       <h1>Blobs</h1>
       <Card title="Upload a blob">
-        <form
-          class="row"
-          aria-label="upload a blob"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void upload();
-          }}
-        >
-          <label class="field grow">
-            <span>File</span>
-            <input type="file" onChange={(e) => setFile(e.currentTarget.files?.[0])} />
-          </label>
-          <button type="submit" class="primary" disabled={!file || uploading.busy}>
-            {uploading.busy ? 'Uploading…' : 'Upload'}
-          </button>
-        </form>
-        {progress && (uploading.busy || uploaded) ? <ProgressBar value={progress.loaded} max={progress.total} label="upload" /> : null}
-        {uploaded ? (
-          <p class="alert ok" role="status">
-            Uploaded: blob <Id value={uploaded} keep={16} />
-          </p>
-        ) : null}
-        <ErrorNote error={uploading.error} />
+        <FileUpload formLabel="upload a blob" label="File" button="Upload" busy="Uploading…" done="Uploaded: blob" send={send} />
       </Card>
       <Card title="Blobs on this node" actions={<button type="button" onClick={blobs.reload}>Refresh</button>}>
         <ErrorNote error={blobs.error ?? downloading.error ?? removing.error} />

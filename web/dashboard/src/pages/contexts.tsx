@@ -12,7 +12,7 @@ import { useState } from 'preact/hooks';
 import { parseJson, stringifyJson, type Application, type Context } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { pretty, size } from '../format.ts';
-import { Card, ConfirmButton, ErrorNote, Field, Id, Table, useAction, useLoad, valueOf, type Column } from '../ui.tsx';
+import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, valueOf, type Column } from '../ui.tsx';
 import { aliasesById, appName } from './applications.tsx';
 
 /** A context as the list shows it. */
@@ -101,14 +101,7 @@ function CallPanel({ row }: PanelProps) {
     setResult({ method: chosen, output: output ?? null });
   });
   return (
-    <form
-      class="stack"
-      aria-label="call a method"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void call();
-      }}
-    >
+    <Form class="stack" label="call a method" onSubmit={call}>
       <Field label="Method" hint={readOnly ? 'read-only: runs as a query, the state is not changed' : undefined}>
         {methods.length ? (
           <select value={chosen} onChange={(e) => setMethod(valueOf(e))}>
@@ -140,7 +133,7 @@ function CallPanel({ row }: PanelProps) {
           {result.output === null ? null : <pre class="result">{typeof result.output === 'string' ? result.output : pretty(result.output)}</pre>}
         </div>
       ) : null}
-    </form>
+    </Form>
   );
 }
 
@@ -180,18 +173,12 @@ function AliasPanel({ row, reload }: PanelProps) {
           </li>
         ))}
       </ul>
-      <form
-        class="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add();
-        }}
-      >
+      <Form class="row" onSubmit={add}>
         <input aria-label="new alias" value={name} onInput={(e) => setName(valueOf(e))} placeholder="alias, e.g. kv-main" spellcheck={false} />
         <button type="submit" disabled={!name.trim() || adding.busy}>
           Add alias
         </button>
-      </form>
+      </Form>
       <ErrorNote error={adding.error ?? removing.error} />
     </div>
   );
@@ -239,14 +226,7 @@ function CreateContext({ applications, onCreated }: { applications: Application[
   });
   return (
     <Card title="Create a context">
-      <form
-        class="grid"
-        aria-label="create a context"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create();
-        }}
-      >
+      <Form class="grid" label="create a context" onSubmit={create}>
         <Field label="Application">
           <select value={application} onChange={(e) => setAppId(valueOf(e))} disabled={!applications.length}>
             {applications.length ? applications.map((a) => <option value={a.id}>{appName(a)} {a.version ?? ''}</option>) : <option value="">no application installed</option>}
@@ -274,7 +254,7 @@ function CreateContext({ applications, onCreated }: { applications: Application[
             {creating.busy ? 'Creating…' : 'Create context'}
           </button>
         </div>
-      </form>
+      </Form>
       <ErrorNote error={creating.error ?? namespaces.error} />
     </Card>
   );

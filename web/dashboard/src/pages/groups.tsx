@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { CAPABILITIES, type GroupMember, type GroupRole } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { when } from '../format.ts';
-import { Card, ConfirmButton, ErrorNote, Id, Table, useAction, useLoad, valueOf } from '../ui.tsx';
+import { Card, ConfirmButton, ErrorNote, Form, Id, Table, useAction, useLoad, valueOf } from '../ui.tsx';
 import { appName } from './applications.tsx';
 
 const ROLES: GroupRole[] = ['Admin', 'Member', 'ReadOnly'];
@@ -18,14 +18,7 @@ const label = (name: string) => name.replace(/^CAN_/, '').toLowerCase().replace(
 function CapabilityEditor({ mask, onSave, busy, name }: { mask: number; onSave: (mask: number) => void; busy: boolean; name: string }) {
   const [value, setValue] = useState(mask);
   return (
-    <form
-      class="stack"
-      aria-label={name}
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSave(value);
-      }}
-    >
+    <Form class="stack" label={name} onSubmit={() => onSave(value)}>
       <div class="checks">
         {CAPABILITY_NAMES.map(([cap, bit]) => (
           <label class="check">
@@ -39,7 +32,7 @@ function CapabilityEditor({ mask, onSave, busy, name }: { mask: number; onSave: 
           Save capabilities
         </button>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -123,14 +116,7 @@ function Members({ groupId }: { groupId: string }) {
           />
         </div>
       ) : null}
-      <form
-        class="row"
-        aria-label="add a member"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add();
-        }}
-      >
+      <Form class="row" label="add a member" onSubmit={add}>
         <input aria-label="account id" class="grow mono" value={identity} onInput={(e) => setIdentity(valueOf(e))} placeholder="account id (64 hex)" spellcheck={false} />
         <select aria-label="role" value={role} onChange={(e) => setRole(valueOf(e) as GroupRole)}>
           {ROLES.map((r) => (
@@ -140,7 +126,7 @@ function Members({ groupId }: { groupId: string }) {
         <button type="submit" disabled={!identity.trim() || adding.busy}>
           Add member
         </button>
-      </form>
+      </Form>
       <ErrorNote error={adding.error} />
     </div>
   );
@@ -221,14 +207,7 @@ export function Groups() {
     <div class="page">
       <h1>Namespaces and groups</h1>
       <Card title="Create a namespace">
-        <form
-          class="row"
-          aria-label="create a namespace"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void create();
-          }}
-        >
+        <Form class="row" label="create a namespace" onSubmit={create}>
           <select aria-label="application" value={application} onChange={(e) => setAppId(valueOf(e))}>
             {(data.data?.applications ?? []).map((a) => (
               <option value={a.id}>{appName(a)}</option>
@@ -238,7 +217,7 @@ export function Groups() {
           <button type="submit" class="primary" disabled={!application || creating.busy}>
             Create namespace
           </button>
-        </form>
+        </Form>
         <ErrorNote error={creating.error} />
       </Card>
       <Card title="Namespaces" actions={<button type="button" onClick={data.reload}>Refresh</button>}>
@@ -288,19 +267,12 @@ export function Groups() {
               </li>
             ))}
           </ul>
-          <form
-            class="row"
-            aria-label="create a subgroup"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void createSub();
-            }}
-          >
+          <Form class="row" label="create a subgroup" onSubmit={createSub}>
             <input aria-label="subgroup name" value={subName} onInput={(e) => setSubName(valueOf(e))} placeholder="subgroup name (optional)" />
             <button type="submit" disabled={creatingSub.busy}>
               Create subgroup
             </button>
-          </form>
+          </Form>
         </Card>
       ) : null}
       {shown ? <Group key={shown} groupId={shown} title={shown === open ? 'Namespace (root group)' : 'Subgroup'} /> : null}
