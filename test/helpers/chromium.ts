@@ -61,7 +61,8 @@ export async function resolveChromium(opts: ResolveOptions = {}): Promise<Resolv
   for (const path of systemPaths(env)) {
     if (await isExecutable(path)) return { executablePath: path, source: 'system', notes };
   }
-  notes.push(`no system Chromium at ${systemPaths(env).join(', ') || '(none tried)'}`);
+  const tried = systemPaths(env);
+  notes.push(tried.length ? `no system Chromium at ${tried.join(', ')}` : 'system paths hidden (HEARTH_CHROMIUM_SYSTEM_PATHS is empty)');
   const packaged = await (opts.packaged ?? unpackPackaged)();
   return { ...packaged, source: 'packaged', notes };
 }
