@@ -6,8 +6,8 @@
  *
  * Output is the one exception to "one JSON document per command": with `--output json` each frame
  * is one JSON object on its own line (NDJSON; byte fields decoded as text or hex, or as the node
- * sent them with `--raw`), so a consumer
- * can act on events as they come. Notes (subscribed, reconnected, gaps) go to stderr. `--count`
+ * sent them with `--raw`), so a consumer can act on events as they come. Notes (subscribed,
+ * reconnected, gaps) go to stderr. `--count`
  * ends the watch after that many frames; Ctrl-C ends it cleanly (exit 0).
  */
 import type { Command } from 'commander';
