@@ -11,6 +11,7 @@
  * never a row naming a missing blob nor a reference nobody holds. Uninstall is one batch the same
  * way.
  */
+import { createHash } from 'node:crypto';
 import { realpath, stat, readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -101,6 +102,17 @@ export class ApplicationService implements ApplicationCatalog {
       throw badGateway(`The registry answered ${manifest.package}@${manifest.appVersion} when asked for ${pkg}@${version}`);
     }
     return this.commit(bundle, found.bytes, found.source);
+  }
+
+  /**
+   * hearth: a dev install of uploaded bundle bytes (`PUT /install-dev-application/bundle`, e.g. from
+   * the dashboard). A node whose operator confined dev installs to `dev_install_root` refuses it.
+   */
+  async installUpload(bytes: Uint8Array): Promise<{ applicationId: string }> {
+    if (this.deps.devInstallRoot) {
+      throw forbidden('this node takes dev installs only from files under its dev_install_root: copy the bundle there and install it by path');
+    }
+    return this.installBytes(bytes, `upload:sha256:${createHash('sha256').update(bytes).digest('hex')}`);
   }
 
   /** Verifies and installs bundle bytes (the dev path and tests). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HearthError } from '../errors.ts';
+import { clientKeyName } from './keys-service.ts';
 import { authKit } from './testkit.ts';
 
 const CTX = 'c'.repeat(64);
@@ -191,5 +192,22 @@ describe('root keys', () => {
     await k.keys.deleteRootKey(ops.id);
     expect(await post()).toEqual({ status: true, message: 'Key was created' });
     expect((await k.keyStore.get(ops.id))!.revokedAt).not.toBeNull();
+  });
+});
+
+describe('client key names', () => {
+  it('fill the template with what the key is bound to, or what it may do', () => {
+    expect(clientKeyName('ctx', 'pk', undefined, ['context[ctx,pk]'])).toBe('Context Client - ctx (pk)');
+    expect(clientKeyName('ctx', '', undefined, ['context[ctx]'])).toBe('Context Client - ctx');
+    expect(clientKeyName('', '', 'app1', ['context:execute'])).toBe('Application Client - app1');
+    expect(clientKeyName('', '', undefined, ['admin'])).toBe('Client - admin');
+    expect(clientKeyName('', '', undefined, ['blob', 'context:list'])).toBe('Client - blob, context:list');
+  });
+
+  it('name an unbound key by its permissions in the listing', async () => {
+    const k = await authKit();
+    const admin = await k.principalOf((await k.login()).access_token);
+    await k.keys.createClientKey(admin, { permissions: ['context:list'] });
+    expect((await k.keys.listClientKeys()).map((c) => c.name)).toEqual(['Client - context:list']);
   });
 });

@@ -248,7 +248,7 @@ export class KeysService {
       publicKey: null,
       authMethod: null,
       rootKeyId: root.id,
-      name: `Context Client - ${contextId ?? ''} (${identity ?? ''})`,
+      name: clientKeyName(contextId ?? '', identity ?? '', applicationId, permissions),
       applicationId,
       permissions,
       nodeUrl: input.target_node_url || undefined,
@@ -289,4 +289,19 @@ export class KeysService {
     const key = await this.d.keys.get(id);
     return key && isValidKey(key, this.now()) ? key : undefined;
   }
+}
+
+/**
+ * A client key's name. The reference writes `Context Client - <context> (<identity>)` whatever the
+ * key is bound to, so an unbound key reads `Context Client -  ()` (auth-wire §2.13); ours keeps that
+ * form for context keys and names the others by what they may do (issue #16).
+ */
+export function clientKeyName(contextId: string, identity: string, applicationId: string | undefined, permissions: string[]): string {
+  if (contextId) return identity ? `Context Client - ${contextId} (${identity})` : `Context Client - ${contextId}`;
+  if (applicationId) return `Application Client - ${applicationId}`;
+  return `Client - ${permissions.join(', ')}`;
+}
+
+function isBoundPermissions(perms: string[]): boolean {
+  return perms.some((p) => /^(context|group)\[/.test(p));
 }

@@ -111,6 +111,7 @@ const ADMIN_API_ROWS: readonly Row[] = [
   ['GET', 'network/status', 'admin'],
   ['GET', 'usage', 'admin'],
   ['POST', 'install-dev-application', 'admin'],
+  ['PUT', 'install-dev-application/bundle', 'admin'],
   ['DELETE', 'applications/:id', 'admin'],
   ['GET', 'applications/:id/abi', 'admin'],
   ['POST', 'contexts/invite-specialized-node', 'admin'],

@@ -108,6 +108,7 @@ export const LoginPageQuery = Type.Object({
   'context-identity': QueryText('identity within that context'),
   'application-id': QueryText('application the client key is bound to'),
   mode: QueryText('page mode'),
+  reason: QueryText('why the caller sent the user here (token_revoked, token_reuse, token_expired, invalid_token, signed_out); shown as a fixed sentence'),
 });
 
 export const SuccessResponse = AuthData(Type.Object({ success: Type.Boolean() }));

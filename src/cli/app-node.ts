@@ -16,6 +16,7 @@ import { connectOptions, withCli } from './connect.ts';
 import { UsageError } from './exit.ts';
 import { idOrAliasArg, resolveRef, type IdRef } from './id-args.ts';
 import { bytes } from './progress.ts';
+import { aliasesOf } from './context.ts';
 
 const PACKAGE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -86,9 +87,11 @@ export function registerAppNodeCommands(app: Command): Command {
 
   connectOptions(app.command('list').alias('ls').description('applications installed on the node')).action(
     withCli(async (cli) => {
-      const apps = await cli.client.applications.list({ signal: cli.signal });
+      const [list, aliases] = await Promise.all([cli.client.applications.list({ signal: cli.signal }), aliasesOf(cli, 'application')]);
+      const apps = list.map((a) => ({ ...a, aliases: aliases.get(a.id) ?? [] }));
       cli.out.table(apps, [
         { header: 'application id', value: (a) => a.id },
+        { header: 'alias', value: (a) => (a.aliases.length ? a.aliases.join(', ') : null) },
         { header: 'package', value: (a) => a.package },
         { header: 'version', value: (a) => a.version },
         { header: 'size', value: (a) => bytes(a.size) },

@@ -13,24 +13,27 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
+import type { GlobalOpts } from './program.ts';
 import { badRequest } from '../errors.ts';
 import { buildBundle, type BuildServiceInput } from '../applications/bundle.ts';
 import { publishToDirectory } from '../applications/registry.ts';
 import { didKeyOf, loadSigningKey, rawPublicKey } from '../applications/signing.ts';
+import { errnoText } from '../errno-text.ts';
 
-interface OutputOpts {
-  output?: string;
-}
+type OutputOpts = GlobalOpts;
 
 function print(opts: OutputOpts, human: string, json: Record<string, unknown>): void {
   process.stdout.write(opts.output === 'json' ? `${JSON.stringify(json)}\n` : `${human}\n`);
 }
 
+/** The command's own options with the global ones (`--output` in any position). */
+const withGlobals = <T>(command: Command) => command.optsWithGlobals() as T;
+
 async function readInput(path: string, what: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (err) {
-    throw badRequest(`cannot read ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw badRequest(`cannot read ${what} ${path}: ${errnoText(err)}`);
   }
 }
 
@@ -84,8 +87,8 @@ export function registerAppCommands(program: Command): Command {
     .description('create an Ed25519 signing key (PKCS#8 PEM, mode 0600) and print its signer id')
     .argument('<file>', 'where to write the key')
     .option('--force', 'overwrite an existing file')
-    .option('--output <format>', 'human or json', 'human')
-    .action(async (file: string, opts: OutputOpts & { force?: boolean }) => {
+    .action(async (file: string, _opts: unknown, command: Command) => {
+      const opts = withGlobals<OutputOpts & { force?: boolean }>(command);
       const { privateKey } = generateKeyPairSync('ed25519');
       const pem = privateKey.export({ format: 'pem', type: 'pkcs8' });
       await mkdir(dirname(resolve(file)), { recursive: true });
@@ -115,8 +118,8 @@ export function registerAppCommands(program: Command): Command {
     .option('--frontend <url>', 'frontend link')
     .option('--min-runtime-version <semver>', 'oldest node runtime the bundle runs on')
     .option('--no-embed-abi', 'do not embed the ABI into the wasm')
-    .option('--output <format>', 'human or json', 'human')
-    .action(async (opts: BundleFlags) => {
+    .action(async (_opts: unknown, command: Command) => {
+      const opts = withGlobals<BundleFlags>(command);
       if (!opts.wasm && !opts.service?.length) throw badRequest('pass --wasm <file> or at least one --service name=file.wasm');
       const key = loadSigningKey(await readInput(opts.key, 'signing key'));
       const built = await buildBundle({
@@ -153,8 +156,8 @@ export function registerAppCommands(program: Command): Command {
     .argument('<bundle>', 'the .mpk file')
     .requiredOption('--registry <dir>', 'registry directory (a node reads it with [registry] dir)')
     .option('--force', 'replace a published version with different content')
-    .option('--output <format>', 'human or json', 'human')
-    .action(async (bundle: string, opts: OutputOpts & { registry: string; force?: boolean }) => {
+    .action(async (bundle: string, _opts: unknown, command: Command) => {
+      const opts = withGlobals<OutputOpts & { registry: string; force?: boolean }>(command);
       const r = await publishToDirectory(resolve(opts.registry), await readInput(bundle, 'bundle'), { force: opts.force });
       print(opts, `${r.written ? 'published' : 'already published'} ${r.package}@${r.version} → ${r.path}\napplication id: ${r.applicationId}`, {
         event: 'published',

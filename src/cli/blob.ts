@@ -18,6 +18,7 @@ import { UsageError } from './exit.ts';
 import { idArg, idOrAliasArg, resolveRef, type IdRef } from './id-args.ts';
 import { renderRecord } from './output.ts';
 import { bytes } from './progress.ts';
+import { errnoText } from '../errno-text.ts';
 
 interface ContextFlag extends ConnectOpts {
   context?: IdRef;
@@ -45,7 +46,7 @@ export function registerBlobCommands(program: Command): void {
   ).action(
     withCli<ContextFlag & { hash?: string }>(async (cli, [file], flags) => {
       const info = await stat(file).catch((err: NodeJS.ErrnoException) => {
-        throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
+        throw new UsageError(`cannot read ${file}: ${errnoText(err)}`);
       });
       if (!info.isFile()) throw new UsageError(`${file} is not a regular file`);
       const ctx = await contextId(cli, flags.context);

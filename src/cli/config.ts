@@ -9,12 +9,12 @@ import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
 import { isInitialised, resolveHome } from '../config/home.ts';
 import { localNodeOptions, report } from './connect.ts';
 import { UsageError } from './exit.ts';
-import { Output, renderRecord, type OutputFormat } from './output.ts';
+import { Output } from './output.ts';
+import type { GlobalOpts } from './program.ts';
 
-interface ConfigFlags {
+interface ConfigFlags extends GlobalOpts {
   home?: string;
   node?: string;
-  output?: OutputFormat;
 }
 
 async function open(flags: ConfigFlags) {
@@ -32,30 +32,34 @@ export function registerConfigCommands(program: Command): void {
   const config = program.command('config').description("read or change a local node's config.toml");
 
   localNodeOptions(config.command('get').description('print one key, or every key').argument('[key]', `one of: ${configKeys().join(', ')}`)).action(
-    (key: string | undefined, flags: ConfigFlags) =>
-      guard(flags, async () => {
+    (key: string | undefined, _flags: ConfigFlags, command: Command) => {
+      const flags = command.optsWithGlobals() as ConfigFlags;
+      return guard(flags, async () => {
         const { config: cfg } = await open(flags);
-        const out = new Output(flags.output ?? 'human');
+        const out = new Output(flags.output ?? 'table');
         if (key) {
           const value = getConfigValue(cfg, key);
           out.result({ key, value }, () => (Array.isArray(value) ? value.join(',') : String(value)));
           return;
         }
         const all = Object.fromEntries(configKeys().map((k) => [k, getConfigValue(cfg, k)]));
-        out.result(all, () => renderRecord(all));
-      }),
+        out.record(all);
+      });
+    },
   );
 
   localNodeOptions(config.command('set').description('change one key (restart the node to apply)').argument('<key>').argument('<value>')).action(
-    (key: string, value: string, flags: ConfigFlags) =>
-      guard(flags, async () => {
+    (key: string, value: string, _flags: ConfigFlags, command: Command) => {
+      const flags = command.optsWithGlobals() as ConfigFlags;
+      return guard(flags, async () => {
         const { paths, config: cfg } = await open(flags);
         const next = setConfigValue(cfg, key, value);
         await saveConfig(paths.config, next);
         const stored = getConfigValue(next, key);
-        new Output(flags.output ?? 'human').result({ key, value: stored, path: paths.config }, () =>
+        new Output(flags.output ?? 'table').result({ key, value: stored, path: paths.config }, () =>
           `${key} = ${Array.isArray(stored) ? stored.join(',') : String(stored)} in ${paths.config}\nrestart the node to apply it`,
         );
-      }),
+      });
+    },
   );
 }

@@ -3,28 +3,32 @@
  * and profile a command talks to, the SDK client with the profile's tokens, output, confirmation,
  * progress, and the one place a failure becomes a message and an exit code.
  *
- * Which node: `--node` (a URL, or the name of a local node home whose config.toml gives the
- * port), then `$HEARTH_NODE`, then the profile's node, then the local `default` node, then
- * `http://127.0.0.1:2528`. A profile's tokens are used only with the node they were issued by.
+ * Which node: `--url`, else `--node` (a URL, or the name of a local node home: the address it is
+ * listening on now, else its config.toml's), then `$HEARTH_NODE`, then the profile's node, then
+ * the local `default` node, then `http://127.0.0.1:2528`; `--port` replaces the port of whichever
+ * was chosen. A profile's tokens are used only with the node they were issued by.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createClient, MemoryTokenStore, type Client } from '../client/index.ts';
 import { loadConfig } from '../config/config.ts';
 import { DEFAULT_NODE_NAME, DEFAULT_SERVER_PORT } from '../config/defaults.ts';
 import { resolveHome } from '../config/home.ts';
 import { describeFailure, UsageError } from './exit.ts';
-import { Output, type OutputFormat } from './output.ts';
+import { Output } from './output.ts';
+import type { GlobalOpts } from './program.ts';
 import { Profiles, ProfileTokenStore, type Profile } from './profiles.ts';
 import { confirm } from './prompt.ts';
 import { Progress } from './progress.ts';
 
-export interface ConnectOpts {
+export interface ConnectOpts extends GlobalOpts {
   node?: string;
+  url?: string;
+  port?: number;
   profile?: string;
   home?: string;
-  output?: OutputFormat;
   timeout?: number;
   yes?: boolean;
 }
@@ -51,11 +55,6 @@ export class Reported extends Error {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-export function parseFormat(value: string): OutputFormat {
-  if (value !== 'human' && value !== 'json') throw new InvalidArgumentError('must be "human" or "json"');
-  return value;
-}
-
 /** A commander parser for a positive whole number (`unit` names it in the refusal). */
 export function positiveInt(unit: string): (value: string) => number {
   return (value) => {
@@ -67,21 +66,39 @@ export function positiveInt(unit: string): (value: string) => number {
 
 export const parseMs = positiveInt('milliseconds');
 
+/** A commander parser for a TCP port (0 lets the system choose, where that makes sense). */
+export function portArg(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return n;
+}
+
+function urlArg(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be a URL such as http://127.0.0.1:2528');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http(s) URL');
+  return value.replace(/\/+$/, '');
+}
+
 /** The options of a command that works on a local node home (`init`, `run`, `config …`). */
 export function localNodeOptions(cmd: Command): Command {
   return cmd
     .option('--home <dir>', 'root of node homes (default ~/.hearth, or $HEARTH_HOME)')
-    .option('--node <name>', 'node name: its home is <root>/<name>', DEFAULT_NODE_NAME)
-    .option('--output <format>', 'human or json', parseFormat, 'human');
+    .option('--node <name>', 'node name: its home is <root>/<name>', DEFAULT_NODE_NAME);
 }
 
 /** Adds the connection options to an operator command. */
 export function connectOptions(cmd: Command, opts: { destructive?: boolean } = {}): Command {
   cmd
     .option('--node <url|name>', 'node URL, or the name of a local node home (default: the profile\'s node)')
+    .option('--url <url>', 'the node\'s URL, whatever --node names', urlArg)
+    .option('--port <port>', 'the node\'s port, replacing the one --node (or the profile) gives', portArg)
     .option('--profile <name>', 'connection profile (default $HEARTH_PROFILE or "default")')
     .option('--home <dir>', 'root of node homes and profiles (default ~/.hearth, or $HEARTH_HOME)')
-    .option('--output <format>', 'human or json', parseFormat, 'human')
     .option('--timeout <ms>', 'deadline of each request to the node', parseMs, DEFAULT_TIMEOUT_MS);
   if (opts.destructive) cmd.option('-y, --yes', 'do not ask for confirmation');
   return cmd;
@@ -91,11 +108,28 @@ export function homeRoot(home?: string): string {
   return home ?? process.env.HEARTH_HOME ?? join(homedir(), '.hearth');
 }
 
-/** A URL as given, or the local node home of that name (its configured host and port). */
+/** Written by a running node into its home (`hearth run | dev`): where it listens, and its process. */
+export const LISTENING_FILE = 'listening.json';
+
+/** The address a node home's node is listening on now, if it is running (its process is alive). */
+async function listeningUrl(dir: string): Promise<string | undefined> {
+  try {
+    const { url, pid } = JSON.parse(await readFile(join(dir, LISTENING_FILE), 'utf8')) as { url?: unknown; pid?: unknown };
+    if (typeof url !== 'string' || typeof pid !== 'number') return undefined;
+    process.kill(pid, 0); // throws when no such process: a stale file
+    return url;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A URL as given, or the local node home of that name (where it listens now, else its configured host and port). */
 export async function resolveNodeUrl(value: string | undefined, root: string): Promise<string | undefined> {
   if (value === undefined || value === '') return undefined;
   if (/^https?:\/\//i.test(value)) return value.replace(/\/+$/, '');
   const paths = resolveHome({ home: root, node: value });
+  const running = await listeningUrl(paths.dir);
+  if (running) return running;
   try {
     const cfg = await loadConfig(paths.config, value);
     const host = ['0.0.0.0', '::', ''].includes(cfg.server.host) ? '127.0.0.1' : cfg.server.host;
@@ -106,25 +140,33 @@ export async function resolveNodeUrl(value: string | undefined, root: string): P
   }
 }
 
+/** `url` with its port replaced. */
+function withPort(url: string, port: number): string {
+  const u = new URL(url);
+  u.port = String(port);
+  return u.href.replace(/\/+$/, '');
+}
+
 export async function openCli(opts: ConnectOpts): Promise<Cli> {
   const root = homeRoot(opts.home);
   const profiles = new Profiles(root);
   const profile = await profiles.read(opts.profile || process.env.HEARTH_PROFILE || 'default');
-  const explicit = (await resolveNodeUrl(opts.node, root)) ?? (opts.node ? opts.node : undefined);
-  if (opts.node && !explicit?.startsWith('http')) {
+  const explicit = opts.url ?? (await resolveNodeUrl(opts.node, root)) ?? (opts.node ? opts.node : undefined);
+  if (!opts.url && opts.node && !explicit?.startsWith('http')) {
     throw new UsageError(`--node ${opts.node}: not a URL and no local node home of that name under ${root}`);
   }
-  const nodeUrl =
+  const chosen =
     explicit ??
     (await resolveNodeUrl(process.env.HEARTH_NODE, root)) ??
     profile.node ??
     (await resolveNodeUrl(DEFAULT_NODE_NAME, root)) ??
     `http://127.0.0.1:${DEFAULT_SERVER_PORT}`;
+  const nodeUrl = opts.port === undefined ? chosen : withPort(chosen, opts.port);
   const sameNode = profile.node === nodeUrl;
   const tokenStore = sameNode ? new ProfileTokenStore(profiles, profile) : new MemoryTokenStore();
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
-  const out = new Output(opts.output ?? 'human');
+  const out = new Output(opts.output ?? 'table', process.stdout, { wide: opts.wide, raw: opts.raw });
   return {
     client: createClient({ baseUrl: nodeUrl, tokenStore, timeoutMs: opts.timeout ?? DEFAULT_TIMEOUT_MS }),
     out,
@@ -146,7 +188,7 @@ export function withCli<O extends ConnectOpts>(
 ): (...params: unknown[]) => Promise<void> {
   return async (...params: unknown[]) => {
     const command = params.pop() as Command;
-    const opts = command.opts() as O;
+    const opts = command.optsWithGlobals() as O;
     const args = params.slice(0, -1) as string[];
     try {
       await fn(await openCli(opts), args, opts);
@@ -160,10 +202,19 @@ export function withCli<O extends ConnectOpts>(
 export function report(err: unknown, opts: ConnectOpts): Reported | unknown {
   if (err instanceof InvalidArgumentError) return err;
   const failure = describeFailure(err, opts.profile);
+  printFailure(failure, opts, err);
+  return new Reported(failure.code);
+}
+
+/**
+ * One failure, one line (issue #16): `hearth: <what happened>; <what to do>` — or one JSON object
+ * with `--output json`. The stack trace follows only with `--verbose`.
+ */
+export function printFailure(failure: { code: number; message: string; hint?: string; status?: number }, opts: GlobalOpts, err?: unknown): void {
   if (opts.output === 'json') {
     process.stderr.write(`${JSON.stringify({ error: failure.message, exitCode: failure.code, status: failure.status, hint: failure.hint })}\n`);
   } else {
-    process.stderr.write(`hearth: ${failure.message}\n${failure.hint ? `  next: ${failure.hint}\n` : ''}`);
+    process.stderr.write(`hearth: ${failure.message}${failure.hint ? `; ${failure.hint}` : ''}\n`);
   }
-  return new Reported(failure.code);
+  if (opts.verbose && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
 }

@@ -54,7 +54,7 @@ describe('readJsonArg', () => {
     expect(bad).toBeInstanceOf(UsageError);
     expect((bad as Error).message).toMatch(/^--params from the argument is not valid JSON: .+$/);
     await expect(readJsonArg('  ', '--args', {})).rejects.toThrow(/--args: empty/);
-    await expect(readJsonArg('@/nonexistent/x.json', '--args', {})).rejects.toThrow(/--args: cannot read file \/nonexistent\/x.json: ENOENT/);
+    await expect(readJsonArg('@/nonexistent/x.json', '--args', {})).rejects.toThrow(/--args: cannot read file \/nonexistent\/x.json: no such file or directory/);
   });
 });
 

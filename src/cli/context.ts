@@ -19,6 +19,19 @@ const contextArg = (cmd: Command) => cmd.argument('<context>', 'context id (64 h
 /** commander hands over what parseRefArg returned; withCli types positionals as strings. */
 const contextOf = (cli: Cli, ref: unknown) => resolveRef(cli, ref as Ref, 'context', '<context>');
 
+/** Aliases of a scope by the id they name (an id may have several). */
+export async function aliasesOf(cli: Cli, scope: 'context' | 'application'): Promise<Map<string, string[]>> {
+  const byId = new Map<string, string[]>();
+  for (const [name, id] of Object.entries(await cli.client.aliases.list(scope, { signal: cli.signal }))) byId.set(id, [...(byId.get(id) ?? []), name].sort());
+  return byId;
+}
+
+/** What people call each installed application: its alias, else its package name. */
+async function applicationNames(cli: Cli): Promise<Map<string, string>> {
+  const [apps, aliases] = await Promise.all([cli.client.applications.list({ signal: cli.signal }), aliasesOf(cli, 'application')]);
+  return new Map(apps.map((a) => [a.id, aliases.get(a.id)?.join(', ') ?? a.package ?? a.id]));
+}
+
 /** dagHeads travel as byte arrays; people read them as hex. */
 const headsHex = (c: Context) => (c.dagHeads ?? []).map((h) => Buffer.from(h).toString('hex'));
 
@@ -48,16 +61,22 @@ export function registerContextCommands(program: Command): Command {
   ).action(
     withCli<ListFlags>(async (cli, _args, flags) => {
       const opts = { signal: cli.signal };
-      const rows = flags.application
-        ? await cli.client.contexts.forApplication(await resolveRef(cli, flags.application, 'application', '--application'), opts)
-        : await cli.client.contexts.list(opts);
+      const [rows, contextAliases, appNames] = await Promise.all([
+        flags.application
+          ? cli.client.contexts.forApplication(await resolveRef(cli, flags.application, 'application', '--application'), opts)
+          : cli.client.contexts.list(opts),
+        aliasesOf(cli, 'context'),
+        applicationNames(cli),
+      ]);
+      // JSON keeps the node's rows and adds the aliases; the table names each context and application
+      const listed = rows.map((c) => ({ ...c, aliases: contextAliases.get(c.id) ?? [] }));
       cli.out.table(
-        rows,
+        listed,
         [
           { header: 'context', value: (c) => c.id },
-          { header: 'application', value: (c) => c.applicationId },
+          { header: 'name', value: (c) => (c.aliases.length ? c.aliases.join(', ') : c.name) },
+          { header: 'application', value: (c) => appNames.get(c.applicationId) ?? c.applicationId },
           { header: 'group', value: (c) => c.groupId },
-          { header: 'name', value: (c) => c.name },
         ],
         'no contexts yet: hearth context create --application <id> --group <id>',
       );

@@ -5,12 +5,13 @@
  * same loop for one context.
  *
  * Output is the one exception to "one JSON document per command": with `--output json` each frame
- * is one JSON object on its own line (NDJSON, the frame exactly as the node sent it), so a consumer
- * can act on events as they come. Notes (subscribed, reconnected, gaps) go to stderr. `--count`
+ * is one JSON object on its own line (NDJSON; byte fields decoded as text or hex, or as the node
+ * sent them with `--raw`), so a consumer can act on events as they come. Notes (subscribed,
+ * reconnected, gaps) go to stderr. `--count`
  * ends the watch after that many frames; Ctrl-C ends it cleanly (exit 0).
  */
 import type { Command } from 'commander';
-import { EventStream, HttpError, stringifyJson, type StreamFrame } from '../client/index.ts';
+import { displayBytes, EventStream, HttpError, stringifyJson, type StreamFrame } from '../client/index.ts';
 import { notFound } from '../errors.ts';
 import { collectId, collectRef, parseCount, resolveRef, type Ref } from './context-args.ts';
 import { connectOptions, withCli, type Cli, type ConnectOpts } from './connect.ts';
@@ -73,7 +74,7 @@ export function watchEvents(cli: Cli, target: WatchTarget): Promise<number> {
     });
     stream.on('frame', (frame) => {
       if (settled) return;
-      process.stdout.write(`${cli.out.json ? stringifyJson(frame) : frameLine(frame)}\n`);
+      process.stdout.write(`${cli.out.json ? stringifyJson(cli.out.display(frame)) : frameLine(frame)}\n`);
       printed++;
       if (target.count !== undefined && printed >= target.count) finish();
     });
@@ -101,24 +102,14 @@ function details(frame: StreamFrame): string {
   const data = frame.data as Record<string, unknown>;
   if (frame.type === 'StateMutation') {
     const events = Array.isArray(data.events) ? (data.events as { kind: string; data?: number[] }[]) : [];
-    const shown = events.map((e) => (Array.isArray(e.data) && e.data.length ? `${e.kind} ${bytesText(e.data)}` : e.kind));
+    const shown = events.map((e) => (Array.isArray(e.data) && e.data.length ? `${e.kind} ${displayBytes(e.data)}` : e.kind));
     return [`root ${String(data.newRoot)}`, ...shown].join('  ');
   }
   if (frame.type === 'Ephemeral') {
-    const state = Array.isArray(data.state) ? ` ${bytesText(data.state as number[])}` : '';
+    const state = Array.isArray(data.state) ? ` ${displayBytes(data.state as number[])}` : '';
     return `author ${String(data.author)}${data.removed ? ' removed' : state}`;
   }
   return data && Object.keys(data).length ? stringifyJson(data) : '';
-}
-
-/** Event payloads are bytes; applications mostly emit UTF-8 JSON, so show text when it is text. */
-function bytesText(bytes: number[]): string {
-  const raw = Uint8Array.from(bytes);
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    return `0x${Buffer.from(raw).toString('hex')}`;
-  }
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -7,7 +7,11 @@
  * in, token expired or revoked, a permission the credentials lack).
  */
 import { AuthRevokedError, HttpError, NetworkError, RpcError, TimeoutError } from '../client/index.ts';
+import { ConfigError } from '../config/config.ts';
+import { HomeExistsError } from '../config/home.ts';
+import { errnoText } from '../errno-text.ts';
 import { HearthError } from '../errors.ts';
+import { AdminMissingError, CredentialsError } from '../node/credentials.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_NODE = 1;
@@ -17,6 +21,11 @@ export const EXIT_AUTH = 3;
 /** A mistake in how the command was called: exit 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** The node could not start for a reason the message names (its port is taken, …): exit 1. */
+export class NodeStartError extends Error {
+  override name = 'NodeStartError';
 }
 
 /** Not logged in, or the profile's tokens are gone: exit 3. */
@@ -35,12 +44,16 @@ export interface Failure {
 /** Classifies an error thrown by a command. `profile` names the profile for the login hint. */
 export function describeFailure(err: unknown, profile?: string): Failure {
   const login = `hearth login${profile && profile !== 'default' ? ` --profile ${profile}` : ''}`;
-  if (err instanceof UsageError) return { code: EXIT_USAGE, message: err.message };
+  if (err instanceof UsageError || err instanceof HomeExistsError || err instanceof CredentialsError || err instanceof ConfigError) {
+    return { code: EXIT_USAGE, message: err.message };
+  }
+  if (err instanceof NodeStartError || err instanceof AdminMissingError) return { code: EXIT_NODE, message: err.message };
   if (err instanceof AuthRequiredError) return { code: EXIT_AUTH, message: err.message, hint: login };
   if (err instanceof AuthRevokedError) return { code: EXIT_AUTH, message: err.message, hint: login, status: err.status };
   if (err instanceof HttpError) {
     const message = nodeMessage(err);
-    if (err.status === 401) return { code: EXIT_AUTH, message, hint: login, status: 401 };
+    // a refused login needs other credentials, not another login hint
+    if (err.status === 401) return { code: EXIT_AUTH, message, hint: isLogin(err) ? 'check the username and password' : login, status: 401 };
     // A 403 is an auth failure when the guard refused the credentials (it says so in X-Auth-Error:
     // a missing permission, a binding); a 403 from a domain rule (a group owner may not leave) is
     // the node refusing the operation.
@@ -48,20 +61,55 @@ export function describeFailure(err: unknown, profile?: string): Failure {
     return { code: EXIT_NODE, message, status: err.status };
   }
   if (err instanceof NetworkError) {
-    return { code: EXIT_NODE, message: err.message, hint: 'is the node running? start one with: hearth dev' };
+    return { code: EXIT_NODE, message: unreachable(err), hint: 'is the node running? start one with: hearth dev (or pass --node <url|name>)' };
   }
   if (err instanceof TimeoutError || err instanceof RpcError) return { code: EXIT_NODE, message: err.message };
   // Local checks reuse the node's error catalogue: a bad request is the caller's mistake.
   if (err instanceof HearthError) return { code: err.kind === 'bad_request' ? EXIT_USAGE : EXIT_NODE, message: err.message };
   if (err instanceof Error && 'code' in err && typeof (err as NodeJS.ErrnoException).syscall === 'string') {
-    return { code: EXIT_USAGE, message: err.message };
+    return { code: EXIT_USAGE, message: fileProblem(err as NodeJS.ErrnoException) };
   }
-  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  // Not a failure this command knows: its message, one line (the trace only with --verbose).
+  const message = err instanceof Error ? `${err.message.split('\n')[0]} (an unexpected ${err.name}; --verbose shows where)` : String(err);
   return { code: EXIT_NODE, message };
 }
 
-/** `"<status>: <the node's error text>"`; the SDK's message already carries the body's `error`. */
+const isLogin = (err: HttpError) => /\/auth\/token(\?|$)/.test(err.url);
+
+/** `cannot read /x: no such file or directory` for a failed file operation. */
+export function fileProblem(err: NodeJS.ErrnoException): string {
+  const verb = ['open', 'read', 'stat', 'lstat', 'scandir', 'access', 'realpath'].includes(err.syscall ?? '') ? 'read' : 'write';
+  const what = err.path ? ` ${err.path}` : '';
+  return `cannot ${verb}${what}: ${errnoText(err)}`;
+}
+
+/** `cannot reach http://127.0.0.1:2528 (connection refused)`. */
+function unreachable(err: NetworkError): string {
+  const text = err.message;
+  const reason = /ECONNREFUSED/.test(text)
+    ? 'connection refused'
+    : /ENOTFOUND|EAI_AGAIN/.test(text)
+      ? 'unknown host'
+      : /ECONNRESET|socket hang up|other side closed/i.test(text)
+        ? 'the connection was reset'
+        : /ETIMEDOUT|EHOSTUNREACH|ENETUNREACH/.test(text)
+          ? 'no route to the host'
+          : text.replace(/^\S+ \S+ failed: /, '');
+  let origin = err.url;
+  try {
+    origin = new URL(err.url).origin;
+  } catch {
+    /* keep the URL as it is */
+  }
+  return `cannot reach ${origin} (${reason})`;
+}
+
+/**
+ * `"<the node's error text> (HTTP <status>)"`. The reference words a failed login
+ * "Authentication failed: Authentication failed: …" (auth-wire §2.1): said once here.
+ */
 function nodeMessage(err: HttpError): string {
   const body = err.body as { error?: unknown } | undefined;
-  return typeof body?.error === 'string' ? `${body.error} (HTTP ${err.status})` : err.message;
+  const text = typeof body?.error === 'string' ? `${body.error} (HTTP ${err.status})` : err.message;
+  return text.replace(/^(Authentication failed: )+/, 'Authentication failed: ');
 }

@@ -17,6 +17,7 @@ import {
   renderMetadata,
   roleArg,
 } from './group-args.ts';
+import { decodeByteFields } from './output.ts';
 
 const signed = (byte: number): SignedGroupOpenInvitation => ({
   invitation: {
@@ -51,10 +52,13 @@ describe('invitations', () => {
   it('takes the signed object, the invite answer, or the entry of a recursive list', () => {
     const a = signed(0xaa);
     const b = signed(0xbb);
-    expect(pickInvitation(a)).toBe(a);
-    expect(pickInvitation({ invitation: a, groupName: 'x' })).toBe(a);
+    expect(pickInvitation(a)).toEqual(a);
+    expect(pickInvitation({ invitation: a, groupName: 'x' })).toEqual(a);
     const list = { invitations: [{ groupId: 'aa'.repeat(32), invitation: a }, { groupId: 'bb'.repeat(32), invitation: b }] };
-    expect(pickInvitation(list, 'bb'.repeat(32))).toBe(b);
+    expect(pickInvitation(list, 'bb'.repeat(32))).toEqual(b);
+    // as the CLI prints it: byte fields as hex, turned back into the bytes the node signed
+    expect(pickInvitation(decodeByteFields({ invitation: a, groupName: 'x' }))).toEqual(a);
+    expect(pickInvitation(decodeByteFields(list), 'bb'.repeat(32))).toEqual(b);
     expect(() => pickInvitation(list)).toThrow(/holds no invitation .*aaaa/);
     expect(() => pickInvitation({ hello: 1 })).toThrow(UsageError);
     expect(() => pickInvitation('text')).toThrow(/not an invitation/);
@@ -68,7 +72,7 @@ describe('JSON arguments', () => {
       expect(await readJsonArg('{"a":1}', 'x')).toEqual({ a: 1 });
       await writeFile(join(dir, 'f.json'), '{"n": 18446744073709551615}');
       expect(await readJsonArg(`@${join(dir, 'f.json')}`, 'x')).toEqual({ n: 18446744073709551615n });
-      await expect(readJsonArg(`@${join(dir, 'missing.json')}`, 'invitation')).rejects.toThrow(/invitation: cannot read file .*ENOENT/);
+      await expect(readJsonArg(`@${join(dir, 'missing.json')}`, 'invitation')).rejects.toThrow(/invitation: cannot read file .*no such file or directory/);
       await expect(readJsonArg('{nope', 'invitation')).rejects.toThrow(/invitation from the argument is not valid JSON/);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { UsageError } from './exit.ts';
 import { positiveInt } from './connect.ts';
 import { idArgFor } from './id-args.ts';
 import { readJson } from './json-args.ts';
+import { restoreByteFields } from './output.ts';
 
 /** A commander argument parser: 64 hex or base58 of 32 bytes → 64 lowercase hex, naming `what`. */
 export const idArg = idArgFor;
@@ -55,9 +56,12 @@ export function invitationGroup(inv: SignedGroupOpenInvitation): string | undefi
 /**
  * The signed invitation out of what `invite` printed: the signed object itself, the
  * `{invitation, groupName}` answer, or a recursive `{invitations: [...]}` answer (then the entry for
- * `groupId`, which must be given). Anything else is a usage error.
+ * `groupId`, which must be given), as printed (byte fields as hex) or `--raw`. Anything else is a
+ * usage error.
  */
-export function pickInvitation(value: unknown, groupId?: string): SignedGroupOpenInvitation {
+export function pickInvitation(printed: unknown, groupId?: string): SignedGroupOpenInvitation {
+  // printed with its byte fields as hex (output.ts); the node takes them as byte arrays
+  const value = restoreByteFields(printed);
   if (isSigned(value)) return value;
   if (typeof value === 'object' && value !== null) {
     const inner = (value as { invitation?: unknown }).invitation;

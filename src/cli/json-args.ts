@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseJson } from '../client/index.ts';
 import { UsageError } from './exit.ts';
+import { errnoText } from '../errno-text.ts';
 
 export async function readJson(value: string, what: string): Promise<unknown> {
   let text: string;
@@ -20,7 +21,7 @@ export async function readJson(value: string, what: string): Promise<unknown> {
     try {
       text = await readFile(path, 'utf8');
     } catch (err) {
-      throw new UsageError(`${what}: cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(`${what}: cannot read ${source}: ${errnoText(err)}`);
     }
   } else {
     text = value;

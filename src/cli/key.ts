@@ -20,6 +20,7 @@ import { clientKeyIdArg, collect, idArg, keyIdArg, rootKeyIdArg } from './id-arg
 import { secondsArg } from './group-args.ts';
 import { when } from './output.ts';
 import { readSecretFrom } from './prompt.ts';
+import { errnoText } from '../errno-text.ts';
 
 interface CreateKeyFlags extends ConnectOpts {
   username?: string;
@@ -179,7 +180,7 @@ export function registerKeyCommands(program: Command): void {
         await writeFile(out, `${JSON.stringify({ node: cli.nodeUrl, ...tokens }, null, 2)}\n`, { mode: 0o600, flag: flags.force ? 'w' : 'wx' }).catch(
           (err: NodeJS.ErrnoException) => {
             // The key exists on the node now: say which, so it can be revoked.
-            const what = err.code === 'EEXIST' ? `${flags.out} exists (pass --force to replace it)` : `cannot write ${flags.out}: ${err.code ?? err.message}`;
+            const what = err.code === 'EEXIST' ? `${flags.out} exists (pass --force to replace it)` : `cannot write ${flags.out}: ${errnoText(err)}`;
             throw new UsageError(`${what}; the client key ${tokens.client_id ?? ''} was created and its tokens discarded — revoke it with: hearth key client revoke`);
           },
         );

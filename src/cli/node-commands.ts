@@ -2,31 +2,40 @@
  * `hearth init | run | dev` (issue #2): `init` creates a node home, `run` serves it, `dev` does
  * both for a development node. The node's modules load only when a node runs, so the operator
  * commands (which only talk HTTP) start fast.
+ *
+ * `dev` needs no credentials (issue #16): without an admin password from the flags or the
+ * environment it generates one, keeps it in `<home>/admin-password` (mode 0600; usable as
+ * `MERO_AUTH_ADMIN_PASSWORD_FILE` or `hearth login --password-file`) and prints it. A running node
+ * writes `<home>/listening.json` (its address and process), so `--node <name>` finds it on the port
+ * it really listens on, `--port` overrides included.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import { randomBytes } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { initHome, isInitialised, resolveHome, type HomePaths } from '../config/home.ts';
 import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
 import type { LogLevel } from '../http/logging.ts';
 import { adminCredentials } from '../node/credentials.ts';
-import { localNodeOptions, positiveInt } from './connect.ts';
+import type { AdminCredentials } from '../node/node.ts';
+import { LISTENING_FILE, localNodeOptions, portArg, positiveInt } from './connect.ts';
 import { MAX_DEV_NODES, runCluster } from './dev-cluster.ts';
-import { EXIT_NODE, UsageError } from './exit.ts';
+import { EXIT_NODE, NodeStartError, UsageError } from './exit.ts';
+import type { GlobalOpts } from './program.ts';
 
-interface CommonOpts {
+interface CommonOpts extends GlobalOpts {
   home?: string;
   node?: string;
   adminUser?: string;
   adminPassword?: string;
   logLevel?: LogLevel;
-  output?: 'human' | 'json';
 }
 
-const port = (v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
-  return n;
-};
+/** The file `hearth dev` keeps a generated admin password in. */
+export const ADMIN_PASSWORD_FILE = 'admin-password';
+/** The admin `hearth dev` creates when no user is named. */
+export const DEV_ADMIN_USER = 'dev';
 
 function print(opts: CommonOpts, human: string, json: Record<string, unknown>): void {
   process.stdout.write(opts.output === 'json' ? `${JSON.stringify(json)}\n` : `${human}\n`);
@@ -38,7 +47,24 @@ async function nodeModules() {
   return { HearthNode, createLogger };
 }
 
-async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string; swarmPort?: number }): Promise<void> {
+/** A failure to listen, in words: the port is taken, or not ours to take. */
+function listenFailure(err: unknown, host: string, port: number): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE') return new NodeStartError(`port ${port} is in use on ${host} (another hearth node?): stop that process, or start this one with --port <n>`);
+  if (code === 'EACCES') return new NodeStartError(`no permission to listen on ${where}: use a port above 1023 (--port <n>)`);
+  if (code === 'EADDRNOTAVAIL') return new NodeStartError(`${host} is not an address of this machine: pass --host <address>, e.g. 127.0.0.1`);
+  return err as Error;
+}
+
+interface AdminNote {
+  username: string;
+  /** the password, when it was generated just now */
+  generated?: string;
+  file?: string;
+}
+
+async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string; swarmPort?: number }, admin: { credentials?: AdminCredentials; note?: AdminNote; onUnused?: () => Promise<void> } = {}): Promise<void> {
   const { HearthNode, createLogger } = await nodeModules();
   const config = await loadConfig(paths.config, opts.node ?? DEFAULT_NODE_NAME);
   if (opts.swarmPort !== undefined) config.swarm.port = opts.swarmPort;
@@ -48,29 +74,81 @@ async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; hos
     process.stderr.write(`hearth: ${message}\n`);
     process.exit(EXIT_NODE);
   };
-  const node = new HearthNode({ paths, config, logger, admin: adminCredentials(opts), port: opts.port, host: opts.host, onFatal });
-  await node.start();
+  const node = new HearthNode({ paths, config, logger, admin: admin.credentials ?? adminCredentials(opts), port: opts.port, host: opts.host, onFatal });
+  const host = opts.host ?? config.server.host;
+  const port = opts.port ?? config.server.port;
+  try {
+    await node.start();
+  } catch (err) {
+    await admin.onUnused?.();
+    throw listenFailure(err, host, port);
+  }
+  if (!node.provisionedAdmin) await admin.onUnused?.();
+  const listening = join(paths.dir, LISTENING_FILE);
+  await writeFile(listening, `${JSON.stringify({ url: node.url, pid: process.pid })}\n`, { mode: 0o600 });
+  const note = admin.note && (node.provisionedAdmin || admin.note.file) ? admin.note : undefined;
+  const shownAdmin = note
+    ? node.provisionedAdmin && note.generated
+      ? `${note.username}, password ${note.generated} (generated; kept in ${note.file}, mode 0600)`
+      : `${note.username}${note.file ? ` (password in ${note.file})` : ''}`
+    : undefined;
   print(
     opts,
     [
       `hearth node "${config.node.name}"${config.node.development ? ' (development)' : ''} is running`,
+      `  dashboard:  ${node.url}/admin-dashboard/`,
       `  API:        ${node.url}/admin-api`,
-      `  login page: ${node.url}/auth/login`,
       `  home:       ${paths.dir}`,
-      `  log in with the admin account, e.g. POST ${node.url}/auth/token (see docs/quick-start.md)`,
+      ...(shownAdmin ? [`  admin:      ${shownAdmin}`] : []),
+      `  sign in on the dashboard, or: hearth login --username <admin> (see docs/quick-start.md)`,
     ].join('\n'),
-    { event: 'listening', url: node.url, home: paths.dir, node: config.node.name, development: config.node.development },
+    {
+      event: 'listening',
+      url: node.url,
+      dashboard: `${node.url}/admin-dashboard/`,
+      home: paths.dir,
+      node: config.node.name,
+      development: config.node.development,
+      ...(note ? { admin: { username: note.username, passwordFile: note.file ?? null, ...(node.provisionedAdmin && note.generated ? { password: note.generated } : {}) } } : {}),
+    },
   );
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) process.exit(EXIT_NODE); // a second signal: stop waiting
     stopping = true;
     logger.info({ signal }, 'stopping');
+    await rm(listening, { force: true });
     await node.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * The admin of a development node: the one the flags or environment name, else `dev` with the
+ * password kept in the home (generated the first time). The file is written before the node
+ * starts, so a password the node accepted is never lost, and removed again when the node already
+ * had an admin and did not take it.
+ */
+async function devAdmin(paths: HomePaths, opts: CommonOpts) {
+  const env = process.env;
+  const set = (v: string | undefined) => (v === '' ? undefined : v);
+  const username = opts.adminUser ?? set(env.MERO_AUTH_ADMIN_USER) ?? DEV_ADMIN_USER;
+  if (opts.adminPassword !== undefined || set(env.MERO_AUTH_ADMIN_PASSWORD) || set(env.MERO_AUTH_ADMIN_PASSWORD_FILE)) {
+    const credentials = adminCredentials({ ...opts, adminUser: username })!;
+    return { credentials, note: { username } };
+  }
+  const file = join(paths.dir, ADMIN_PASSWORD_FILE);
+  const kept = await readFile(file, 'utf8').then((t) => t.replace(/\r?\n$/, ''), () => undefined);
+  if (kept) return { credentials: { username, password: kept }, note: { username, file } };
+  const password = randomBytes(18).toString('base64url');
+  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  return {
+    credentials: { username, password },
+    note: { username, generated: password, file },
+    onUnused: () => rm(file, { force: true }),
+  };
 }
 
 async function initNode(paths: HomePaths, opts: CommonOpts & InitFlags): Promise<void> {
@@ -121,41 +199,49 @@ function common(cmd: Command): Command {
     .option('--admin-password <password>', 'its password, 8-128 characters (prefer MERO_AUTH_ADMIN_PASSWORD)');
 }
 
+/** The command's options with the global ones. */
+const optsOf = <T>(command: Command) => command.optsWithGlobals() as T;
+
 export function registerNodeCommands(program: Command): void {
   common(program.command('init').description('create a node home: config.toml, signing key, token secret, data directory'))
-    .option('--server-port <port>', 'HTTP port', port)
-    .option('--swarm-port <port>', 'peer-to-peer port (0 = any free port)', port)
+    .option('--server-port <port>', 'HTTP port', portArg)
+    .option('--swarm-port <port>', 'peer-to-peer port (0 = any free port)', portArg)
     .option('--swarm-host <host>', 'peer-to-peer bind address (default 0.0.0.0; 127.0.0.1 for --dev)')
     .option('--boot-nodes <multiaddr...>', 'peers to dial at start and keep connected (/ip4/…/tcp/…/p2p/<peer id>)')
     .option('--mdns', 'discover peers on the local network by multicast DNS')
     .option('--server-host <host>', 'HTTP bind address')
     .option('--dev', 'development node: mock tokens enabled')
     .option('--force', 'replace an existing home')
-    .action(async (opts: CommonOpts & InitFlags) => initNode(resolveHome(opts), opts));
+    .action(async (_o: unknown, command: Command) => {
+      const opts = optsOf<CommonOpts & InitFlags>(command);
+      return initNode(resolveHome(opts), opts);
+    });
 
   common(program.command('run').description('start the node'))
-    .option('--port <port>', 'override the configured HTTP port', port)
-    .option('--swarm-port <port>', 'override the configured peer-to-peer port', port)
+    .option('--port <port>', 'override the configured HTTP port', portArg)
+    .option('--swarm-port <port>', 'override the configured peer-to-peer port', portArg)
     .option('--host <host>', 'override the configured HTTP bind address')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
-    .action(async (opts: CommonOpts & { port?: number; host?: string; swarmPort?: number }) => {
+    .action(async (_o: unknown, command: Command) => {
+      const opts = optsOf<CommonOpts & { port?: number; host?: string; swarmPort?: number }>(command);
       const paths = resolveHome(opts);
       if (!(await isInitialised(paths))) throw new UsageError(`${paths.dir} is not initialised: run "hearth init" first (or "hearth dev")`);
       await runNode(paths, opts);
     });
 
-  common(program.command('dev').description('initialise a development node if needed, then start it'))
-    .option('--port <port>', 'override the configured HTTP port (with --nodes: the first node\'s, default 2528)', port)
-    .option('--swarm-port <port>', 'override the configured peer-to-peer port (with --nodes: the first node\'s, default 2428)', port)
+  common(program.command('dev').description('initialise a development node if needed, then start it (generates an admin password when none is given)'))
+    .option('--port <port>', "override the configured HTTP port (with --nodes: the first node's, default 2528)", portArg)
+    .option('--swarm-port <port>', "override the configured peer-to-peer port (with --nodes: the first node's, default 2428)", portArg)
     .option('--nodes <n>', `start n connected development nodes, each its own process (1-${MAX_DEV_NODES}; homes <name>-1…)`, positiveInt('nodes'))
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
-    .action(async (opts: CommonOpts & { port?: number; swarmPort?: number; nodes?: number }) => {
+    .action(async (_o: unknown, command: Command) => {
+      const opts = optsOf<CommonOpts & { port?: number; swarmPort?: number; nodes?: number }>(command);
       if (opts.nodes !== undefined) return runCluster({ ...opts, nodes: opts.nodes });
       const paths = resolveHome(opts);
       if (!(await isInitialised(paths))) {
         await initHome(paths, { name: opts.node ?? DEFAULT_NODE_NAME, development: true });
         print(opts, `initialised development node at ${paths.dir}`, { event: 'initialised', home: paths.dir });
       }
-      await runNode(paths, opts);
+      await runNode(paths, opts, await devAdmin(paths, opts));
     });
 }

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { UsageError } from './exit.ts';
+import { errnoText } from '../errno-text.ts';
 
 export interface Terminal {
   stdin: NodeJS.ReadStream;
@@ -42,7 +43,7 @@ export async function readSecretFrom(sources: SecretSources, term: Terminal = pr
     try {
       return (await readFile(sources.file, 'utf8')).replace(/\r?\n$/, '');
     } catch (err) {
-      throw new UsageError(`cannot read ${sources.label} file ${sources.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(`cannot read ${sources.label} file ${sources.file}: ${errnoText(err)}`);
     }
   }
   if (sources.stdin) return firstLine(term.stdin);

@@ -8,11 +8,17 @@ import type { Command, Option } from 'commander';
 const HEADER = `# hearth CLI reference
 
 Generated from the command definitions by \`npm run docs:cli\`; do not edit by hand. The guide with
-examples is [cli.md](cli.md). Exit codes: 0 ok, 1 node error, 2 usage error, 3 auth failure.
+examples is [cli.md](cli.md). Exit codes: 0 ok, 1 node error, 2 usage error, 3 auth failure, 141 the reader of the output closed it (broken pipe).
 `;
 
 export function renderReference(program: Command): string {
+  const globals = program.options.filter((o) => !o.hidden && !o.flags.includes('--version'));
   const sections: string[] = [HEADER];
+  if (globals.length) {
+    sections.push(
+      ['## Global options', '', 'Accepted by every command, in any position on the command line.', '', '| option | meaning |', '|---|---|', ...globals.map((o) => `| \`${o.flags}\` | ${escape(optionText(o))} |`), ''].join('\n'),
+    );
+  }
   const visit = (cmd: Command, path: string[]) => {
     for (const sub of cmd.commands) {
       if (sub.name() === 'help') continue;

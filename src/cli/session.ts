@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { createClient } from '../client/index.ts';
 import { connectOptions, homeRoot, report, withCli, type ConnectOpts } from './connect.ts';
 import { Output } from './output.ts';
+import type { GlobalOpts } from './program.ts';
 import { Profiles, ProfileTokenStore } from './profiles.ts';
 import { readSecretFrom } from './prompt.ts';
 import { UsageError } from './exit.ts';
@@ -75,8 +76,8 @@ export function registerSessionCommands(program: Command): void {
     .alias('ls')
     .description('list profiles and whether they hold tokens')
     .option('--home <dir>', 'root of node homes and profiles (default ~/.hearth, or $HEARTH_HOME)')
-    .option('--output <format>', 'human or json', 'human')
-    .action(async (opts: { home?: string; output?: 'human' | 'json' }) => {
+    .action(async (_opts: unknown, command: Command) => {
+      const opts = command.optsWithGlobals() as GlobalOpts & { home?: string };
       try {
         const rows = (await new Profiles(homeRoot(opts.home)).list()).map((p) => ({
           profile: p.name,
@@ -84,7 +85,7 @@ export function registerSessionCommands(program: Command): void {
           username: p.username ?? null,
           loggedIn: Boolean(p.tokens),
         }));
-        new Output(opts.output ?? 'human').table(rows, [
+        new Output(opts.output ?? 'table', process.stdout, { wide: opts.wide }).table(rows, [
           { header: 'profile', value: (r) => r.profile },
           { header: 'node', value: (r) => r.node },
           { header: 'user', value: (r) => r.username },

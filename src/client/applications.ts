@@ -18,7 +18,7 @@
 import { DecodeError } from './errors.ts';
 import type { CallOptions, HttpClient, HttpResponse } from './http.ts';
 
-/** Default deadline of `install` and `installDev`. */
+/** Default deadline of `install`, `installDev` and `installBundle`. */
 export const INSTALL_TIMEOUT_MS = 300_000;
 
 /** admin-wire-a §3.2 (snake_case as the node sends it; ids are 64 hex). */
@@ -76,6 +76,30 @@ export class ApplicationsApi {
       method: 'POST',
       body: { path },
     });
+    return installed(response, this.data(response));
+  }
+
+  /**
+   * hearth: `PUT /admin-api/install-dev-application/bundle` with the `.mpk` bytes — a dev install
+   * of a bundle that is not on the node's filesystem (e.g. a file picked in a browser). In a
+   * browser `onProgress` follows the upload; a node with `dev_install_root` set refuses (403).
+   */
+  async installBundle(
+    bundle: Uint8Array | Blob,
+    options: CallOptions & { onProgress?: (loaded: number, total: number) => void } = {},
+  ): Promise<{ applicationId: string }> {
+    const { onProgress, ...call } = options;
+    const total = bundle instanceof Uint8Array ? bundle.byteLength : bundle.size;
+    onProgress?.(0, total);
+    const response = await this.http.send('/admin-api/install-dev-application/bundle', {
+      timeoutMs: INSTALL_TIMEOUT_MS,
+      ...call,
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream', ...call.headers },
+      rawBody: bundle as BodyInit,
+      ...(onProgress ? { onUploadProgress: (loaded: number) => onProgress(Math.min(loaded, total), total) } : {}),
+    });
+    onProgress?.(total, total);
     return installed(response, this.data(response));
   }
 

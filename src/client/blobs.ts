@@ -15,7 +15,8 @@
  *
  * Progress: `upload` reports bytes sent for a `ReadableStream` as they are
  * pulled, and for `Uint8Array`/`Blob` bodies (sent whole, so browsers need no
- * streaming-upload support) once at the start and once when the node answered.
+ * streaming-upload support) at the start, as the browser sends them (through
+ * XMLHttpRequest, see `xhr.ts`; in Node only at the start) and when the node answered.
  * `download` reports bytes as the returned stream is read, with the total from
  * `Content-Length`.
  */
@@ -90,6 +91,8 @@ export class BlobsApi {
       query: { hash, context_id: contextId },
       headers: { 'content-type': 'application/octet-stream', ...call.headers },
       rawBody: body,
+      // a whole body in a browser: real progress through XMLHttpRequest
+      ...(onProgress && total !== undefined ? { onUploadProgress: (loaded: number) => onProgress(Math.min(loaded, total), total) } : {}),
     });
     if (total !== undefined) onProgress?.(total, total);
     return result;

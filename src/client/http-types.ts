@@ -51,6 +51,8 @@ export interface RequestOptions extends CallOptions {
   refresh?: boolean;
   /** Treat `token_reuse`/`token_revoked` as terminal. Default: true when the stored token was sent. */
   revocation?: boolean;
+  /** Bytes of the body sent so far; in a browser the call then goes through XMLHttpRequest (xhr.ts). */
+  onUploadProgress?: (loaded: number, total: number | undefined) => void;
 }
 
 /** A fully read response. */

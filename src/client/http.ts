@@ -34,6 +34,7 @@ import { tokenExpiresAt } from './jwt.ts';
 import { Session, errorInit } from './session.ts';
 import { abortable, callSignal, type CallSignal } from './signal.ts';
 import { MemoryTokenStore, type Tokens, type TokenStore } from './token-store.ts';
+import { hasXhr, xhrFetch } from './xhr.ts';
 
 export * from './http-types.ts';
 
@@ -187,6 +188,8 @@ export class HttpClient {
     const method = (options.method ?? 'GET').toUpperCase();
     const url = this.url(path, options.query);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    // upload progress needs XMLHttpRequest in a browser (xhr.ts); answers stream only through fetch
+    const fetchFn = options.onUploadProgress && hasXhr() && mode !== 'stream' ? xhrFetch(options.onUploadProgress) : this.fetchFn;
     const call = callSignal(timeoutMs, options.signal);
     const transport = <T>(p: Promise<T>) =>
       p.catch((error: unknown) => {
@@ -211,7 +214,7 @@ export class HttpClient {
       }
 
       for (let attempt = 0; ; attempt++) {
-        const raw = await transport(this.fetchFn(url, this.requestInit(method, options, token, call.signal)));
+        const raw = await transport(fetchFn(url, this.requestInit(method, options, token, call.signal)));
         if (raw.ok || !checked) {
           const response = toResponse(method, url, raw, '');
           if (mode === 'stream') {

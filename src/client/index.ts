@@ -257,5 +257,6 @@ export {
   type SyncStatusData,
 } from './events.ts';
 export { EventSocket, SocketRequestError, type EventSocketOptions, type SocketEvents, type WebSocketConstructor, type WebSocketLike } from './ws.ts';
+export { bytesAsText, bytesToHex, displayBytes, isByteArray } from './bytes.ts';
 export { clientIdOf, decodeJwtClaims, tokenExpiresAt, tokensFromPair, type JwtClaims } from './jwt.ts';
 export { MemoryTokenStore, type Tokens, type TokenStore } from './token-store.ts';

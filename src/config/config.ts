@@ -168,8 +168,17 @@ export function renderConfig(cfg: NodeConfig): string {
   return `# hearth node configuration (docs/operator-guide.md)\n${stringify(out)}\n`;
 }
 
+/** Reads a config.toml; a syntax error or a value of the wrong type is a ConfigError naming the file, the place and the fix. */
 export async function loadConfig(path: string, fallbackName: string): Promise<NodeConfig> {
-  return parseConfig(await readFile(path, 'utf8'), fallbackName);
+  const text = await readFile(path, 'utf8');
+  try {
+    return parseConfig(text, fallbackName);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${path}: ${err.message.replace(/^config: /, '')}; fix the file, or set the key with: hearth config set <key> <value>`);
+    const { line, column } = err as { line?: number; column?: number };
+    const first = String((err as Error).message).split('\n')[0].replace(/^Invalid TOML document: /, '');
+    throw new ConfigError(`${path}${line ? ` line ${line}${column ? `, column ${column}` : ''}` : ''}: not valid TOML (${first}); fix the file`);
+  }
 }
 
 /** Writes through a temporary file and a rename, so a crash never leaves half a config. */

@@ -40,6 +40,8 @@ export class RouteCatalogue {
     // HEAD route (e.g. blob info) has its own handler and is an operation of its own.
     const getHandlers = new Map<string, unknown>();
     app.addHook('onRoute', (route: RouteOptions) => {
+      // `schema.hide`: a route that is no part of the API (the dashboard and the `/` redirect to it)
+      if ((route.schema as { hide?: boolean } | undefined)?.hide) return;
       for (const method of [route.method].flat()) {
         if (method === 'GET') getHandlers.set(route.url, route.handler);
         if (method === 'OPTIONS' || (method === 'HEAD' && getHandlers.get(route.url) === route.handler)) continue;

@@ -7,12 +7,14 @@ import { registerAliasRoutes } from '../aliases/routes.ts';
 import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
 import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
+import { registerBundleUploadRoute } from '../applications/upload-route.ts';
 import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
 import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
 import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
 import { groupPathVia } from '../governance/authority.ts';
+import { registerDashboardRoutes } from '../dashboard/routes.ts';
 import type { Store } from '../store/store.ts';
 import { registerTeeRoutes } from '../tee/routes.ts';
 import { registerSigningKeyRoutes } from '../governance/signing-key/routes.ts';
@@ -60,6 +62,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerAuthRoutes(app, deps.auth);
   registerBlobRoutes(app, deps.blobs);
   registerApplicationRoutes(app, deps.applications);
+  registerBundleUploadRoute(app, deps.applications);
   registerAliasRoutes(app, { store: deps.store });
   registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
   registerAccountRoutes(app, { accounts: deps.governance.accounts });
@@ -70,4 +73,5 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerSigningKeyRoutes(app, deps.signingKeys);
   registerUpgradeRoutes(app, deps.upgrades);
   registerDelegationRoutes(app, deps.delegation);
+  registerDashboardRoutes(app);
 }

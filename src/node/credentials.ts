@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { passwordProblem } from '../auth/passwords.ts';
+import { errnoText } from '../errno-text.ts';
 import type { AdminCredentials } from './node.ts';
 
 export class CredentialsError extends Error {
@@ -20,7 +21,13 @@ export function adminCredentials(
   const username = flags.adminUser ?? set(env.MERO_AUTH_ADMIN_USER);
   let password = flags.adminPassword;
   const file = set(env.MERO_AUTH_ADMIN_PASSWORD_FILE);
-  if (password === undefined && file) password = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+  if (password === undefined && file) {
+    try {
+      password = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new CredentialsError(`cannot read MERO_AUTH_ADMIN_PASSWORD_FILE ${file}: ${errnoText(err)}`);
+    }
+  }
   password ??= set(env.MERO_AUTH_ADMIN_PASSWORD);
   if (username === undefined && password === undefined) return undefined;
   if (!username) throw new CredentialsError('An admin password was given without a user: set MERO_AUTH_ADMIN_USER or --admin-user.');

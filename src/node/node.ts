@@ -160,6 +160,8 @@ export class HearthNode {
   /** delegated execution: intents, context and governance intents run for members under warrants */
   intents!: IntentService;
   groupIntents!: GroupIntentService;
+  /** the admin this start created from `NodeOptions.admin` (unset when the node already had one) */
+  provisionedAdmin?: string;
 
   constructor(private readonly opts: NodeOptions) {
     this.store = new LevelStore(opts.paths.data);
@@ -408,6 +410,7 @@ export class HearthNode {
       );
     }
     await this.keys.provisionAdmin(admin.username, admin.password);
+    this.provisionedAdmin = admin.username;
     this.opts.logger.info({ username: admin.username }, 'admin account created');
   }
 

@@ -5,11 +5,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const claimsOf = (jwt: string): Record<string, unknown> => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString());
@@ -31,10 +31,7 @@ beforeAll(async () => {
   callbackBase = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}`;
   [node, browser] = await Promise.all([
     startTestNode(),
-    chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    }),
+    launchChromium(),
   ]);
 });
 
@@ -124,5 +121,14 @@ describe('the login page', () => {
     expect(stored[0]).toBeTruthy();
     expect(stored[1]).toBeTruthy();
     expect(await page.locator('#key-id').textContent()).toBe(claimsOf(stored[0] as string).sub);
+  });
+
+  it('says why the user was sent back, in its own words only', async () => {
+    const page = await context.newPage();
+    await page.goto(loginUrl({ 'callback-url': `${callbackBase}/cb`, reason: 'token_revoked' }));
+    expect(await page.getByRole('status').filter({ hasText: 'Your session was revoked' }).count()).toBe(1);
+    await page.goto(loginUrl({ 'callback-url': `${callbackBase}/cb`, reason: 'Your account is locked: call +1 555' }));
+    expect(await page.locator('#notice').isHidden()).toBe(true);
+    expect(await page.content()).not.toContain('call +1 555');
   });
 });

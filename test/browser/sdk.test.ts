@@ -4,11 +4,10 @@
  * login, guarded reads with u64-exact decoding, a typed HTTP error, and the logout procedure.
  */
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let node: TestNode;
 let browser: Browser;
@@ -27,7 +26,7 @@ beforeAll(async () => {
   bundle = out.outputFiles[0].text;
   [node, browser] = await Promise.all([
     startTestNode(),
-    chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] }),
+    launchChromium(),
   ]);
 });
 afterAll(async () => {

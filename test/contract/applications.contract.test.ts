@@ -63,6 +63,9 @@ it('answers every application and package route as documented', async () => {
   const unresolvable = await c.applications.install('com.hearth.nowhere', '9.9.9').catch((e: unknown) => e);
   expect((unresolvable as HttpError).status).toBe(502);
 
+  // hearth's upload install: the same bundle bytes sent as the body
+  expect(await c.applications.installBundle(v1.bytes)).toEqual({ applicationId: appId });
+
   expect(await c.applications.uninstall(appId)).toEqual({ applicationId: appId });
   expect(await c.applications.list()).toEqual([]);
   expect(await c.applications.packages()).toEqual([]);

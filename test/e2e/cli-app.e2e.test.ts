@@ -88,8 +88,11 @@ describe('hearth app (node)', { timeout: 120_000 }, () => {
     expect(apps.map((a: { id: string }) => a.id).sort()).toEqual([dev.applicationId, v1.applicationId].sort());
     expect(apps.find((a: { id: string }) => a.id === v1.applicationId).version).toBe('2.0.0');
     const table = await user.human(['app', 'ls']);
-    expect(table).toMatch(/^APPLICATION ID\s+PACKAGE\s+VERSION\s+SIZE\s+SOURCE\n/);
-    expect(table).toMatch(new RegExp(`${dev.applicationId}\\s+com\\.hearth\\.clidev\\s+0\\.1\\.0\\s+\\d`));
+    expect(table).toMatch(/^APPLICATION ID\s+ALIAS\s+PACKAGE\s+VERSION\s+SIZE\s+SOURCE\n/);
+    // ids shortened to fit 100 columns; --wide shows them whole
+    expect(table).toMatch(new RegExp(`${dev.applicationId.slice(0, 12)}\\S*…\\s+-\\s+com\\.hearth\\.clidev\\s+0\\.1\\.0\\s+\\d`));
+    expect(Math.max(...table.trimEnd().split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+    expect(await user.human(['app', 'ls', '--wide'])).toMatch(new RegExp(`${dev.applicationId}\\s+-\\s+com\\.hearth\\.clidev\\s+0\\.1\\.0\\s+\\d`));
 
     expect((await user.json(['app', 'packages'])).sort()).toEqual(['com.hearth.clidev', 'com.hearth.clireg']);
     expect((await user.human(['app', 'packages'])).split('\n').sort()).toEqual(['', 'com.hearth.clidev', 'com.hearth.clireg']);
@@ -99,7 +102,10 @@ describe('hearth app (node)', { timeout: 120_000 }, () => {
 
   it('get takes an id or an application alias; an unknown alias or a bad id is a usage error', async () => {
     const json = await user.json(['app', 'get', dev.applicationId]);
-    expect(json).toEqual(JSON.parse(JSON.stringify(await sdk.applications.get(dev.applicationId))));
+    const fromSdk = JSON.parse(JSON.stringify(await sdk.applications.get(dev.applicationId)));
+    // the metadata bytes are shown as the JSON text they are; --raw prints the node's byte array
+    expect(json).toEqual({ ...fromSdk, metadata: '{"package":"com.hearth.clidev","version":"0.1.0","name":"Dev App"}' });
+    expect(await user.json(['app', 'get', dev.applicationId, '--raw'])).toEqual(fromSdk);
     await sdk.aliases.create('application', 'devapp', dev.applicationId);
     const human = await user.human(['app', 'get', 'devapp']);
     expect(human).toContain(`application id: ${dev.applicationId}\npackage:        com.hearth.clidev\nversion:        0.1.0\n`);

@@ -55,14 +55,23 @@ describe('hearth context create | list | get | identities', { timeout: 120_000 }
     expect((await sdk.contexts.get(ctx)).contextStateHash).not.toBe('f'.repeat(64));
   });
 
-  it('lists contexts as a table with full ids, or as the SDK list; --application filters (alias accepted)', async () => {
+  it('lists contexts as a table (100 columns, or full ids with --wide, aliases as names), or as the SDK list; --application filters (alias accepted)', async () => {
     const listed = await user.json(['context', 'list']);
-    expect(listed).toEqual(await sdk.contexts.list());
+    const hex = (heads?: number[][]) => heads?.map((h) => Buffer.from(h).toString('hex'));
+    // the SDK's rows, with their aliases, and the DAG heads (bytes) as hex
+    expect(listed).toEqual((await sdk.contexts.list()).map((c) => ({ ...c, aliases: [], ...(c.dagHeads ? { dagHeads: hex(c.dagHeads) } : {}) })));
+    expect(await user.json(['context', 'ls', '--raw'])).toEqual((await sdk.contexts.list()).map((c) => ({ ...c, aliases: [] })));
     expect(listed.map((c: { id: string }) => c.id).sort()).toEqual([ctx, second].sort());
+    const wide = await user.human(['context', 'ls', '--wide']);
+    expect(wide.split('\n')[0]).toMatch(/^CONTEXT\s+NAME\s+APPLICATION\s+GROUP$/);
+    expect(wide).toMatch(new RegExp(`^${second}\\s+second\\s+com\\.hearth\\.kv\\s+${ns}$`, 'm'));
+    expect(wide).toMatch(new RegExp(`^${ctx}\\s+-\\s+com\\.hearth\\.kv\\s+${ns}$`, 'm'));
+    // without --wide the ids are shortened to fit 100 columns; an alias names its context
+    await sdk.aliases.create('context', 'first-ctx', ctx);
     const table = await user.human(['context', 'ls']);
-    expect(table.split('\n')[0]).toMatch(/^CONTEXT\s+APPLICATION\s+GROUP\s+NAME$/);
-    expect(table).toMatch(new RegExp(`^${second}\\s+${appId}\\s+${ns}\\s+second$`, 'm'));
-    expect(table).toMatch(new RegExp(`^${ctx}\\s+${appId}\\s+${ns}\\s+-$`, 'm'));
+    expect(Math.max(...table.trimEnd().split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+    expect(table).toMatch(new RegExp(`^${ctx.slice(0, 20)}\\S*…\\s+first-ctx\\s`, 'm'));
+    await sdk.aliases.delete('context', 'first-ctx');
 
     await sdk.aliases.create('application', 'kv-app', appId);
     expect(await user.json(['context', 'list', '--application', 'kv-app'])).toHaveLength(2);
@@ -71,8 +80,9 @@ describe('hearth context create | list | get | identities', { timeout: 120_000 }
   });
 
   it('gets one context by id or by context alias', async () => {
-    const got = await user.json(['context', 'get', ctx]);
+    const got = await user.json(['context', 'get', ctx, '--raw']);
     expect(got).toEqual(await sdk.contexts.get(ctx));
+    expect((await user.json(['context', 'get', ctx])).dagHeads).toEqual([Buffer.from(got.dagHeads[0]).toString('hex')]);
     await sdk.aliases.create('context', 'kv-main', ctx);
     const text = await user.human(['context', 'get', 'kv-main']);
     expect(text).toContain(`context:     ${ctx}\n`);
@@ -115,7 +125,7 @@ describe('hearth context create | list | get | identities', { timeout: 120_000 }
     try {
       const res = await stranger.run(['context', 'list']);
       expect(res.code).toBe(3);
-      expect(res.stderr).toContain('next: hearth login');
+      expect(res.stderr).toMatch(/^hearth: .*; hearth login\n$/);
     } finally {
       await stranger.destroy();
     }
@@ -156,7 +166,7 @@ describe('hearth call and context query', { timeout: 120_000 }, () => {
     expect(args.stderr).toContain('--args from the argument is not valid JSON');
     const missing = await user.run(['call', 'set', '--context', ctx, '--args', '@/nonexistent/args.json']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('--args: cannot read file /nonexistent/args.json: ENOENT');
+    expect(missing.stderr).toContain('--args: cannot read file /nonexistent/args.json: no such file or directory');
     const noContext = await user.run(['call', 'get']);
     expect(noContext.code).toBe(2);
     expect(noContext.stderr).toContain("required option '--context <id|alias>' not specified");

@@ -40,14 +40,20 @@ describe('hearth key: root keys', { timeout: 120_000 }, () => {
   it('lists root keys as a table or as the node\'s records; not logged in is exit 3', async () => {
     const keys = await user.json(['key', 'list']);
     expect(keys).toEqual([expect.objectContaining({ key_id: adminKey, public_key: node.adminUser, permissions: ['admin'], revoked_at: null })]);
-    const table = await user.human(['key', 'ls']);
+    const table = await user.human(['key', 'ls', '--wide']);
     expect(table).toMatch(/^KEY ID\s+PUBLIC KEY\s+METHOD\s+PERMISSIONS\s+CREATED\s+REVOKED\n/);
-    expect(table).toMatch(new RegExp(`${adminKey}\\s+${node.adminUser}\\s+user_password\\s+admin\\s+\\d{4}-\\d\\d-\\d\\dT\\S+\\s+-\\n`));
+    expect(table).toMatch(new RegExp(`${adminKey}\\s+${node.adminUser}\\s+user_password\\s+admin\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s+-\\n`));
+    // without --wide the key id is shortened so the table fits 100 columns
+    const narrow = await user.human(['key', 'ls']);
+    expect(narrow).toMatch(new RegExp(`^${adminKey.slice(0, 20)}\\S*…\\s+${node.adminUser}\\s`, 'm'));
+    expect(Math.max(...narrow.trimEnd().split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+    // plain: tab-separated, no header, full values
+    expect(await user.human(['key', 'ls', '--output', 'plain'])).toMatch(new RegExp(`^${adminKey}\tdev\tuser_password\tadmin\t\\d{4}-\\S+Z\t-\n$`));
     const stranger = await CliUser.create(node.url);
     try {
       const res = await stranger.run(['key', 'list']);
       expect(res.code).toBe(3);
-      expect(res.stderr).toContain('next: hearth login');
+      expect(res.stderr).toMatch(/^hearth: .*; hearth login\n$/);
     } finally {
       await stranger.destroy();
     }
@@ -163,9 +169,12 @@ describe('hearth key: client keys', { timeout: 120_000 }, () => {
     const keys = await user.json(['key', 'clients']);
     expect(keys.length).toBe(3);
     expect(keys[0]).toMatchObject({ client_id: expect.stringMatching(UUID), root_key_id: adminKey, is_valid: true });
-    const table = await user.human(['key', 'clients']);
+    const table = await user.human(['key', 'clients', '--wide']);
     expect(table).toMatch(/^CLIENT ID\s+ROOT KEY\s+NAME\s+PERMISSIONS\s+EXPIRES\s+VALID\n/);
     expect(table).toContain(keys[0].client_id);
+    // key names are filled: an unbound key is named by its permissions
+    expect(table).toMatch(/Client - blob\s+blob\s/);
+    expect(Math.max(...(await user.human(['key', 'clients'])).trimEnd().split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
 
     const [a, b] = keys;
     const asked = await user.run(['key', 'client', 'revoke', adminKey, a.client_id]);

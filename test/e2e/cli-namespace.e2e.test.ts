@@ -65,7 +65,7 @@ describe('hearth namespace create | list | get | create-group | groups', { timeo
     const list = await userA.json(['namespace', 'list']);
     expect(list.map((n: { namespaceId: string }) => n.namespaceId).sort()).toEqual([ns, second![1]].sort());
     expect(list.find((n: { namespaceId: string }) => n.namespaceId === ns)).toMatchObject({ name: 'proj', memberCount: 1, targetApplicationId: APP });
-    const table = await userA.human(['ns', 'ls']);
+    const table = await userA.human(['ns', 'ls', '--wide']);
     expect(table).toMatch(/^NAMESPACE\s+NAME\s+MEMBERS\s+CONTEXTS\s+SUBGROUPS\s+CREATED\n/);
     expect(table).toMatch(new RegExp(`${ns}\\s+proj\\s+1\\s+0\\s+0\\s+\\d{4}-`));
 
@@ -156,7 +156,7 @@ describe('hearth namespace invite | join', { timeout: 120_000 }, () => {
     expect(garbage.stderr).toContain('invitation from the argument is not valid JSON');
     const noFile = await userB.run(['namespace', 'join', ns, `@${join(tmp, 'missing.json')}`]);
     expect(noFile.code).toBe(2);
-    expect(noFile.stderr).toContain('ENOENT');
+    expect(noFile.stderr).toContain('no such file or directory');
 
     const { invitation } = await sdk.invitations.inviteToNamespace(other);
     const mismatch = await userB.run(['namespace', 'join', ns, JSON.stringify(invitation), '--output', 'json']);

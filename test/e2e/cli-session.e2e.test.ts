@@ -26,7 +26,7 @@ describe('hearth login / logout', { timeout: 120_000 }, () => {
     const res = await user.run(['identity']);
     expect(res.code).toBe(3);
     expect(res.stderr).toContain('HTTP 401');
-    expect(res.stderr).toContain('next: hearth login');
+    expect(res.stderr).toMatch(/^hearth: .*; hearth login\n$/);
     const json = await user.run(['peers', '--output', 'json']);
     expect(json.code).toBe(3);
     expect(JSON.parse(json.stderr)).toMatchObject({ exitCode: 3, status: 401, hint: 'hearth login' });
@@ -101,7 +101,7 @@ describe('hearth health', { timeout: 120_000 }, () => {
   it('an unreachable node is a node error (exit 1) with a hint', async () => {
     const res = await runCli(['health', '--node', 'http://127.0.0.1:1', '--home', user.root, '--timeout', '2000']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain('next: is the node running?');
+    expect(res.stderr).toMatch(/^hearth: cannot reach http:\/\/127\.0\.0\.1:1 .*; is the node running\? .*\n$/);
     expect(res.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
   });
 

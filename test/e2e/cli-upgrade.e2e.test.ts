@@ -65,7 +65,7 @@ it('exits 1 naming the next step when a context fails, then retries, reports and
 
   expect((await user.run(['group', 'upgrade-retry', ns])).code).toBe(1);
   expect(await user.human(['group', 'migration-status', ns])).toContain('0 migrated, 0 in progress, 1 failed, 0 unknown (of 1)');
-  expect(await user.human(['group', 'cascade-status', ns])).toContain('1.0.0 → 2.0.0: in_progress, 1/2 contexts moved, 1 failed');
+  expect(await user.human(['group', 'cascade-status', ns, '--wide'])).toContain('1.0.0 → 2.0.0: in_progress, 1/2 contexts moved, 1 failed'); // --wide: tables fit 100 columns otherwise
 
   const refused = await user.run(['group', 'migration-abort', ns]);
   expect(refused.code).toBe(2);

@@ -1,7 +1,8 @@
 /**
- * The newcomer's path of docs/quick-start.md, command by command (issue #6 "Done when a newcomer,
+ * The command-line path of docs/quick-start.md, command by command (issue #6 "Done when a newcomer,
  * following only the README and docs, can run a node, install an application, create a context,
- * call it, watch its events and manage keys from the CLI"). If this test changes, the guide must.
+ * call it, watch its events and manage keys from the CLI"; issue #16 "the first hour"). The
+ * browser path is test/browser/dashboard.test.ts. If this test changes, the guide must.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
@@ -44,8 +45,11 @@ function watch(args: string[]): { ready: Promise<void>; done: Promise<string> } 
 }
 
 it('runs the quick start: log in, bundle and install an app, create a context, call it, watch it, manage keys', { timeout: 300_000 }, async () => {
-  await user.login(node.adminUser, node.adminPassword);
   expect(await user.human(['health'])).toContain('health alive, ready');
+  // the password file `hearth dev` keeps (here written by the test: the node was started in-process)
+  const passwordFile = join(work, 'admin-password');
+  await writeFile(passwordFile, `${node.adminPassword}\n`, { mode: 0o600 });
+  await user.human(['login', '--username', node.adminUser, '--password-file', passwordFile]);
 
   const keygen = await user.run(['app', 'keygen', join(work, 'signing.pem')], { bare: true });
   expect(keygen.code, keygen.stderr).toBe(0);
@@ -63,6 +67,7 @@ it('runs the quick start: log in, bundle and install an app, create a context, c
   const context: string = (await user.json(['context', 'create', '--application', app, '--group', ns])).contextId;
   expect(context).toMatch(/^[0-9a-f]{64}$/);
   await user.human(['alias', 'create', 'context', 'kv-main', context]);
+  expect(await user.human(['context', 'list'])).toMatch(new RegExp(`^${context.slice(0, 12)}\\S*\\s+kv-main\\s+com\\.example\\.kv\\s`, 'm'));
 
   const watcher = watch(['context', 'watch', 'kv-main', '--count', '1']);
   await watcher.ready;
@@ -75,6 +80,6 @@ it('runs the quick start: log in, bundle and install an app, create a context, c
   expect(await user.json(['key', 'list'])).toHaveLength(1);
   await user.human(['key', 'client', 'create', '--permission', 'blob', '--out', join(work, 'client.json')]);
   expect((await stat(join(work, 'client.json'))).mode & 0o777).toBe(0o600);
-  expect(await user.json(['key', 'clients'])).toHaveLength(1);
+  expect(await user.json(['key', 'clients'])).toEqual([expect.objectContaining({ name: 'Client - blob' })]);
   expect(await user.json(['logout'])).toMatchObject({ loggedOut: true });
 });

@@ -1,0 +1,214 @@
+/**
+ * The dashboard in a real browser against a real node (issue #16): `/` leads to sign-in and back,
+ * every page loads without an error, and the main flows work end to end — install an application
+ * from a file (with progress), create a context, call it and see its event arrive in the live log,
+ * upload and download a blob, manage a group's capabilities, read the metrics, refresh an expired
+ * token without the user noticing, and revoke this session's key (which sends the user to the
+ * login page with the reason).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDashboard } from '../../scripts/build-web.ts';
+import { createClient, MemoryTokenStore } from '../../src/client/index.ts';
+import { makeBundle } from '../helpers/bundles.ts';
+import { launchChromium } from '../helpers/chromium.ts';
+import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { buildTestApp } from '../helpers/wasm-apps.ts';
+
+let node: TestNode;
+/** added to the node's clock: moves the node past an access token's lifetime */
+let skewMs = 0;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let work: string;
+let bundlePath: string;
+const pageErrors: string[] = [];
+
+const PAGES = [
+  ['Overview', 'Overview'],
+  ['Applications', 'Applications'],
+  ['Contexts', 'Contexts'],
+  ['Namespaces & groups', 'Namespaces and groups'],
+  ['Blobs', 'Blobs'],
+  ['Keys', 'Keys'],
+  ['Event log', 'Event log'],
+  ['Metrics', 'Metrics'],
+] as const;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'hearth-dashboard-'));
+  const [, started, launched, wasm] = await Promise.all([buildDashboard({ ifStale: true }), startTestNode({ clock: { now: () => Date.now() + skewMs } }), launchChromium(), buildTestApp('kv')]);
+  node = started;
+  browser = launched;
+  const bundle = await makeBundle({ wasm, package: 'com.example.kv', version: '1.0.0', name: 'Key-value store', dir: work });
+  bundlePath = bundle.path;
+  context = await browser.newContext({ acceptDownloads: true });
+  page = await context.newPage();
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('dialog', (dialog) => void dialog.accept());
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await node?.destroy();
+  await rm(work, { recursive: true, force: true });
+});
+
+async function signIn(p: Page): Promise<void> {
+  await p.waitForURL((u) => u.pathname === '/auth/login');
+  await p.getByLabel('Username', { exact: true }).fill(node.adminUser);
+  await p.getByLabel('Password', { exact: true }).fill(node.adminPassword);
+  await Promise.all([p.waitForURL((u) => u.pathname.startsWith('/admin-dashboard')), p.getByRole('button', { name: 'Sign in' }).click()]);
+}
+
+async function open(name: string, heading: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+describe('the dashboard', () => {
+  it('sends / to sign-in and back, then shows the node overview', async () => {
+    const res = await page.goto(`${node.url}/`);
+    expect(res?.ok()).toBe(true);
+    const login = new URL(page.url());
+    expect(login.pathname).toBe('/auth/login');
+    expect(login.searchParams.get('callback-url')).toBe(`${node.url}/admin-dashboard/`);
+    await signIn(page);
+    // the tokens came in the fragment and were taken out of the address bar
+    expect(new URL(page.url()).hash).toBe('');
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await expect.poll(() => page.getByTestId('health').textContent()).toContain('alive, ready');
+    expect(await page.getByTestId('version').textContent()).toMatch(/\d+\.\d+\.\d+/);
+    expect(await page.getByTestId('peers').textContent()).toContain('0');
+    await expect.poll(() => page.getByTestId('store-size').textContent()).toMatch(/\d+(\.\d)? (B|KiB|MiB)/);
+    expect(await page.getByTestId('uptime').textContent()).toMatch(/\d+ (s|min|h|d)/);
+  });
+
+  it('loads every page without an error', async () => {
+    for (const [link, heading] of PAGES) {
+      await open(link, heading);
+      // lists say "Loading…" until their data arrived (the event stream keeps the network busy)
+      await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
+      expect(await page.getByRole('alert').count(), `${heading} shows an error`).toBe(0);
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('installs an application from a file with a progress bar', async () => {
+    await open('Applications', 'Applications');
+    await page.locator('input[type=file][accept=".mpk"]').setInputFiles(bundlePath);
+    await page.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('status').filter({ hasText: 'Installed application' }).waitFor();
+    expect(await page.getByRole('progressbar', { name: 'upload' }).getAttribute('value')).toBe(String((await readFile(bundlePath)).length));
+    await page.getByRole('table', { name: 'installed applications' }).getByText('Key-value store').waitFor();
+  });
+
+  it('creates a context, names it, calls it and shows the event in the live log', async () => {
+    await open('Contexts', 'Contexts');
+    const form = page.getByRole('form', { name: 'create a context' });
+    await form.getByLabel('Name (optional)').fill('main');
+    await form.getByRole('button', { name: 'Create context' }).click();
+    const selected = page.locator('#selected-context');
+    await selected.waitFor();
+    await selected.getByLabel('new alias').fill('kv-main');
+    await selected.getByRole('button', { name: 'Add alias' }).click();
+    // the list shows the alias as the context's name
+    await page.getByRole('table', { name: 'contexts' }).getByText('kv-main', { exact: true }).waitFor();
+
+    const call = page.getByRole('form', { name: 'call a method' });
+    await call.getByLabel('Method').selectOption('set');
+    await call.getByLabel('Arguments (JSON)').fill('{"key":"greeting","value":"hello"}');
+    await call.getByRole('button', { name: 'Call' }).click();
+    await page.getByRole('status', { name: 'call result' }).getByText('set returned nothing').waitFor();
+
+    await call.getByLabel('Method').selectOption('get');
+    await call.getByLabel('Arguments (JSON)').fill('{"key":"greeting"}');
+    await call.getByRole('button', { name: 'Call' }).click();
+    await page.getByRole('status', { name: 'call result' }).getByText('hello', { exact: true }).waitFor();
+    await expect.poll(() => page.getByTestId('state-size').textContent()).toMatch(/\d+ B|KiB/);
+
+    await open('Event log', 'Event log');
+    const frame = page.getByRole('list', { name: 'events' }).locator('li[data-type=StateMutation]').first();
+    await frame.waitFor();
+    // the event's bytes are shown as the text they are
+    expect(await frame.textContent()).toContain('Inserted {"key":"greeting","value":"hello"}');
+    expect(await page.getByTestId('stream-status').textContent()).toBe('live');
+  });
+
+  it('resumes the event log after a reload, with the events that happened meanwhile', async () => {
+    const contextId = (await page.evaluate(async () => {
+      const tokens = JSON.parse(localStorage.getItem('hearth.dashboard.tokens') ?? '{}');
+      const res = await fetch('/admin-api/contexts', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+      return (await res.json()).data.contexts[0].id as string;
+    })) as string;
+    // a call made from elsewhere while the page reloads
+    const other = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
+    await other.auth.login({ username: node.adminUser, password: node.adminPassword });
+    await page.reload();
+    await other.rpc.execute(contextId, 'set', { key: 'during', value: 'reload' });
+    await page.getByRole('heading', { level: 1, name: 'Event log' }).waitFor();
+    await page.getByRole('list', { name: 'events' }).getByText('Inserted {"key":"during","value":"reload"}').waitFor();
+    await page.getByRole('list', { name: 'events' }).getByText('resumed the previous session', { exact: false }).waitFor();
+  });
+
+  it('uploads a blob with progress and downloads it again', async () => {
+    await open('Blobs', 'Blobs');
+    const file = join(work, 'notes.txt');
+    await writeFile(file, 'the dashboard stores this'.repeat(1000));
+    await page.getByRole('form', { name: 'upload a blob' }).locator('input[type=file]').setInputFiles(file);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('status').filter({ hasText: 'Uploaded: blob' }).waitFor();
+    expect(await page.getByRole('progressbar', { name: 'upload' }).getAttribute('value')).toBe('25000');
+    const row = page.getByRole('table', { name: 'blobs' }).getByRole('row').filter({ hasText: '24.4 KiB' });
+    const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: 'Download' }).click()]);
+    expect(await readFile((await download.path())!, 'utf8')).toBe('the dashboard stores this'.repeat(1000));
+  });
+
+  it("shows a namespace's members and changes the group's default capabilities", async () => {
+    await open('Namespaces & groups', 'Namespaces and groups');
+    await page.getByRole('table', { name: 'namespaces' }).getByRole('button', { name: 'Open' }).first().click();
+    const group = page.locator('#selected-group');
+    await group.getByRole('table', { name: 'members' }).getByRole('row').nth(1).waitFor();
+    const editor = group.getByRole('form', { name: 'default capabilities' });
+    const box = editor.getByLabel('create subgroup');
+    const before = await box.isChecked();
+    await box.setChecked(!before);
+    await editor.getByRole('button', { name: 'Save capabilities' }).click();
+    await expect.poll(async () => (await group.getByRole('form', { name: 'default capabilities' }).getByLabel('create subgroup').isChecked()) !== before).toBe(true);
+    expect(await group.getByRole('alert').count()).toBe(0);
+  });
+
+  it("charts the node's own metrics", async () => {
+    await open('Metrics', 'Metrics');
+    await expect.poll(async () => Number(await page.getByTestId('requests-total').textContent()), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(Number(await page.getByTestId('calls-total').textContent())).toBeGreaterThanOrEqual(2);
+    await page.getByTestId('chart-requests').locator('polyline').waitFor({ timeout: 15_000 });
+  });
+
+  it('refreshes an expired access token silently', async () => {
+    const before = await page.evaluate(() => JSON.parse(localStorage.getItem('hearth.dashboard.tokens') ?? '{}').accessToken as string);
+    skewMs = 20 * 60 * 1000; // the access token (15 min) has expired; the refresh token (7 days) has not
+    await open('Overview', 'Overview');
+    await expect.poll(() => page.getByTestId('health').textContent()).toContain('alive, ready');
+    expect(new URL(page.url()).pathname).toBe('/admin-dashboard/overview');
+    const after = await page.evaluate(() => JSON.parse(localStorage.getItem('hearth.dashboard.tokens') ?? '{}').accessToken as string);
+    expect(after).not.toBe(before);
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
+  it("revoking this session's key sends the user to the login page with the reason", async () => {
+    await open('Keys', 'Keys');
+    const row = page.getByRole('table', { name: 'client keys' }).getByRole('row').filter({ hasText: 'this session' });
+    await Promise.all([page.waitForURL((u) => u.pathname === '/auth/login'), row.getByRole('button', { name: 'Revoke' }).click()]);
+    const url = new URL(page.url());
+    expect(url.searchParams.get('reason')).toBe('token_revoked');
+    expect(url.searchParams.get('callback-url')).toBe(`${node.url}/admin-dashboard/keys`);
+    expect(await page.getByRole('status').filter({ hasText: 'Your session was revoked' }).count()).toBe(1);
+    expect(await page.evaluate(() => localStorage.getItem('hearth.dashboard.tokens'))).toBeNull();
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,360 @@
+/**
+ * Contexts: create one (in a namespace of its application, or a new namespace), list them with
+ * their alias names, and for the one selected: its state, a form to call a method with JSON
+ * arguments, its identities and aliases.
+ *
+ * Extending: a new column of the list is one entry in {@link CONTEXT_COLUMNS}; a new panel of the
+ * selected context (e.g. its sync status) is one entry in {@link CONTEXT_PANELS}. Both receive a
+ * {@link ContextRow}, which carries what the list already loaded.
+ */
+import type { ComponentChildren, FunctionComponent } from 'preact';
+import { useState } from 'preact/hooks';
+import { parseJson, stringifyJson, type Application, type Context } from '../../../../src/client/index.ts';
+import { useDashboard } from '../app-context.ts';
+import { pretty, size } from '../format.ts';
+import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, valueOf, type Column } from '../ui.tsx';
+import { aliasesById, appName } from './applications.tsx';
+
+/** A context as the list shows it. */
+export interface ContextRow {
+  context: Context;
+  aliases: string[];
+  application?: Application;
+}
+
+export interface PanelProps {
+  row: ContextRow;
+  /** reloads the list (e.g. after an alias changed) */
+  reload: () => void;
+}
+
+export interface ContextPanel {
+  title: string;
+  component: FunctionComponent<PanelProps>;
+}
+
+/** Columns of the contexts list, in order. */
+export const CONTEXT_COLUMNS: Column<ContextRow>[] = [
+  { header: 'Name', cell: (r) => (r.aliases.length ? <strong>{r.aliases.join(', ')}</strong> : (r.context.name ?? <span class="muted">–</span>)) },
+  { header: 'Context', cell: (r) => <Id value={r.context.id} /> },
+  { header: 'Application', cell: (r) => (r.application ? appName(r.application) : <Id value={r.context.applicationId} />) },
+  { header: 'Group', cell: (r) => <Id value={r.context.groupId} /> },
+];
+
+function StatePanel({ row }: PanelProps) {
+  const { client } = useDashboard();
+  const { context } = row;
+  const storage = useLoad((signal) => client.contexts.storage(context.id, { signal }), [context.id]);
+  const fresh = context.contextStateHash === 'f'.repeat(64);
+  return (
+    <dl class="facts">
+      <dt>State size</dt>
+      <dd data-testid="state-size">{storage.data === undefined ? (storage.error ? '–' : '…') : size(storage.data)}</dd>
+      <dt>State hash</dt>
+      <dd>{fresh ? <span class="muted">no state on this node yet</span> : <Id value={context.contextStateHash} keep={16} />}</dd>
+      <dt>DAG heads</dt>
+      <dd>{context.dagHeads?.length ?? 0}</dd>
+      <dt>Application</dt>
+      <dd>
+        {row.application ? `${appName(row.application)} ${context.applicationVersion ?? row.application.version ?? ''}` : '–'}
+        {context.serviceName ? ` (service ${context.serviceName})` : ''}
+      </dd>
+      <ErrorNote error={storage.error} />
+    </dl>
+  );
+}
+
+interface AbiMethod {
+  name: string;
+  intent?: string;
+}
+
+function CallPanel({ row }: PanelProps) {
+  const { client } = useDashboard();
+  const { context } = row;
+  const abi = useLoad(
+    async (signal) => {
+      const doc = (await client.applications.abi(context.applicationId, { signal, serviceName: context.serviceName })) as { methods?: AbiMethod[] } | null;
+      // `init` runs once, when the context is created; it is not for calling
+      return Array.isArray(doc?.methods) ? doc.methods.filter((m) => m.name !== 'init') : [];
+    },
+    [context.applicationId, context.serviceName],
+  );
+  const methods = abi.data ?? [];
+  const [method, setMethod] = useState('');
+  const [args, setArgs] = useState('{}');
+  const [result, setResult] = useState<{ method: string; output: unknown }>();
+  const chosen = method || methods[0]?.name || '';
+  const readOnly = methods.find((m) => m.name === chosen)?.intent === 'read_only';
+  const [call, calling] = useAction(async () => {
+    if (!chosen) throw new Error('name the method to call');
+    let parsed: unknown;
+    try {
+      parsed = args.trim() === '' ? {} : parseJson(args);
+    } catch (err) {
+      throw new Error(`the arguments are not valid JSON: ${(err as Error).message}`);
+    }
+    setResult(undefined);
+    const output = readOnly
+      ? await client.contexts.query(context.id, chosen, parsed)
+      : await client.rpc.execute(context.id, chosen, parsed);
+    setResult({ method: chosen, output: output ?? null });
+  });
+  return (
+    <Form class="stack" label="call a method" onSubmit={call}>
+      <Field label="Method" hint={readOnly ? 'read-only: runs as a query, the state is not changed' : undefined}>
+        {methods.length ? (
+          <select value={chosen} onChange={(e) => setMethod(valueOf(e))}>
+            {methods.map((m) => (
+              <option value={m.name}>
+                {m.name}
+                {m.intent === 'read_only' ? ' (read-only)' : ''}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <input value={method} onInput={(e) => setMethod(valueOf(e))} placeholder="method name" spellcheck={false} />
+        )}
+      </Field>
+      <Field label="Arguments (JSON)">
+        <textarea rows={4} value={args} onInput={(e) => setArgs(valueOf(e))} spellcheck={false} class="mono" />
+      </Field>
+      <div class="row">
+        <button type="submit" class="primary" disabled={calling.busy}>
+          {calling.busy ? 'Calling…' : 'Call'}
+        </button>
+      </div>
+      <ErrorNote error={calling.error} />
+      {result ? (
+        <div role="status" aria-label="call result">
+          <p class="muted">
+            {result.method} returned{result.output === null ? ' nothing' : ':'}
+          </p>
+          {result.output === null ? null : <pre class="result">{typeof result.output === 'string' ? result.output : pretty(result.output)}</pre>}
+        </div>
+      ) : null}
+    </Form>
+  );
+}
+
+function IdentitiesPanel({ row }: PanelProps) {
+  const { client } = useDashboard();
+  const ids = useLoad((signal) => client.contexts.identitiesOwned(row.context.id, { signal }), [row.context.id]);
+  return (
+    <div>
+      <ErrorNote error={ids.error} />
+      <p class="muted">Member identities this node holds the keys of:</p>
+      <ul class="plain">{(ids.data?.identities ?? []).map((id) => <li><Id value={id} keep={24} /></li>)}</ul>
+    </div>
+  );
+}
+
+function AliasPanel({ row, reload }: PanelProps) {
+  const { client } = useDashboard();
+  const [name, setName] = useState('');
+  const [add, adding] = useAction(async () => {
+    await client.aliases.create('context', name.trim(), row.context.id);
+    setName('');
+    reload();
+  });
+  const [remove, removing] = useAction(async (alias: string) => {
+    await client.aliases.delete('context', alias);
+    reload();
+  });
+  return (
+    <div class="stack">
+      <ul class="plain">
+        {row.aliases.map((a) => (
+          <li class="row">
+            <code>{a}</code>
+            <button type="button" class="link" onClick={() => void remove(a)} disabled={removing.busy}>
+              remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      <Form class="row" onSubmit={add}>
+        <input aria-label="new alias" value={name} onInput={(e) => setName(valueOf(e))} placeholder="alias, e.g. kv-main" spellcheck={false} />
+        <button type="submit" disabled={!name.trim() || adding.busy}>
+          Add alias
+        </button>
+      </Form>
+      <ErrorNote error={adding.error ?? removing.error} />
+    </div>
+  );
+}
+
+/** Panels of the selected context, in order. */
+export const CONTEXT_PANELS: ContextPanel[] = [
+  { title: 'State', component: StatePanel },
+  { title: 'Call a method', component: CallPanel },
+  { title: 'Aliases', component: AliasPanel },
+  { title: 'Identities', component: IdentitiesPanel },
+];
+
+const NEW_NAMESPACE = 'new';
+
+function CreateContext({ applications, onCreated }: { applications: Application[]; onCreated: (id: string) => void }) {
+  const { client, events } = useDashboard();
+  const [appId, setAppId] = useState('');
+  const [group, setGroup] = useState(NEW_NAMESPACE);
+  const [name, setName] = useState('');
+  const [params, setParams] = useState('');
+  const application = appId || applications[0]?.id || '';
+  const namespaces = useLoad((signal) => (application ? client.namespaces.forApplication(application, { signal }) : Promise.resolve([])), [application]);
+  const [create, creating] = useAction(async () => {
+    if (!application) throw new Error('install an application first (Applications page)');
+    let init: unknown;
+    if (params.trim() !== '') {
+      try {
+        init = parseJson(params);
+      } catch (err) {
+        throw new Error(`the init arguments are not valid JSON: ${(err as Error).message}`);
+      }
+    }
+    const groupId = group === NEW_NAMESPACE ? (await client.namespaces.create({ applicationId: application, ...(name ? { name } : {}) })).namespaceId : group;
+    const created = await client.contexts.create({
+      groupId,
+      applicationId: application,
+      initializationParams: init === undefined ? [] : new TextEncoder().encode(stringifyJson(init)),
+      ...(name ? { name } : {}),
+    });
+    events.watch({ contextIds: [created.contextId], groupIds: [groupId] });
+    setName('');
+    namespaces.reload();
+    onCreated(created.contextId);
+  });
+  return (
+    <Card title="Create a context">
+      <Form class="grid" label="create a context" onSubmit={create}>
+        <Field label="Application">
+          <select value={application} onChange={(e) => setAppId(valueOf(e))} disabled={!applications.length}>
+            {applications.length ? applications.map((a) => <option value={a.id}>{appName(a)} {a.version ?? ''}</option>) : <option value="">no application installed</option>}
+          </select>
+        </Field>
+        <Field label="Namespace or group">
+          <select value={group} onChange={(e) => setGroup(valueOf(e))}>
+            <option value={NEW_NAMESPACE}>a new namespace</option>
+            {(namespaces.data ?? []).map((n) => (
+              <option value={n.namespaceId}>
+                {n.name ? `${n.name} ` : ''}
+                {n.namespaceId.slice(0, 10)}… ({n.contextCount} contexts)
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Name (optional)">
+          <input value={name} onInput={(e) => setName(valueOf(e))} />
+        </Field>
+        <Field label="Init arguments (JSON, optional)">
+          <input value={params} onInput={(e) => setParams(valueOf(e))} class="mono" spellcheck={false} placeholder="{}" />
+        </Field>
+        <div class="row">
+          <button type="submit" class="primary" disabled={creating.busy || !applications.length}>
+            {creating.busy ? 'Creating…' : 'Create context'}
+          </button>
+        </div>
+      </Form>
+      <ErrorNote error={creating.error ?? namespaces.error} />
+    </Card>
+  );
+}
+
+function Selected({ row, reload, onDeleted }: { row: ContextRow; reload: () => void; onDeleted: () => void }) {
+  const { client } = useDashboard();
+  const [remove, removing] = useAction(async () => {
+    await client.contexts.delete(row.context.id);
+    onDeleted();
+  });
+  const title = row.aliases[0] ?? row.context.name ?? `context ${row.context.id.slice(0, 10)}…`;
+  return (
+    <Card
+      title={title}
+      id="selected-context"
+      actions={
+        <ConfirmButton question={`Delete ${title} and its state on this node?`} onConfirm={() => void remove()} disabled={removing.busy}>
+          Delete
+        </ConfirmButton>
+      }
+    >
+      <p class="muted">
+        <Id value={row.context.id} keep={64} />
+      </p>
+      <ErrorNote error={removing.error} />
+      <div class="panels">
+        {CONTEXT_PANELS.map((p) => (
+          <Panel title={p.title}>
+            <p.component row={row} reload={reload} />
+          </Panel>
+        ))}
+      </div>
+    </Card>
+  );
+}
+
+function Panel({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="panel" aria-label={title}>
+      <h3>{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+export function Contexts() {
+  const { client } = useDashboard();
+  const [selected, setSelected] = useState<string | undefined>(() => new URLSearchParams(location.search).get('context') ?? undefined);
+  const select = (id: string | undefined) => {
+    setSelected(id);
+    history.replaceState(history.state, '', id ? `?context=${id}` : location.pathname);
+  };
+  const data = useLoad(async (signal) => {
+    const [contexts, applications, aliases] = await Promise.all([
+      client.contexts.list({ signal }),
+      client.applications.list({ signal }),
+      aliasesById(client.aliases.list('context', { signal })),
+    ]);
+    const apps = new Map(applications.map((a) => [a.id, a]));
+    const rows: ContextRow[] = contexts.map((context) => ({ context, aliases: aliases.get(context.id) ?? [], application: apps.get(context.applicationId) }));
+    return { rows, applications };
+  });
+  const rows = data.data?.rows ?? [];
+  const current = rows.find((r) => r.context.id === selected);
+  const columns: Column<ContextRow>[] = [
+    ...CONTEXT_COLUMNS,
+    {
+      header: '',
+      cell: (r) => (
+        <button type="button" class={r.context.id === selected ? 'primary' : ''} onClick={() => select(r.context.id)} aria-label={`open ${r.aliases[0] ?? r.context.id}`}>
+          Open
+        </button>
+      ),
+    },
+  ];
+  return (
+    <div class="page">
+      <h1>Contexts</h1>
+      <CreateContext
+        applications={data.data?.applications ?? []}
+        onCreated={(id) => {
+          select(id);
+          data.reload();
+        }}
+      />
+      <Card title="Contexts on this node" actions={<button type="button" onClick={data.reload}>Refresh</button>}>
+        <ErrorNote error={data.error} />
+        <Table label="contexts" rows={rows} rowKey={(r) => r.context.id} columns={columns} empty={data.loading ? 'Loading…' : 'No contexts yet: create one above.'} />
+      </Card>
+      {current ? (
+        <Selected
+          row={current}
+          reload={data.reload}
+          onDeleted={() => {
+            select(undefined);
+            data.reload();
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+/** Overview: is the node alive and ready, its version, peers, uptime, store size and what it holds. */
+import { statusOf } from '../../../../src/client/index.ts';
+import { useDashboard } from '../app-context.ts';
+import { duration, size } from '../format.ts';
+import { total, parseMetrics } from '../metrics.ts';
+import { Card, ErrorNote, Id, useLoad } from '../ui.tsx';
+
+async function probe(fn: () => Promise<unknown>): Promise<string> {
+  try {
+    return statusOf(await fn()) ?? 'unknown';
+  } catch (err) {
+    return statusOf(err) ?? 'unreachable';
+  }
+}
+
+export function Overview() {
+  const { client } = useDashboard();
+  const node = useLoad(async (signal) => {
+    const opts = { signal };
+    const [health, ready, service, auth, peers, identity, metrics] = await Promise.all([
+      probe(() => client.admin.health(opts)),
+      probe(() => client.admin.ready(opts)),
+      client.auth.identity(opts),
+      client.auth.health(opts),
+      client.admin.peers(opts),
+      client.accounts.identity(opts),
+      client.admin.metrics(opts).then(parseMetrics),
+    ]);
+    return { health, ready, service, auth, peers, identity, storeBytes: total(metrics, 'hearth_store_bytes'), metrics };
+  });
+  const counts = useLoad(async (signal) => {
+    const [apps, contexts, namespaces, blobs] = await Promise.all([
+      client.applications.list({ signal }),
+      client.contexts.list({ signal }),
+      client.namespaces.list({ signal }),
+      client.blobs.list({ signal }),
+    ]);
+    return { apps: apps.length, contexts: contexts.length, namespaces: namespaces.length, blobs: blobs.length };
+  });
+  const n = node.data;
+  const ok = n?.health === 'alive' && n.ready === 'ready';
+  return (
+    <div class="page">
+      <h1>Overview</h1>
+      <ErrorNote error={node.error ?? counts.error} />
+      <div class="tiles">
+        <div class={`tile ${n ? (ok ? 'good' : 'bad') : ''}`} data-testid="health">
+          <span class="label">Health</span>
+          <strong>{n ? `${n.health}, ${n.ready}` : '…'}</strong>
+        </div>
+        <div class="tile" data-testid="version">
+          <span class="label">Version</span>
+          <strong>{n ? `${n.service.service} ${n.service.version}` : '…'}</strong>
+        </div>
+        <div class="tile" data-testid="peers">
+          <span class="label">Peers</span>
+          <strong>{n ? n.peers.count : '…'}</strong>
+        </div>
+        <div class="tile" data-testid="uptime">
+          <span class="label">Uptime</span>
+          <strong>{n ? duration(n.auth.uptime_seconds) : '…'}</strong>
+        </div>
+        <div class="tile" data-testid="store-size">
+          <span class="label">Store size</span>
+          <strong>{n ? size(n.storeBytes) : '…'}</strong>
+        </div>
+      </div>
+      <Card title="What this node holds" actions={<button type="button" onClick={counts.reload}>Refresh</button>}>
+        <dl class="facts">
+          <dt>Applications</dt>
+          <dd data-testid="count-apps">{counts.data?.apps ?? '…'}</dd>
+          <dt>Contexts</dt>
+          <dd data-testid="count-contexts">{counts.data?.contexts ?? '…'}</dd>
+          <dt>Namespaces</dt>
+          <dd>{counts.data?.namespaces ?? '…'}</dd>
+          <dt>Blobs</dt>
+          <dd>{counts.data?.blobs ?? '…'}</dd>
+        </dl>
+      </Card>
+      {n ? (
+        <Card title="Identity">
+          <dl class="facts">
+            <dt>Account</dt>
+            <dd>
+              <Id value={n.identity.accountId} keep={16} />
+            </dd>
+            <dt>Device</dt>
+            <dd>
+              <Id value={n.identity.deviceId} keep={16} />
+            </dd>
+            <dt>Public key</dt>
+            <dd>
+              <Id value={n.identity.publicKey} keep={16} />
+            </dd>
+            <dt>Auth</dt>
+            <dd>
+              {n.service.authentication_mode} ({n.service.providers.join(', ')})
+            </dd>
+          </dl>
+        </Card>
+      ) : null}
+    </div>
+  );
+}
