@@ -70,7 +70,12 @@ export function defaultPoolSize(): number {
 const BUSY_RETRY_AFTER_SECS = 5;
 
 const failure = (kind: FailureKind, message: string, logs: string[] = []): CallFailure => ({ ok: false, kind, message, logs });
-const WORKER_URL = new URL('./worker-boot.mjs', import.meta.url);
+/**
+ * The worker's entry: compiled code (dist/) loads `worker.js` directly; from the TypeScript sources
+ * (tests, `npm run hearth`) a worker does not inherit the parent's loader, so `worker-boot.mjs`
+ * registers tsx first.
+ */
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker-boot.mjs' : './worker.js', import.meta.url);
 
 export class WasmRuntime implements Runtime {
   readonly limits: VMLimits;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore } from '../../src/client/index.ts';
 import { eventually, freePortRun } from '../helpers/cluster.ts';
-import { ADMIN_PASSWORD, ADMIN_USER, ROOT } from '../helpers/node.ts';
+import { ADMIN_PASSWORD, ADMIN_USER, HEARTH_BIN, ROOT } from '../helpers/node.ts';
 
 let home: string | undefined;
 afterAll(async () => {
@@ -20,7 +20,7 @@ afterAll(async () => {
 it('starts connected nodes, prints them, and stops them all on Ctrl-C', { timeout: 120_000 }, async () => {
   home = await mkdtemp(join(tmpdir(), 'hearth-dev-nodes-'));
   const base = await freePortRun(3);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'dev', '--nodes', '3', '--home', home, '--port', String(base), '--swarm-port', String(base + 1000), '--output', 'json'], {
+  const child = spawn(process.execPath, [HEARTH_BIN, 'dev', '--nodes', '3', '--home', home, '--port', String(base), '--swarm-port', String(base + 1000), '--output', 'json'], {
     cwd: ROOT,
     env: { ...process.env, MERO_AUTH_ADMIN_USER: ADMIN_USER, MERO_AUTH_ADMIN_PASSWORD: ADMIN_PASSWORD, HEARTH_LOG: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

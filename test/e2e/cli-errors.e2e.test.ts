@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, startTestNode, type TestNode } from '../helpers/node.ts';
+import { HEARTH_BIN, ROOT, runCli, startTestNode, type TestNode } from '../helpers/node.ts';
 
 const NO_ADMIN_ENV = { MERO_AUTH_ADMIN_USER: '', MERO_AUTH_ADMIN_PASSWORD: '', MERO_AUTH_ADMIN_PASSWORD_FILE: '', HEARTH_NODE: '', HEARTH_PROFILE: '' };
 const STACK = /^\s+at /m;
@@ -94,7 +94,7 @@ describe('one clear line per failure', () => {
   });
 
   it('a reader that closes the pipe (| head) ends the command with one line and the broken-pipe status', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), 'config', 'get', '--home', root, '--node', 'plain'], {
+    const child = spawn(process.execPath, [HEARTH_BIN, 'config', 'get', '--home', root, '--node', 'plain'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -5,12 +5,11 @@
  * cleanly, and refusals carry their exit code and the node's message.
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { CliUser } from '../helpers/cli.ts';
-import { ROOT, startTestNode, type TestNode } from '../helpers/node.ts';
+import { HEARTH_BIN, ROOT, startTestNode, type TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 let node: TestNode;
@@ -29,7 +28,7 @@ interface Watch {
 
 /** Starts `hearth <args>` as a long-running child of this user (its home and node). */
 function watch(args: string[]): Watch {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, '--home', user.root, '--node', node.url], {
+  const child = spawn(process.execPath, [HEARTH_BIN, ...args, '--home', user.root, '--node', node.url], {
     cwd: ROOT,
     env: { ...process.env, HEARTH_PROFILE: '', HEARTH_NODE: '' },
     stdio: ['ignore', 'pipe', 'pipe'],

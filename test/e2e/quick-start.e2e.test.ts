@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CliUser } from '../helpers/cli.ts';
-import { ROOT, startTestNode, type TestNode } from '../helpers/node.ts';
+import { HEARTH_BIN, ROOT, startTestNode, type TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 let node: TestNode;
@@ -31,7 +31,7 @@ afterAll(async () => {
 
 /** `hearth context watch … --count n` in the background; resolves with its stdout when it ends. */
 function watch(args: string[]): { ready: Promise<void>; done: Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, '--home', user.root, '--node', node.url], {
+  const child = spawn(process.execPath, [HEARTH_BIN, ...args, '--home', user.root, '--node', node.url], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
 /**
- * Drives the operator CLI against a running test node: each call spawns `hearth` from source with
+ * Drives the operator CLI against a running test node: each call spawns the compiled `hearth` command with
  * a private home root (profiles live there) and `--node <url>`, like a user on another terminal.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

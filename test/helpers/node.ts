@@ -19,6 +19,12 @@ import type { MemoryHub } from '../../src/network/memory.ts';
 export const ADMIN_USER = 'dev';
 export const ADMIN_PASSWORD = 'dev-password';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/**
+ * The `hearth` command as users run it: the compiled distribution (`bin/hearth.js` → `dist/app/`),
+ * built by the test run's global setup when the sources changed. In-process nodes (`startTestNode`)
+ * run the TypeScript sources; spawned ones run what ships.
+ */
+export const HEARTH_BIN = join(ROOT, 'bin/hearth.js');
 
 export interface TestNodeOptions {
   dev?: boolean;
@@ -110,13 +116,13 @@ export interface SpawnedNode {
 }
 
 /**
- * Runs `hearth <args>` from source; resolves once the node prints its JSON "listening" line.
+ * Runs `hearth <args>` (the compiled command); resolves once the node prints its JSON "listening" line.
  * `wrap` runs it under another command (e.g. `['prlimit', '--nofile=600']`). Test nodes never take
  * the default swarm port (several run at once): `--swarm-port 0` unless the args name one.
  */
 export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, wrap: string[] = []): Promise<SpawnedNode> {
   const swarm = args.includes('--swarm-port') ? [] : ['--swarm-port', '0'];
-  const argv = [process.execPath, '--import', 'tsx', join(ROOT, 'src/main.ts'), ...args, ...swarm, '--output', 'json'];
+  const argv = [process.execPath, HEARTH_BIN, ...args, ...swarm, '--output', 'json'];
   const [command, ...rest] = [...wrap, ...argv];
   const child = spawn(command, rest, {
     cwd: ROOT,
@@ -157,7 +163,7 @@ export function runCli(
   env: NodeJS.ProcessEnv = {},
   opts: { input?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts'), ...args], {
+  const child = spawn(process.execPath, [HEARTH_BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
