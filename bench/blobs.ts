@@ -19,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { createClient, MemoryTokenStore } from '../src/client/index.ts';
 import { makeHome, spawnNode } from '../test/helpers/node.ts';
+import { ensureBuilt, loadNote, rows } from './harness.ts';
 
 const MiB = 1024 * 1024;
 
@@ -65,6 +66,8 @@ function upload(url: string, token: string, body: Readable): Promise<{ status: n
 }
 
 export async function benchBlobs(mib = Number(process.env.BENCH_BLOB_MB ?? 1024)): Promise<{ ratio: number; peakRssMiB?: number }> {
+  console.log(`# blobs (${loadNote()})`);
+  await ensureBuilt();
   const paths = await makeHome();
   const scratch = await mkdtemp(join(tmpdir(), 'hearth-bench-blob-'));
   const node = await spawnNode(['run', '--home', join(paths.dir, '..'), '--node', 'test', '--log-level', 'warn'], {
@@ -98,6 +101,7 @@ export async function benchBlobs(mib = Number(process.env.BENCH_BLOB_MB ?? 1024)
     console.log(`PUT /admin-api/blobs, fsynced (${mib} MiB) ${up.toFixed(0).padStart(6)} MB/s`);
     console.log(`ratio upload / durable raw write: ${ratio.toFixed(2)} (goal >= 0.50) ${ratio >= 0.5 ? 'met' : 'NOT met'}`);
     console.log(`ratio upload / page-cache raw write: ${(up / raw).toFixed(2)} (reported; the node fsyncs before answering)`);
+    rows.push({ measure: `blob upload, ${mib} MiB, fsynced`, hearth: `${up.toFixed(0)} MB/s`, baseline: `write + fsync ${durable.toFixed(0)} MB/s`, ratio, goal: '>= 0.50', met: ratio >= 0.5 });
     if (rssAfter !== undefined) {
       console.log(`node peak RSS: ${rssBefore?.toFixed(0)} MiB before, ${rssAfter.toFixed(0)} MiB after a ${mib} MiB upload`);
     }

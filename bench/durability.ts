@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { LevelStore } from '../src/store/level.ts';
+import { rows as summary } from './harness.ts';
 
 interface Result {
   writesPerSec: number;
@@ -57,6 +58,15 @@ export async function benchDurability(durationMs = 2000): Promise<{ ratioConcurr
     }
     const ratioConcurrent = rows[1][2].writesPerSec / rows[1][1].writesPerSec;
     console.log(`synced / unsynced with 32 writers: ${ratioConcurrent.toFixed(3)} (goal >= 0.25) ${ratioConcurrent >= 0.25 ? 'met' : 'NOT met'}`);
+    const [, base, sync] = rows[1];
+    summary.push({
+      measure: 'store writes, synced, 32 writers',
+      hearth: `${sync.writesPerSec.toFixed(0)} writes/s`,
+      baseline: `unsynced ${base.writesPerSec.toFixed(0)} writes/s`,
+      ratio: ratioConcurrent,
+      goal: '>= 0.25',
+      met: ratioConcurrent >= 0.25,
+    });
     return { ratioConcurrent };
   } finally {
     await synced.close();

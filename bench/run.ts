@@ -1,18 +1,33 @@
-/** `npm run bench`: runs every benchmark and prints its numbers and goals. */
-import { benchAuthHealth } from './auth-health.ts';
+/**
+ * `npm run bench`: every benchmark, then one table of the figures against their baselines from this
+ * run (docs/performance.md explains each and how to read them). The machine's load average is
+ * printed with each section: on a shared machine, run it when the machine is quiet, and more than
+ * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability runs a subset.
+ */
 import { benchBlobs } from './blobs.ts';
 import { benchDurability } from './durability.ts';
+import { ensureBuilt, printTable } from './harness.ts';
+import { benchHttp } from './http.ts';
+import { benchRpc } from './rpc.ts';
 import { benchSse } from './sse.ts';
+import { benchStartup } from './startup.ts';
 
-const durationMs = Number(process.env.BENCH_MS ?? 3000);
-console.log('# auth / HTTP foundation');
-await benchAuthHealth(durationMs);
+const all: Record<string, () => Promise<unknown>> = {
+  startup: benchStartup,
+  http: benchHttp,
+  rpc: () => benchRpc(),
+  sse: () => benchSse(),
+  blobs: () => benchBlobs(),
+  durability: () => benchDurability(),
+};
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+for (const name of only ?? []) if (!(name in all)) throw new Error(`BENCH_ONLY: no benchmark named '${name}' (${Object.keys(all).join(', ')})`);
 
-console.log('\n# blobs');
-await benchBlobs();
-
-console.log('\n# event stream');
-await benchSse();
-
-console.log('\n# durability: synced store writes');
-await benchDurability(Math.min(durationMs, 2000));
+await ensureBuilt();
+for (const [name, bench] of Object.entries(all)) {
+  if (only && !only.includes(name)) continue;
+  await bench();
+  console.log('');
+}
+console.log('# summary (hearth against its baseline, measured in this run)');
+printTable();

@@ -3,7 +3,11 @@
  * `applications`. An application (package + signer) keeps every version this node installed until
  * it is uninstalled; `current` names the one the row shows (the last installed, as the reference's
  * "latest fetched" pointer). Each version holds references on its blobs in the blob store.
+ *
+ * Every application call looks its application up (and a pinned version among all of them): the
+ * records are cached (store/cache.ts), invalidated by the store's batches (issue #14).
  */
+import { KeyedCache } from '../store/cache.ts';
 import type { BatchOp, Space, Store } from '../store/store.ts';
 
 export interface VersionRecord {
@@ -31,15 +35,25 @@ export interface AppRecord {
   versions: Record<string, VersionRecord>;
 }
 
+/** applications whose records are kept in memory at most */
+const APPS_KEPT = 1_000;
+const ALL = '';
+
 export class ApplicationStore {
   private readonly apps: Space<AppRecord>;
+  private readonly records: KeyedCache<AppRecord | undefined>;
+  /** every record, under one key that any write of the space changes */
+  private readonly listing: KeyedCache<AppRecord[]>;
 
   constructor(store: Store) {
     this.apps = store.space<AppRecord>('applications');
+    this.records = new KeyedCache(store, { spaces: ['applications'], keyOf: (op) => op.key, max: APPS_KEPT });
+    this.listing = new KeyedCache(store, { spaces: ['applications'], keyOf: () => ALL, max: 1 });
   }
 
+  /** Records are frozen (shared by every reader): a change is a new record written with `put`. */
   get(id: string): Promise<AppRecord | undefined> {
-    return this.apps.get(id);
+    return this.records.get(id, async (k) => deepFreeze(await this.apps.get(k)));
   }
 
   put(record: AppRecord): Promise<void> {
@@ -59,12 +73,22 @@ export class ApplicationStore {
     return this.apps.del(id);
   }
 
-  async all(): Promise<AppRecord[]> {
-    const out: AppRecord[] = [];
-    for await (const [, r] of this.apps.entries()) out.push(r);
-    return out;
+  all(): Promise<AppRecord[]> {
+    return this.listing.get(ALL, async () => {
+      const out: AppRecord[] = [];
+      for await (const [, r] of this.apps.entries()) out.push(r);
+      return deepFreeze(out);
+    });
   }
 }
 
 /** Every blob a version holds a reference on. */
 export const blobsOf = (v: VersionRecord): string[] => [v.blobId, ...Object.values(v.serviceBlobs)];
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

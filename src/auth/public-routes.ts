@@ -31,7 +31,7 @@ export function registerPublicAuthRoutes(root: FastifyInstance, deps: AuthRoutes
   const healthSchema = { summary: 'Auth service health and uptime', response: { 200: AuthHealthResponse } };
   app.get('/auth/health', { config, schema: healthSchema }, async (_req, reply) => {
     setSecurityHeaders(reply);
-    const storage = (await store.health()).ok;
+    const storage = store.status().ok;
     return ok({
       status: storage ? 'alive' : 'not_alive',
       storage,

@@ -39,22 +39,39 @@ type Row = readonly [method: string, pattern: string, permission: Build];
  * through to the default.
  */
 function match(pattern: string, segs: readonly string[]): Params | null {
-  const parts = pattern === '' ? [] : pattern.split('/');
-  const rest = parts[parts.length - 1] === '**';
-  if (rest) parts.pop();
+  const { parts, rest } = compiled(pattern);
   if (rest ? segs.length < parts.length : segs.length !== parts.length) return null;
   const params: Params = {};
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];
     const seg = segs[i];
-    if (part.startsWith(':')) {
+    if (typeof part === 'string') {
       if (!isSafeId(seg)) return null;
-      params[part.slice(1)] = seg;
-    } else if (!part.split('|').includes(seg)) {
+      params[part] = seg;
+    } else if (!part.has(seg)) {
       return null;
     }
   }
   return params;
+}
+
+/** A pattern split once (every guarded request matches against the tables): a param name, or the literals a segment may be. */
+interface Compiled {
+  parts: Array<string | ReadonlySet<string>>;
+  rest: boolean;
+}
+const patterns = new Map<string, Compiled>();
+
+function compiled(pattern: string): Compiled {
+  let c = patterns.get(pattern);
+  if (!c) {
+    const raw = pattern === '' ? [] : pattern.split('/');
+    const rest = raw[raw.length - 1] === '**';
+    if (rest) raw.pop();
+    c = { parts: raw.map((part) => (part.startsWith(':') ? part.slice(1) : new Set(part.split('|')))), rest };
+    patterns.set(pattern, c);
+  }
+  return c;
 }
 
 function isSafeId(s: string): boolean {

@@ -56,10 +56,13 @@ export interface AuthDeps {
 
 /** Longest string fields of a login: room for any real name, far from a cost. */
 const MAX_LOGIN_FIELD = 256;
+/** (node URL, Host) answers remembered: parsing both as URLs was a large part of a guarded request */
+const HOST_CHECKS_KEPT = 1_000;
 
 export class AuthService {
   readonly serial = new Serial();
   private readonly limiter: LoginLimiter;
+  private readonly hostChecks = new Map<string, boolean>();
 
   constructor(private readonly d: AuthDeps) {
     const c = d.config;
@@ -91,7 +94,16 @@ export class AuthService {
 
   /** Whether a token that names `nodeUrl` may be used on a request naming `requestHost` (auth-wire §4.5). */
   private hostOk(nodeUrl: string | undefined, requestHost: string | undefined): boolean {
-    return hostMatches(nodeUrl, requestHost, this.d.config.nodeHosts);
+    if (nodeUrl === undefined) return true;
+    // the answer depends only on the two strings (node_hosts is fixed for the node's life)
+    const key = `${nodeUrl}\u0000${requestHost ?? ''}`;
+    let ok = this.hostChecks.get(key);
+    if (ok === undefined) {
+      ok = hostMatches(nodeUrl, requestHost, this.d.config.nodeHosts);
+      if (this.hostChecks.size >= HOST_CHECKS_KEPT) this.hostChecks.clear();
+      this.hostChecks.set(key, ok);
+    }
+    return ok;
   }
 
   /**

@@ -42,6 +42,8 @@ export interface ServerConfig {
   headerTimeoutSecs: number;
   keepAliveTimeoutSecs: number;
   requestTimeoutSecs: number;
+  /** one info log line per answered request; false = those lines are at debug (docs/performance.md) */
+  accessLog: boolean;
 }
 
 /** Where `install-application {package, version}` resolves bundles (docs/applications.md). Empty = unset. */
@@ -79,7 +81,7 @@ export interface NodeConfig {
 export function defaultConfig(name: string): NodeConfig {
   return {
     node: { name, development: false },
-    server: { host: DEFAULT_SERVER_HOST, port: DEFAULT_SERVER_PORT, corsAllowedOrigins: [], trustProxy: false, ...SERVER_DEFAULTS },
+    server: { host: DEFAULT_SERVER_HOST, port: DEFAULT_SERVER_PORT, corsAllowedOrigins: [], trustProxy: false, accessLog: false, ...SERVER_DEFAULTS },
     swarm: { host: DEFAULT_SWARM_HOST, port: DEFAULT_SWARM_PORT },
     bootstrap: { nodes: [] },
     discovery: { mdns: false },
@@ -104,6 +106,7 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
     headerTimeoutSecs: 'header_timeout_secs',
     keepAliveTimeoutSecs: 'keep_alive_timeout_secs',
     requestTimeoutSecs: 'request_timeout_secs',
+    accessLog: 'access_log',
   },
   swarm: { host: 'host', port: 'port' },
   bootstrap: { nodes: 'nodes' },

@@ -12,9 +12,15 @@
  *
  * Lowercase hex preserves the byte order of keys, so ordered iteration over `ctx.index` is the
  * guest's byte order. The store only builds batch ops here; the executor commits them at once.
+ *
+ * Every call reads its context's meta and members: both are cached (store/cache.ts), invalidated
+ * by the store's batches whoever writes them. `stateVersion` changes whenever a batch writes a
+ * context's state, private state or index: the runtime's workers keep what a context's calls read
+ * under that version (issue #14).
  */
 import { toHex as hex } from '../crypto/ids.ts';
 import type { IndexView, Writes } from '../runtime/contract.ts';
+import { KeyedCache } from '../store/cache.ts';
 import { collect, type BatchOp, type Space, type Store } from '../store/store.ts';
 import type { ContextMember, ContextMeta, DeltaRecord } from './types.ts';
 
@@ -22,12 +28,22 @@ const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
 export type StateSpaceName = 'state' | 'private' | 'index';
 
+/** contexts whose meta and members are kept in memory at most */
+const CONTEXTS_KEPT = 10_000;
+const STATE_SPACES = new Set(['ctx.state', 'ctx.private', 'ctx.index']);
+/** the context a record of a `<ctx>/...` space belongs to */
+const contextOf = (key: string) => key.slice(0, key.indexOf('/'));
+
 export class ContextStore {
   readonly meta: Space<ContextMeta>;
   readonly members: Space<ContextMember>;
   readonly deltas: Space<DeltaRecord>;
   readonly keys: Space<{ privateKey: string; createdAt: number }>;
   private readonly kv: Record<StateSpaceName, Space<Uint8Array>>;
+  private readonly metas: KeyedCache<ContextMeta | undefined>;
+  private readonly memberLists: KeyedCache<ContextMember[]>;
+  private readonly versions = new Map<string, number>();
+  private versionSeq = 0;
 
   constructor(readonly store: Store) {
     this.meta = store.space<ContextMeta>('ctx.meta');
@@ -39,18 +55,41 @@ export class ContextStore {
       private: store.space<Uint8Array>('ctx.private', 'bytes'),
       index: store.space<Uint8Array>('ctx.index', 'bytes'),
     };
+    this.metas = new KeyedCache(store, {
+      spaces: ['ctx.meta'],
+      keyOf: (op) => op.key,
+      max: CONTEXTS_KEPT,
+      copy: (m) => m && { ...m, dagHeads: [...m.dagHeads] },
+    });
+    this.memberLists = new KeyedCache(store, {
+      spaces: ['ctx.members'],
+      keyOf: (op) => contextOf(op.key),
+      max: CONTEXTS_KEPT,
+      copy: (list) => list.map((m) => ({ ...m })),
+    });
+    store.observe((ops) => {
+      for (const op of ops) if (STATE_SPACES.has(op.space)) this.versions.set(contextOf(op.key), ++this.versionSeq);
+    });
   }
 
   getMeta(contextId: string): Promise<ContextMeta | undefined> {
-    return this.meta.get(contextId);
+    return this.metas.get(contextId, (id) => this.meta.get(id));
+  }
+
+  /**
+   * A value that changes whenever a batch writes the context's state, private state or index (at
+   * its start and at its end): equal values mean the state read under both is the same.
+   */
+  stateVersion(contextId: string): number {
+    return this.versions.get(contextId) ?? 0;
   }
 
   async listMeta(): Promise<ContextMeta[]> {
     return (await collect(this.meta.entries())).map(([, m]) => m);
   }
 
-  async listMembers(contextId: string): Promise<ContextMember[]> {
-    return (await collect(this.members.entries({ prefix: `${contextId}/` }))).map(([, m]) => m);
+  listMembers(contextId: string): Promise<ContextMember[]> {
+    return this.memberLists.get(contextId, async (id) => (await collect(this.members.entries({ prefix: `${id}/` }))).map(([, m]) => m));
   }
 
   memberOp(contextId: string, member: ContextMember): BatchOp {

@@ -2,7 +2,7 @@
  * The HTTP application factory: builds the fastify app without listening (style rule 1), so tests
  * run it in-process with `inject` or over a real socket. The route table lives in `routes.ts`.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BODY_LIMIT_BYTES, SERVER_DEFAULTS } from '../config/defaults.ts';
@@ -27,12 +27,27 @@ export interface AppOptions {
   connections?: ConnectionLimits;
   /** request counts and latencies for `GET /metrics` */
   metrics?: Metrics;
+  /**
+   * one info line per answered request (`server.access_log`); otherwise they log at debug (issue
+   * #14: a log line per request was a large part of a request's cost)
+   */
+  accessLog?: boolean;
   /** mounts every route; called once, after the cross-cutting hooks are in place */
   routes: (app: App, catalogue: RouteCatalogue) => void | Promise<void>;
 }
 
 /** Probe routes log at debug so orchestrators polling them do not flood the log (product.md A12). */
 const QUIET = new Set(['/admin-api/health', '/admin-api/ready', '/auth/health']);
+
+/**
+ * Request ids: unique within the process's life and across restarts (a random prefix per process,
+ * then a counter), without the cost of a random UUID per request.
+ */
+export function requestIds(): () => string {
+  const prefix = randomBytes(6).toString('base64url');
+  let n = 0;
+  return () => `${prefix}-${(++n).toString(36)}`;
+}
 
 export async function buildApp(opts: AppOptions): Promise<App> {
   const limits = opts.connections ?? { ...SERVER_DEFAULTS };
@@ -45,7 +60,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     loggerInstance: opts.logger,
     // fastify's own request lines would log raw URLs (with ?token=); ours log route templates
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    genReqId: requestIds(),
     bodyLimit: BODY_LIMIT_BYTES,
     schemaErrorFormatter: (errors: unknown, dataVar: string) => formatValidation(errors as never, dataVar),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
@@ -55,17 +70,24 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
   enforceHeaderDeadline(app.server, limits.headerTimeoutSecs * 1000);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are callback-style (no promise per hook and request: issue #14).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   refuseOversizedBodies(app);
   boundedJsonBodies(app);
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions?.url ?? loggablePath(request.url);
-    const entry = { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
-    opts.metrics?.request(request.method, request.routeOptions?.url ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
-    if (QUIET.has(route) && reply.statusCode < 400) request.log.debug(entry, 'request');
-    else request.log.info(entry, 'request');
+  const accessLevel = opts.accessLog ? 'info' : 'debug';
+  app.addHook('onResponse', (request, reply, done) => {
+    const template = request.routeOptions?.url;
+    opts.metrics?.request(request.method, template ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+    // probes that succeed log at debug whatever the access-log choice (5xx causes log on their own)
+    const route = template ?? loggablePath(request.url);
+    const level = QUIET.has(route) && reply.statusCode < 400 ? 'debug' : accessLevel;
+    if (opts.logger.isLevelEnabled(level)) {
+      request.log[level]({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+    done();
   });
 
   registerCors(app, opts.corsAllowedOrigins ?? []);
@@ -89,18 +111,19 @@ export async function buildApp(opts: AppOptions): Promise<App> {
  * 2 GiB body that no parser will accept, or hold a streaming route open for it.
  */
 function refuseOversizedBodies(app: App): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const declared = request.headers['content-length'];
-    if (declared === undefined) return;
+    if (declared === undefined) return done();
     const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES;
     const length = Number(declared);
     if (!/^\d+$/.test(declared) || !Number.isSafeInteger(length)) {
       reply.header('connection', 'close');
-      throw new HearthError('bad_request', 'Invalid Content-Length header');
+      return done(new HearthError('bad_request', 'Invalid Content-Length header'));
     }
     if (length > limit) {
       reply.header('connection', 'close');
-      throw new HearthError('payload_too_large', `Request body of ${length} bytes exceeds this route's limit of ${limit} bytes`);
+      return done(new HearthError('payload_too_large', `Request body of ${length} bytes exceeds this route's limit of ${limit} bytes`));
     }
+    done();
   });
 }

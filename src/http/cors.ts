@@ -52,14 +52,15 @@ export function registerCors(app: FastifyInstance, allowList: readonly string[])
     return originAllowed(origin, selfOriginOf(request), allowList) ? origin : undefined;
   };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // callback-style: it runs on every answer (issue #14)
+  app.addHook('onSend', (request, reply, payload, done) => {
     const origin = allowed(request);
     if (origin) {
       reply.header('access-control-allow-origin', origin);
       reply.header('vary', 'Origin');
     }
     if (!reply.hasHeader('access-control-expose-headers')) reply.header('access-control-expose-headers', EXPOSED_HEADERS);
-    return payload;
+    done(null, payload);
   });
 
   // Preflights never reach the guard or the routes. A refused origin gets no allow headers, so the

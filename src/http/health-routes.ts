@@ -1,8 +1,10 @@
 /**
  * Public probes of the admin surface (admin spec "Health and status"; admin-wire-a §2): liveness
- * and readiness both round-trip a read and a write through the store (a store that reads but cannot
- * write is not alive, issue #17 finding 1) and answer 503 with the reason when it fails; readiness
- * also follows the node's lifecycle. `is-authed` always answers alive.
+ * and readiness both answer whether the store reads and writes (a store that reads but cannot
+ * write is not alive, issue #17 finding 1) and 503 with the reason when it does not; readiness
+ * also follows the node's lifecycle. They answer from memory (`Store.status`: the store monitor's
+ * last read-write probe, and any failed operation at once), so a probe costs no store access
+ * (issue #14). `is-authed` always answers alive.
  * `GET /admin-api/peers` (admin, flat `{count}`) counts connected peers.
  */
 import type { FastifyInstance } from 'fastify';
@@ -27,13 +29,13 @@ const probe = (summary: string, ok: string, unavailable?: string) => ({
 
 export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): void {
   /** The 503 body when the store cannot read and write, else undefined. */
-  const storeDown = async () => {
-    const health = await deps.store.health();
+  const storeDown = () => {
+    const health = deps.store.status();
     return health.ok ? undefined : { data: { status: 'store_unavailable', reason: health.reason } };
   };
 
   app.get('/admin-api/health', probe('Liveness: the store reads and writes', '"alive"', '"store_unavailable" (with `reason`)'), async (_req, reply) => {
-    const down = await storeDown();
+    const down = storeDown();
     return down ? reply.code(503).send(down) : { data: { status: 'alive' } };
   });
 
@@ -43,7 +45,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
     async (_req, reply) => {
       const state = deps.lifecycle();
       if (state !== 'ready') return reply.code(503).send({ data: { status: state } });
-      const down = await storeDown();
+      const down = storeDown();
       return down ? reply.code(503).send(down) : { data: { status: 'ready' } };
     },
   );

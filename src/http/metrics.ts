@@ -35,7 +35,10 @@ class Counter {
     readonly help: string,
   ) {}
   inc(labels: Labels = {}, by = 1): void {
-    const k = key(labels);
+    this.incKey(key(labels), by);
+  }
+  /** `k` as {@link key} renders the labels */
+  incKey(k: string, by = 1): void {
     this.values.set(k, (this.values.get(k) ?? 0) + by);
   }
   render(): string {
@@ -52,7 +55,10 @@ class Histogram {
     readonly help: string,
   ) {}
   observe(labels: Labels, seconds: number): void {
-    const k = key(labels);
+    this.observeKey(key(labels), seconds);
+  }
+  /** `k` as {@link key} renders the labels */
+  observeKey(k: string, seconds: number): void {
     let s = this.series.get(k);
     if (!s) this.series.set(k, (s = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
     for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.counts[i]!++;
@@ -91,11 +97,18 @@ export class Metrics {
   private readonly rpc = new Counter('hearth_jsonrpc_calls_total', 'JSON-RPC calls by outcome');
   private readonly gauges: GaugeSource[] = [];
 
+  /** rendered label sets of `request`, by method, route and status class (all from closed sets) */
+  private readonly requestKeys = new Map<string, string>();
+
   /** Called once per answered request. `route` must be a route template (or a fixed placeholder). */
   request(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method: METHODS.has(method) ? method : 'OTHER', path: route, status: `${Math.floor(status / 100)}xx` };
-    this.requests.inc(labels);
-    this.latency.observe(labels, seconds);
+    const m = METHODS.has(method) ? method : 'OTHER';
+    const cls = `${Math.floor(status / 100)}xx`;
+    const id = `${m} ${cls} ${route}`;
+    let k = this.requestKeys.get(id);
+    if (k === undefined) this.requestKeys.set(id, (k = key({ method: m, path: route, status: cls })));
+    this.requests.incKey(k);
+    this.latency.observeKey(k, seconds);
   }
 
   jsonrpc(outcome: JsonRpcOutcome): void {

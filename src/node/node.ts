@@ -313,6 +313,7 @@ export class HearthNode {
         trustProxy: config.server.trustProxy,
         connections: { ...config.server, maxConnections: cap.max },
         metrics: this.metrics,
+        accessLog: config.server.accessLog,
         routes: (app, catalogue) => {
           this.catalogue = catalogue;
           return registerRoutes(app, {

@@ -55,4 +55,19 @@ describe('store supervisor (issue #17 finding 1)', () => {
     expect(store.reopens).toBe(3);
     expect(fatal[0]).toMatch(/could not be reopened after 3 attempts.*Too many open files/);
   });
+
+  it('runs the read-write probe periodically while the store is ok, and not once stopped', async () => {
+    const store = new FlakyStore(0);
+    store.broken = false;
+    let probes = 0;
+    store.health = async () => (probes++, { ok: true });
+    const s = new StoreSupervisor({ store, logger: quiet, onFatal: () => undefined, probeIntervalMs: 5 });
+    s.start();
+    await until(() => probes >= 3);
+    expect(probes).toBeGreaterThanOrEqual(3);
+    s.stop();
+    const after = probes;
+    await new Promise((r) => setTimeout(r, 30));
+    expect(probes).toBe(after);
+  });
 });

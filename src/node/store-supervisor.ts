@@ -6,6 +6,10 @@
  * reason, see `LevelStore.health`), then reopens the store with growing pauses. If it cannot within
  * its attempts, it gives up with a clear message (`onFatal`): the `run` command exits non-zero so a
  * supervisor (systemd, Kubernetes) restarts the process.
+ *
+ * It is also the store's monitor (issue #14): every `probeIntervalMs` it runs the store's
+ * read-write probe, so the probe routes answer from memory (`Store.status`) instead of touching the
+ * store on every request; a failing operation shows there at once without waiting for a probe.
  */
 import type { Logger } from 'pino';
 import type { StoreHealth } from '../store/store.ts';
@@ -26,13 +30,18 @@ export interface StoreSupervisorOptions {
   /** pause before the first attempt; doubles up to `maxDelayMs` */
   firstDelayMs?: number;
   maxDelayMs?: number;
+  /** how often the read-write probe runs while the store is ok (default 5 s) */
+  probeIntervalMs?: number;
 }
+
+const PROBE_INTERVAL_MS = 5_000;
 
 export type SupervisorState = 'ok' | 'recovering' | 'failed';
 
 export class StoreSupervisor {
   private state_: SupervisorState = 'ok';
   private unsubscribe?: () => void;
+  private probe?: NodeJS.Timeout;
   private readonly abort = new AbortController();
 
   constructor(private readonly o: StoreSupervisorOptions) {}
@@ -43,10 +52,15 @@ export class StoreSupervisor {
 
   start(): void {
     this.unsubscribe = this.o.store.onFailure((cause) => void this.recover(cause));
+    this.probe = setInterval(() => {
+      if (this.state_ === 'ok') void this.o.store.health().catch(() => undefined);
+    }, this.o.probeIntervalMs ?? PROBE_INTERVAL_MS);
+    this.probe.unref();
   }
 
   stop(): void {
     this.unsubscribe?.();
+    clearInterval(this.probe);
     this.abort.abort();
   }
 

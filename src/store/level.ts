@@ -18,8 +18,8 @@ import { chmod, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { unavailable, type HearthError } from '../errors.ts';
-import type { BatchOp, Codec, IterateOptions, Space, Store, StoreHealth } from './store.ts';
-import { assertSpaceName } from './store.ts';
+import type { BatchObserver, BatchOp, Codec, IterateOptions, Space, Store, StoreHealth } from './store.ts';
+import { assertSpaceName, BatchObservers } from './store.ts';
 import { decodeValue, encodeValue } from './codec.ts';
 
 /** The part of a sublevel this store uses (the library's generics do not survive sublevel typing). */
@@ -59,7 +59,10 @@ export class LevelStore implements Store {
   private readonly subs = new Map<string, { sub: Sub; codec: Codec }>();
   private failure?: string;
   private lastHealthy = 0;
+  /** what the last `health()` found (see `status`) */
+  private lastProbe: StoreHealth = { ok: true };
   private readonly listeners = new Set<(cause: string) => void>();
+  private readonly observers = new BatchObservers();
 
   constructor(
     readonly location: string,
@@ -79,6 +82,7 @@ export class LevelStore implements Store {
     process.umask(0o077);
     await this.db.open();
     await tighten(this.location);
+    await this.probe();
   }
 
   async close(): Promise<void> {
@@ -96,6 +100,7 @@ export class LevelStore implements Store {
     await this.db.put(PROBE_KEY, new Uint8Array([1]), { sync: true });
     this.failure = undefined;
     this.lastHealthy = Date.now();
+    this.lastProbe = { ok: true };
   }
 
   /** Told once per failure (until a successful reopen), with the cause. */
@@ -110,19 +115,31 @@ export class LevelStore implements Store {
 
   /** A read and a write round-trip (a database that reads but cannot write is not healthy). */
   async health(): Promise<StoreHealth> {
-    if (this.failure) return { ok: false, reason: this.failure };
-    if (this.db.status !== 'open') return { ok: false, reason: `the store is ${this.db.status}` };
+    if (this.failure || this.db.status !== 'open') return this.status();
     // any failing operation sets `failure` at once, so a recent healthy probe still holds
     if (Date.now() - this.lastHealthy < PROBE_REUSE_MS) return { ok: true };
+    const health = await this.probe();
+    if (health.ok) this.lastHealthy = Date.now();
+    return health;
+  }
+
+  /** One read-write round-trip; what `status` answers until the next. */
+  private async probe(): Promise<StoreHealth> {
     try {
       await this.db.put(PROBE_KEY, new Uint8Array([1]));
       await this.db.get(PROBE_KEY);
-      this.lastHealthy = Date.now();
-      return { ok: true };
+      this.lastProbe = { ok: true };
     } catch (err) {
       if (isStoreIoError(err)) this.fail(err);
-      return { ok: false, reason: this.failure ?? `the store does not answer: ${(err as Error).message}` };
+      this.lastProbe = { ok: false, reason: this.failure ?? `the store does not answer: ${(err as Error).message}` };
     }
+    return this.lastProbe;
+  }
+
+  status(): StoreHealth {
+    if (this.failure) return { ok: false, reason: this.failure };
+    if (this.db.status !== 'open') return { ok: false, reason: `the store is ${this.db.status}` };
+    return this.lastProbe;
   }
 
   async ping(): Promise<boolean> {
@@ -191,10 +208,20 @@ export class LevelStore implements Store {
         : { type: 'del' as const, sublevel: entry.sub, key: op.key };
     });
     if (this.failure) throw this.unavailableError();
+    this.observers.tell(ops, 'start');
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ ops: chained, resolve, reject });
+      const end = () => this.observers.tell(ops, 'end');
+      this.pending.push({
+        ops: chained,
+        resolve: () => (end(), resolve()),
+        reject: (err) => (end(), reject(err)),
+      });
       this.flush();
     });
+  }
+
+  observe(observer: BatchObserver): () => void {
+    return this.observers.add(observer);
   }
 
   private readonly pending: { ops: unknown[]; resolve: () => void; reject: (err: unknown) => void }[] = [];

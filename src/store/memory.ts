@@ -2,13 +2,14 @@
  * In-memory store with the same semantics as the LevelDB one (ordered keys, atomic batches).
  * Used by unit tests and by `--ephemeral` development nodes.
  */
-import type { BatchOp, Codec, IterateOptions, Space, Store, StoreHealth } from './store.ts';
-import { assertSpaceName } from './store.ts';
+import type { BatchObserver, BatchOp, Codec, IterateOptions, Space, Store, StoreHealth } from './store.ts';
+import { assertSpaceName, BatchObservers } from './store.ts';
 import { decodeValue, encodeValue } from './codec.ts';
 
 export class MemoryStore implements Store {
   private readonly data = new Map<string, Uint8Array>();
   private readonly codecs = new Map<string, Codec>();
+  private readonly observers = new BatchObservers();
   private closed = false;
 
   async open(): Promise<void> {
@@ -24,6 +25,10 @@ export class MemoryStore implements Store {
   }
 
   async health(): Promise<StoreHealth> {
+    return this.status();
+  }
+
+  status(): StoreHealth {
     return this.closed ? { ok: false, reason: 'the store is closed' } : { ok: true };
   }
 
@@ -61,10 +66,16 @@ export class MemoryStore implements Store {
         ? ([`${op.space}!${op.key}`, encodeValue(this.codecs.get(op.space) ?? 'json', op.value)] as const)
         : ([`${op.space}!${op.key}`, undefined] as const),
     );
+    this.observers.tell(ops, 'start');
     for (const [k, v] of staged) {
       if (v === undefined) this.data.delete(k);
       else this.data.set(k, v);
     }
+    this.observers.tell(ops, 'end');
+  }
+
+  observe(observer: BatchObserver): () => void {
+    return this.observers.add(observer);
   }
 
   private async *iterate<T>(space: string, codec: Codec, opts: IterateOptions): AsyncIterable<[string, T]> {

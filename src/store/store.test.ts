@@ -143,4 +143,27 @@ describe('level store failure (issue #17 finding 1)', () => {
     expect(health.ok).toBe(false);
     await s.close();
   });
+
+  it('answers its last known health from memory: the last probe, and a failed operation at once', async () => {
+    const s = await level();
+    expect(s.status()).toEqual({ ok: true });
+    const put = vi.spyOn(ClassicLevel.prototype, 'put').mockRejectedValueOnce(new Error('probe refused'));
+    vi.spyOn(Date, 'now').mockReturnValueOnce(Date.now() + 60_000); // past the reuse of the last healthy probe
+    await s.health();
+    put.mockRestore();
+    vi.restoreAllMocks();
+    expect(s.status()).toEqual({ ok: false, reason: 'the store does not answer: probe refused' });
+    // a later probe that passes makes it healthy again
+    vi.spyOn(Date, 'now').mockReturnValueOnce(Date.now() + 120_000);
+    await s.health();
+    vi.restoreAllMocks();
+    expect(s.status()).toEqual({ ok: true });
+    // an IO error of any operation shows without a probe
+    const batch = vi.spyOn(ClassicLevel.prototype, 'batch').mockRejectedValueOnce(ioError());
+    await s.space<string>('keys').put('k', 'v').catch(() => undefined);
+    batch.mockRestore();
+    expect(s.status()).toEqual({ ok: false, reason: 'IO error: data/000123.ldb: Too many open files' });
+    await s.close();
+    expect(s.status().ok).toBe(false);
+  });
 });

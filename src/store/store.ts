@@ -44,6 +44,13 @@ export interface Space<T> {
   delOp(key: string): DelOp;
 }
 
+/**
+ * When a batch is seen by observers: `start` before any of it is written, `end` once it is durable
+ * (or failed: then none of it was written). Caches over the store invalidate on both (cache.ts).
+ */
+export type BatchPhase = 'start' | 'end';
+export type BatchObserver = (ops: readonly BatchOp[], phase: BatchPhase) => void;
+
 /** Whether the store can read and write now, and if not, why. */
 export type StoreHealth = { ok: true } | { ok: false; reason: string };
 
@@ -54,8 +61,36 @@ export interface Store {
   ping(): Promise<boolean>;
   /** a read and a write round-trip; the reason when they do not */
   health(): Promise<StoreHealth>;
+  /**
+   * The last known health without touching the database (what the probe routes answer): a failed
+   * operation shows at once; the read-write probe is refreshed by `health()`, which the node's
+   * store monitor (node/store-supervisor.ts) calls every few seconds.
+   */
+  status(): StoreHealth;
   space<T>(name: string, codec?: Codec): Space<T>;
   batch(ops: BatchOp[]): Promise<void>;
+  /** Tells `observer` about every batch (and put/del) of every space; answers the unsubscribe. */
+  observe(observer: BatchObserver): () => void;
+}
+
+/** The observers of one store: each is told in turn; one that throws does not stop the others. */
+export class BatchObservers {
+  private readonly all = new Set<BatchObserver>();
+
+  add(observer: BatchObserver): () => void {
+    this.all.add(observer);
+    return () => this.all.delete(observer);
+  }
+
+  tell(ops: readonly BatchOp[], phase: BatchPhase): void {
+    for (const o of this.all) {
+      try {
+        o(ops, phase);
+      } catch {
+        // an observer's fault must not fail or hold up the write
+      }
+    }
+  }
 }
 
 /** Collects an async iterable of entries into an array (small listings only). */
