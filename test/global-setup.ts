@@ -9,7 +9,7 @@ import { build } from '../scripts/build.ts';
 import { resolveChromium } from './helpers/chromium.ts';
 
 export default async function setup(): Promise<void> {
-  const built = await build({ ifStale: true });
+  const built = await build({ ifStale: true, allowTypeErrors: true });
   if (built.built) process.stderr.write('tests: rebuilt dist/ (the sources changed since the last build)\n');
   const found = await resolveChromium();
   if (found.source !== 'system') {

@@ -7,7 +7,9 @@
  *   a root, as the reference), its private and index writes, the new root hash and the new DAG
  *   head (a delta record, see `DeltaRecord`), then publishes `StateMutation` on the event bus
  *   once the batch is durable — when the call committed or emitted events (not for pure reads);
- * - read-only calls run on a shared lock and commit nothing; write calls are serialised per context.
+ * - read-only calls run on a shared lock and commit nothing; write calls are serialised per context;
+ *   a call that changed nothing persists nothing, and calls of methods seen changing nothing run
+ *   under the shared lock first, whatever the ABI says (read-path.ts).
  */
 import { createHash } from 'node:crypto';
 import type { ApplicationCatalog } from '../applications/contract.ts';
@@ -17,6 +19,7 @@ import type { EventBus } from '../events/bus.ts';
 import type { CallResult, CallSuccess, Runtime } from '../runtime/contract.ts';
 import type { BatchOp } from '../store/store.ts';
 import { ContextLocks } from './lock.ts';
+import { changedSomething, ReadHints } from './read-path.ts';
 import { wasmOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
 import { CALL_DEADLINE_MS, GENESIS_PARENT, type ContextMeta, type DeltaRecord } from './types.ts';
@@ -58,6 +61,7 @@ export function deltaIdOf(parents: readonly string[], artifact: Uint8Array): str
 
 export class ContextExecutor {
   readonly locks = new ContextLocks();
+  private readonly hints = new ReadHints();
 
   constructor(private readonly d: ExecutorDeps) {}
 
@@ -80,6 +84,7 @@ export class ContextExecutor {
       privateState: store.view('private', meta.id),
       index: store.view('index', meta.id),
       readOnly: call.readOnly,
+      stateVersion: store.stateVersion(meta.id),
       deadlineMs: CALL_DEADLINE_MS,
       signal: call.signal ? AbortSignal.any([call.signal, deadline]) : deadline,
     });
@@ -137,16 +142,39 @@ export class ContextExecutor {
     call: CallInput,
     prepare: (meta: ContextMeta) => void,
   ): Promise<{ meta: ContextMeta; result: CallResult }> {
-    return this.locks.run(contextId, !call.readOnly, async () => {
+    const metaOf = async () => {
       const meta = await this.d.store.getMeta(contextId);
       if (!meta) throw new ContextGone(contextId);
       prepare(meta);
-      const result = await this.run(meta, call);
-      if (!result.ok || call.readOnly) {
+      return meta;
+    };
+    /** the call's outcome persisted: its extra ops alone when it failed or changed nothing */
+    const conclude = async (meta: ContextMeta, result: CallResult) => {
+      if (!call.readOnly) this.hints.observed(contextId, call.method, result);
+      if (call.readOnly || !changedSomething(result)) {
         if (call.extra?.length) await this.d.store.store.batch(call.extra);
         return { meta, result };
       }
       return { meta: await this.commit(meta, result, call.deviceId, call.extra, call.delegation), result };
+    };
+    // --- read-path.ts: a method seen changing nothing runs under the shared lock first
+    let attempt: { stamp: number; result: CallResult } | undefined;
+    if (!call.readOnly && this.hints.tryShared(contextId, call.method)) {
+      const shared = await this.locks.run(contextId, false, async () => {
+        const stamp = this.locks.stamp(contextId);
+        const meta = await metaOf();
+        const result = await this.run(meta, call);
+        return changedSomething(result) ? { stamp, result } : await conclude(meta, result);
+      });
+      if (!('stamp' in shared)) return shared;
+      attempt = shared;
+    }
+    // --- exclusive: a write (or a read-only call under the shared lock)
+    return this.locks.run(contextId, !call.readOnly, async () => {
+      const meta = await metaOf();
+      // no writer since the shared attempt: its outcome was computed against this very state
+      if (attempt && this.locks.stamp(contextId) === attempt.stamp) return conclude(meta, attempt.result);
+      return conclude(meta, await this.run(meta, call));
     });
   }
 }

@@ -48,6 +48,9 @@ class RwLock {
 
 export class ContextLocks {
   private readonly locks = new Map<string, RwLock>();
+  /** per context, the count of writers that released its lock, as of the last one (see `stamp`) */
+  private readonly stamps = new Map<string, number>();
+  private released = 0;
 
   /** Runs `fn` holding the context's lock: exclusive for writes, shared for reads. */
   async run<T>(contextId: string, write: boolean, fn: () => Promise<T>): Promise<T> {
@@ -60,8 +63,17 @@ export class ContextLocks {
     try {
       return await fn();
     } finally {
+      if (write) this.stamps.set(contextId, ++this.released);
       lock.release(write);
       if (lock.idle) this.locks.delete(contextId);
     }
+  }
+
+  /**
+   * Changes each time a writer releases the context's lock: two equal stamps mean no writer held it
+   * in between (read-path.ts commits an outcome computed under the shared lock only then).
+   */
+  stamp(contextId: string): number {
+    return this.stamps.get(contextId) ?? 0;
   }
 }

@@ -43,6 +43,12 @@ export interface CallRequest {
   indexMeta?: StateView;
   /** view calls: writes are dropped and a `commit` is refused */
   readOnly: boolean;
+  /**
+   * A value that changes whenever the context's state, private state or index changes (equal
+   * values: equal contents). With it, a worker may keep what calls of the context read and answer
+   * later calls under the same version from memory; without it, every read asks the views.
+   */
+  stateVersion?: number;
   /** 32 bytes: the calling context when this call was dispatched by an `xcall` (`xcall_origin`) */
   xcallOrigin?: Uint8Array;
   /** wall-clock budget of the call; the host terminates the guest when it passes */

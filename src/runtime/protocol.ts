@@ -1,8 +1,10 @@
 /**
- * The messages between the runtime (main thread) and its workers. A call's data is posted with the
- * compiled `WebAssembly.Module`; the worker's synchronous reads go over a per-call `MessagePort`:
- * the worker posts a {@link BridgeRequest}, blocks in `Atomics.wait` on the call's shared flag, and
- * takes the answer with `receiveMessageOnPort` once the main thread has posted it and notified.
+ * The messages between the runtime (main thread) and its workers. Each worker gets, once, a
+ * `MessagePort` and a shared flag ({@link WorkerInit}); the worker's synchronous reads go over that
+ * port: it posts a {@link BridgeRequest}, blocks in `Atomics.wait` on the flag, and takes the answer
+ * with `receiveMessageOnPort` once the main thread has posted it and notified. A call's job names
+ * its compiled module by key and carries the `WebAssembly.Module` only the first time that worker
+ * runs it (the worker keeps what the main thread says it keeps: `drop` names what it lets go).
  */
 import type { CallResult } from './contract.ts';
 import type { Space } from './host-state.ts';
@@ -20,20 +22,33 @@ export interface CallRequestData {
   xcallOrigin?: Uint8Array;
 }
 
+/** The first message a worker gets: its bridge to the main thread, for every call it will run. */
+export interface WorkerInit {
+  type: 'init';
+  port: MessagePort;
+  /** Int32Array(1) over a SharedArrayBuffer: 0 = waiting, 1 = answer posted */
+  flag: SharedArrayBuffer;
+  /** the runtime's limits, the same for every call */
+  limits: VMLimits;
+}
+
 export interface CallJob {
   type: 'call';
-  module: WebAssembly.Module;
-  /** the type of every exported function, by name */
-  exportTypes: Record<string, FuncType>;
+  /** numbers the worker's calls: bridge answers carry it */
+  seq: number;
+  /** the compiled module's key (the runtime's module cache key) */
+  moduleKey: string;
+  /** present when this worker does not hold `moduleKey` yet */
+  module?: { module: WebAssembly.Module; exportTypes: Record<string, FuncType> };
+  /** modules the worker lets go (the main thread keeps the same bounded list per worker) */
+  drop: string[];
   req: CallRequestData;
-  limits: VMLimits;
+  /** the context's state version: reads under it may be answered from the worker's cache (state-cache.ts) */
+  stateVersion?: number;
   hasIndexMeta: boolean;
   hasBlobs: boolean;
   /** the node can open envelopes (`open_sealed`); absent = the runtime has no sealing access */
   hasSealing?: boolean;
-  /** Int32Array(1) over a SharedArrayBuffer: 0 = waiting, 1 = answer posted */
-  flag: SharedArrayBuffer;
-  port: MessagePort;
 }
 
 export type BridgeRequest =
@@ -45,9 +60,10 @@ export type BridgeRequest =
   | { op: 'blobPut'; bytes: Uint8Array }
   | { op: 'openSealed'; envelope: Uint8Array };
 
-export type BridgeResponse = { ok: true; value: unknown } | { ok: false; error: string };
+export type BridgeResponse = ({ ok: true; value: unknown } | { ok: false; error: string }) & { seq: number };
 
 export interface JobDone {
   type: 'result';
+  seq: number;
   result: CallResult;
 }

@@ -311,7 +311,7 @@ describe('isolation between contexts (issue #17 finding 8)', () => {
 
   it('bounds the calls waiting for a worker, per context and in all: 503 with Retry-After past the bound', async () => {
     const one = new WasmRuntime({ poolSize: 1, queueLimit: 4, deadlineMs: 5_000 });
-    await one.start();
+    await one.start({ warm: true }); // the worker is up: the first call runs at once rather than waiting for it
     try {
       const stop = new AbortController();
       const call = (ctx: Uint8Array) => one.call(request('spin', apps.spin, 'spin', undefined, newViews(), { contextId: ctx, signal: stop.signal }));
@@ -327,6 +327,60 @@ describe('isolation between contexts (issue #17 finding 8)', () => {
       expect((full as HearthError).kind).toBe('unavailable');
       stop.abort();
       await Promise.all([running, waitingA, ...others]);
+    } finally {
+      await one.stop();
+    }
+  });
+});
+
+describe('workers started on demand (issue #14)', () => {
+  it('holds no worker until a call needs one, then no more than the calls need', async () => {
+    const lazy = new WasmRuntime({ poolSize: 2 });
+    await lazy.start();
+    try {
+      expect(lazy.workers).toBe(0);
+      expect(output(await lazy.call(request('spin', apps.spin, 'quick', undefined, newViews())))).toBe('done');
+      expect(lazy.workers).toBe(1);
+      await Promise.all([0, 1, 2].map(() => lazy.call(request('spin', apps.spin, 'quick', undefined, newViews(), { contextId: new Uint8Array(32).fill(7) }))));
+      expect(lazy.workers).toBeLessThanOrEqual(2);
+    } finally {
+      await lazy.stop();
+    }
+  });
+});
+
+describe('reads kept in the worker (issue #14)', () => {
+  it('answers reads of a context from the worker under the same state version, and asks again under a new one', async () => {
+    const one = new WasmRuntime({ poolSize: 1 });
+    await one.start();
+    try {
+      const v = newViews();
+      const call = (method: string, args: unknown, extra: Partial<CallRequest> = {}) => one.call(request('kv', apps.kv, method, args, v, extra));
+      const init = await call('init', undefined);
+      v.state.apply((init as CallSuccess).writes);
+      const set = await call('set', { key: 'a', value: '1' });
+      v.state.apply((set as CallSuccess).writes);
+
+      v.state.reads = 0;
+      expect(output(await call('get', { key: 'a' }, { stateVersion: 7 }))).toBe('1');
+      const first = v.state.reads;
+      expect(first).toBeGreaterThan(0);
+      expect(output(await call('get', { key: 'a' }, { stateVersion: 7 }))).toBe('1');
+      expect(output(await call('get', { key: 'nope' }, { stateVersion: 7 }))).toBeNull(); // the key list is kept; the missing item is asked once
+      const missing = v.state.reads - first;
+      expect(output(await call('get', { key: 'nope' }, { stateVersion: 7 }))).toBeNull();
+      expect(v.state.reads).toBe(first + missing); // nothing asked: both kept, the absent key too
+
+      // the state changes: the main thread names a new version and the worker asks again
+      const upd = await call('set', { key: 'a', value: '2' }, { stateVersion: 7 });
+      v.state.apply((upd as CallSuccess).writes);
+      expect(output(await call('get', { key: 'a' }, { stateVersion: 8 }))).toBe('2');
+      expect(v.state.reads).toBeGreaterThan(first + missing);
+      // without a version nothing is kept
+      const before = v.state.reads;
+      await call('get', { key: 'a' });
+      await call('get', { key: 'a' });
+      expect(v.state.reads - before).toBe(2 * first);
     } finally {
       await one.stop();
     }

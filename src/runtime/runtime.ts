@@ -1,9 +1,10 @@
 /**
  * The WebAssembly host (issue #4; runtime.md §2–§3): implements the {@link Runtime} contract.
  *
- * - Compiled modules are cached per application id (bounded LRU) on the main thread and posted to
- *   workers with each call.
- * - Calls run in a pool of `worker_threads` workers (one per core by default, at least two). V8
+ * - Compiled modules are cached per application id (bounded LRU) on the main thread; each worker
+ *   gets a module once and keeps it (the main thread tracks which it holds, bounded the same way).
+ * - Calls run in a pool of `worker_threads` workers (one per core by default, at least two),
+ *   started when calls first need them (an idle node holds no worker: issue #14). V8
  *   has no gas, so a call that passes its wall-clock deadline (or whose `signal` aborts) is stopped
  *   by terminating its worker, which the pool then replaces; the call answers `Deadline` / `Aborted`.
  * - Isolation between contexts (issue #17 finding 8): one context holds at most all workers but
@@ -13,7 +14,9 @@
  *   worker goes to the longest-waiting call whose context is under its share.
  * - The guest's storage and blob reads are synchronous, the node's views are not: the worker
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
- *   (protocol.ts). The call's writes stay in the worker and come back in the result.
+ *   (protocol.ts), over one channel per worker. A call that names its context's state version
+ *   has its reads kept in the worker (state-cache.ts), so calls under the same version read from
+ *   memory. The call's writes stay in the worker and come back in the result.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RuntimeBlobs } from './blob-access.ts';
@@ -31,7 +34,7 @@ import {
 import { availableParallelism } from 'node:os';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import type { BridgeRequest, BridgeResponse, CallJob, JobDone } from './protocol.ts';
+import type { BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
 import { Trap } from './trap.ts';
 
 export interface WasmRuntimeOptions {
@@ -54,6 +57,14 @@ interface Slot {
   worker: Worker;
   busy: boolean;
   ready: Promise<void>;
+  /** this side of the worker's bridge, and the flag it waits on */
+  port: MessagePort;
+  flag: Int32Array;
+  /** the call being served on the bridge */
+  server?: BridgeServer;
+  seq: number;
+  /** module keys the worker holds, least recently used first (bounded like the main cache) */
+  modules: string[];
 }
 
 interface Waiter {
@@ -102,9 +113,11 @@ export class WasmRuntime implements Runtime {
     this.sealing = opts.sealing;
   }
 
-  async start(): Promise<void> {
+  /** Starts taking calls; workers start with the first calls that need them (`warm`: all now). */
+  async start(opts: { warm?: boolean } = {}): Promise<void> {
     if (this.running) return;
     this.running = true;
+    if (!opts.warm) return;
     this.slots = Array.from({ length: this.poolSize }, () => this.spawn());
     await Promise.all(this.slots.map((s) => s.ready));
   }
@@ -115,6 +128,11 @@ export class WasmRuntime implements Runtime {
     for (const w of this.waiters.splice(0)) w.grant(null);
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  /** workers started (loading or loaded) */
+  get workers(): number {
+    return this.slots.length;
   }
 
   /** number of compiled modules held (for tests and metrics) */
@@ -177,7 +195,13 @@ export class WasmRuntime implements Runtime {
    */
   private spawn(): Slot {
     const worker = new Worker(WORKER_URL);
-    const slot: Slot = { worker, busy: true, ready: Promise.resolve() };
+    const { port1, port2 } = new MessageChannel();
+    const shared = new SharedArrayBuffer(4);
+    worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits: this.limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
+    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [] };
+    port1.on('message', (msg: BridgeRequest) => void slot.server?.answer(msg));
+    // the bridge must not keep the process alive on its own (the worker's own handle decides)
+    port1.unref();
     slot.ready = new Promise<void>((resolve, reject) => {
       const onReady = (msg: { type?: string }) => {
         if (msg?.type !== 'ready') return;
@@ -216,6 +240,8 @@ export class WasmRuntime implements Runtime {
       e.extra.retryAfterSecs = BUSY_RETRY_AFTER_SECS;
       return Promise.reject(e);
     }
+    // one more worker while the pool is not full: it takes the longest waiting call once loaded
+    if (this.mayRun(context) && this.slots.length < this.poolSize) this.slots.push(this.spawn());
     return new Promise((resolve) => {
       const waiter: Waiter = {
         context,
@@ -235,6 +261,7 @@ export class WasmRuntime implements Runtime {
 
   private release(slot: Slot, replace: boolean): void {
     if (replace) {
+      slot.port.close();
       void slot.worker.terminate();
       const i = this.slots.indexOf(slot);
       // the replacement joins the pool when it has loaded (see spawn)
@@ -263,15 +290,29 @@ export class WasmRuntime implements Runtime {
     this.holding.set(context, (this.holding.get(context) ?? 0) + 1);
   }
 
+  /** The job's module fields: the module itself only when the worker does not hold it yet. */
+  private moduleFor(slot: Slot, key: string, compiled: CompiledGuest): Pick<CallJob, 'moduleKey' | 'module' | 'drop'> {
+    const held = slot.modules.indexOf(key);
+    if (held >= 0) {
+      slot.modules.splice(held, 1);
+      slot.modules.push(key);
+      return { moduleKey: key, drop: [] };
+    }
+    slot.modules.push(key);
+    const drop = slot.modules.splice(0, Math.max(0, slot.modules.length - this.cacheSize));
+    return { moduleKey: key, module: { module: compiled.module, exportTypes: compiled.exportTypes }, drop };
+  }
+
   private run(slot: Slot, compiled: CompiledGuest, req: CallRequest): Promise<CallResult> {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
-    const { port1, port2 } = new MessageChannel();
-    const flag = new SharedArrayBuffer(4);
-    const served = new BridgeServer(req, this.blobs, flag, port1, this.sealing);
+    const seq = ++slot.seq;
+    const served = new BridgeServer(req, this.blobs, slot.flag, slot.port, seq, this.sealing);
+    slot.server = served;
     const job: CallJob = {
       type: 'call',
-      module: compiled.module,
-      exportTypes: compiled.exportTypes,
+      seq,
+      ...this.moduleFor(slot, req.applicationId, compiled),
+      ...(req.stateVersion !== undefined ? { stateVersion: req.stateVersion } : {}),
       req: {
         method: req.method,
         input: req.input,
@@ -281,12 +322,9 @@ export class WasmRuntime implements Runtime {
         readOnly: req.readOnly,
         ...(req.xcallOrigin ? { xcallOrigin: req.xcallOrigin } : {}),
       },
-      limits: this.limits,
       hasIndexMeta: req.indexMeta !== undefined,
       hasBlobs: this.blobs !== undefined,
       hasSealing: this.sealing !== undefined,
-      flag,
-      port: port2 as unknown as CallJob['port'],
     };
 
     return new Promise<CallResult>((resolve) => {
@@ -300,11 +338,12 @@ export class WasmRuntime implements Runtime {
         slot.worker.off('error', onError);
         slot.worker.off('exit', onExit);
         served.close();
+        if (slot.server === served) slot.server = undefined;
         this.release(slot, replace);
         resolve(result);
       };
       const onMessage = (msg: JobDone) => {
-        if (msg?.type === 'result') finish(msg.result, false);
+        if (msg?.type === 'result' && msg.seq === seq) finish(msg.result, false);
       };
       const onError = (err: Error) => finish(failure('HostError', `host panicked: ${err.message}`), true);
       const onExit = () =>
@@ -318,41 +357,37 @@ export class WasmRuntime implements Runtime {
       slot.worker.on('message', onMessage);
       slot.worker.once('error', onError);
       slot.worker.once('exit', onExit);
-      slot.worker.postMessage(job, [port2 as unknown as MessagePort]);
+      slot.worker.postMessage(job);
     });
   }
 }
 
-/** Answers one call's bridge requests from the request's views and the blob access. */
+/** Answers one call's bridge requests (on its worker's port) from the request's views and the blob access. */
 class BridgeServer {
-  private readonly flag: Int32Array;
   private readonly streams = new Map<bigint, { it: AsyncIterator<Uint8Array> | null; rest: Uint8Array }>();
   private closed = false;
 
   constructor(
     private readonly req: CallRequest,
     private readonly blobs: RuntimeBlobs | undefined,
-    flag: SharedArrayBuffer,
+    private readonly flag: Int32Array,
     private readonly port: MessagePort,
+    private readonly seq: number,
     private readonly sealing?: RuntimeSealing,
-  ) {
-    this.flag = new Int32Array(flag);
-    port.on('message', (msg: BridgeRequest) => void this.answer(msg));
-  }
+  ) {}
 
   close(): void {
     this.closed = true;
-    this.port.close();
     for (const s of this.streams.values()) void s.it?.return?.();
     this.streams.clear();
   }
 
-  private async answer(msg: BridgeRequest): Promise<void> {
+  async answer(msg: BridgeRequest): Promise<void> {
     let res: BridgeResponse;
     try {
-      res = { ok: true, value: await this.serve(msg) };
+      res = { ok: true, value: await this.serve(msg), seq: this.seq };
     } catch (e) {
-      res = { ok: false, error: e instanceof Error ? e.message : String(e) };
+      res = { ok: false, error: e instanceof Error ? e.message : String(e), seq: this.seq };
     }
     if (this.closed) return;
     this.port.postMessage(res);

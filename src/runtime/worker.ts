@@ -1,19 +1,27 @@
 /**
  * The worker side of the runtime: runs one call at a time with {@link execute}, answering the
- * guest's synchronous reads by asking the main thread over the call's port and blocking in
- * `Atomics.wait` until the answer is posted (see protocol.ts). The wait is sliced so that a
- * `worker.terminate()` at the deadline lands promptly even while the guest waits on a read.
+ * guest's synchronous reads from its state cache (state-cache.ts) or by asking the main thread over
+ * its port and blocking in `Atomics.wait` until the answer is posted (see protocol.ts). The wait is
+ * sliced so that a `worker.terminate()` at the deadline lands promptly even while the guest waits
+ * on a read. Compiled modules are kept here by key, as the main thread tells (protocol.ts).
  */
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
 import type { SyncBackend } from './host-state.ts';
-import type { BridgeRequest, BridgeResponse, CallJob, JobDone } from './protocol.ts';
+import type { BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
+import type { VMLimits } from './limits.ts';
+import { StateCache } from './state-cache.ts';
+import type { FuncType } from './wasm-binary.ts';
 
 const WAIT_SLICE_MS = 50;
 
+let port: MessagePort;
+let flag: Int32Array;
+let limits: VMLimits;
+const modules = new Map<string, { module: WebAssembly.Module; exportTypes: Record<string, FuncType> }>();
+const states = new StateCache();
+
 function bridge(job: CallJob): SyncBackend {
-  const flag = new Int32Array(job.flag);
-  const port = job.port as unknown as MessagePort;
   const ask = <T>(req: BridgeRequest): T => {
     Atomics.store(flag, 0, 0);
     port.postMessage(req);
@@ -28,6 +36,7 @@ function bridge(job: CallJob): SyncBackend {
     }
     if (!msg) throw new Error('runtime bridge: no answer from the main thread');
     const res = msg.message as BridgeResponse;
+    if (res.seq !== job.seq) throw new Error(`runtime bridge: an answer for call ${res.seq} during call ${job.seq}`);
     if (!res.ok) throw new Error(res.error);
     return res.value as T;
   };
@@ -45,10 +54,26 @@ function bridge(job: CallJob): SyncBackend {
   };
 }
 
-parentPort!.on('message', (job: CallJob) => {
-  const result = execute(job.module, job.exportTypes, job.req, bridge(job), job.limits);
-  (job.port as unknown as MessagePort).close();
-  parentPort!.postMessage({ type: 'result', result } satisfies JobDone);
+function run(job: CallJob): JobDone {
+  for (const key of job.drop) modules.delete(key);
+  if (job.module) modules.set(job.moduleKey, job.module);
+  const compiled = modules.get(job.moduleKey);
+  if (!compiled) {
+    return { type: 'result', seq: job.seq, result: { ok: false, kind: 'HostError', message: 'host panicked: the worker lost the compiled module', logs: [] } };
+  }
+  const context = Buffer.from(job.req.contextId).toString('hex');
+  const backend = states.wrap(bridge(job), context, job.stateVersion);
+  return { type: 'result', seq: job.seq, result: execute(compiled.module, compiled.exportTypes, job.req, backend, limits) };
+}
+
+parentPort!.on('message', (msg: WorkerInit | CallJob) => {
+  if (msg.type === 'init') {
+    port = msg.port as unknown as MessagePort;
+    flag = new Int32Array(msg.flag);
+    limits = msg.limits;
+    return;
+  }
+  parentPort!.postMessage(run(msg));
 });
 
 parentPort!.postMessage({ type: 'ready' });

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { Space, SyncBackend } from './host-state.ts';
+import { StateCache } from './state-cache.ts';
+
+/** A backend whose `get` answers `v:<key>` (or nothing for keys starting with `-`) and counts asks. */
+function backend() {
+  const asked: string[] = [];
+  const b = {
+    hasIndexMeta: false,
+    hasBlobs: false,
+    get(space: Space, key: Uint8Array) {
+      const k = Buffer.from(key).toString();
+      asked.push(`${space}:${k}`);
+      return k.startsWith('-') ? undefined : new TextEncoder().encode(`v:${k}`);
+    },
+    range: () => [],
+  } as unknown as SyncBackend;
+  return { b, asked };
+}
+
+const key = (s: string) => new TextEncoder().encode(s);
+const text = (v: Uint8Array | undefined) => (v ? Buffer.from(v).toString() : v);
+
+describe('StateCache', () => {
+  it('keeps values and absences per context and version, per space', () => {
+    const cache = new StateCache();
+    const { b, asked } = backend();
+    const one = cache.wrap(b, 'c1', 1);
+    expect(text(one.get('state', key('a')))).toBe('v:a');
+    expect(one.get('state', key('-gone'))).toBeUndefined();
+    const again = cache.wrap(b, 'c1', 1);
+    expect(text(again.get('state', key('a')))).toBe('v:a');
+    expect(again.get('state', key('-gone'))).toBeUndefined();
+    expect(text(again.get('private', key('a')))).toBe('v:a'); // another space: asked
+    expect(asked).toEqual(['state:a', 'state:-gone', 'private:a']);
+    // another context, and a new version of the first, ask again
+    cache.wrap(b, 'c2', 1).get('state', key('a'));
+    cache.wrap(b, 'c1', 2).get('state', key('a'));
+    expect(asked).toHaveLength(5);
+    // no version: nothing kept
+    cache.wrap(b, 'c3', undefined).get('state', key('a'));
+    cache.wrap(b, 'c3', undefined).get('state', key('a'));
+    expect(asked).toHaveLength(7);
+    // indexMeta reads always ask
+    cache.wrap(b, 'c1', 2).get('indexMeta', key('a'));
+    cache.wrap(b, 'c1', 2).get('indexMeta', key('a'));
+    expect(asked).toHaveLength(9);
+  });
+
+  it('stays within its bounds: contexts (least recently used first) and bytes', () => {
+    const cache = new StateCache(10_000, 2);
+    const { b, asked } = backend();
+    cache.wrap(b, 'c1', 1).get('state', key('a'));
+    cache.wrap(b, 'c2', 1).get('state', key('a'));
+    cache.wrap(b, 'c1', 1).get('state', key('a')); // c1 used last
+    cache.wrap(b, 'c3', 1).get('state', key('a')); // drops c2
+    expect(cache.size.contexts).toBe(2);
+    cache.wrap(b, 'c1', 1).get('state', key('a'));
+    cache.wrap(b, 'c2', 1).get('state', key('a'));
+    expect(asked.filter((a) => a === 'state:a')).toHaveLength(4); // c1, c2, c3, c2 again
+    for (let i = 0; i < 500; i++) cache.wrap(b, 'c1', 1).get('state', key(`k${i}`));
+    expect(cache.size.bytes).toBeLessThanOrEqual(10_000);
+  });
+});
