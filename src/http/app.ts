@@ -11,6 +11,7 @@ import { boundedJsonBodies } from './body.ts';
 import { registerCors } from './cors.ts';
 import { formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
+import { lazyValidators } from './lazy-validators.ts';
 import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
 import { loggablePath } from './logging.ts';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
@@ -64,6 +65,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     bodyLimit: BODY_LIMIT_BYTES,
     schemaErrorFormatter: (errors: unknown, dataVar: string) => formatValidation(errors as never, dataVar),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: lazyValidators() } },
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: 'idle',
   } as Parameters<typeof Fastify>[0]) as unknown as App;
