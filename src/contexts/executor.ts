@@ -68,7 +68,6 @@ export class ContextExecutor {
   /** Runs the call against the context's stored state; nothing is persisted. */
   async run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
     const { store, runtime, applications } = this.d;
-    const deadline = AbortSignal.timeout(CALL_DEADLINE_MS + 1_000);
     // The runtime caches compiled modules by this key: the bundle's blob id changes with each
     // version (the application id does not), and a multi-service bundle holds one module per service.
     const bundle = meta.bundleBlobId ?? (await applications.get(meta.applicationId))?.bundleBlobId ?? meta.applicationId;
@@ -85,8 +84,9 @@ export class ContextExecutor {
       index: store.view('index', meta.id),
       readOnly: call.readOnly,
       stateVersion: store.stateVersion(meta.id),
+      // the runtime bounds the call's run by this, and its wait for a worker too
       deadlineMs: CALL_DEADLINE_MS,
-      signal: call.signal ? AbortSignal.any([call.signal, deadline]) : deadline,
+      signal: call.signal,
     });
   }
 

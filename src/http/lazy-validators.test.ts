@@ -1,4 +1,4 @@
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { describe, expect, it, vi } from 'vitest';
 import { lazyValidators } from './lazy-validators.ts';
 

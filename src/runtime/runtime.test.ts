@@ -333,6 +333,26 @@ describe('isolation between contexts (issue #17 finding 8)', () => {
   });
 });
 
+describe('waiting for a worker', () => {
+  it('is bounded by the call’s deadline and a grace: then the call fails with Deadline', async () => {
+    const one = new WasmRuntime({ poolSize: 1, deadlineMs: 5_000 });
+    await one.start({ warm: true });
+    try {
+      const stop = new AbortController();
+      const busy = one.call(request('spin', apps.spin, 'spin', undefined, newViews(), { signal: stop.signal }));
+      await new Promise((r) => setTimeout(r, 50));
+      const started = Date.now();
+      const waited = await one.call(request('spin', apps.spin, 'quick', undefined, newViews(), { deadlineMs: 100, contextId: new Uint8Array(32).fill(9) }));
+      expect(waited).toMatchObject({ ok: false, kind: 'Deadline', message: 'no worker was free within 1100 ms (every worker is busy)' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+      stop.abort();
+      await busy;
+    } finally {
+      await one.stop();
+    }
+  });
+});
+
 describe('workers started on demand (issue #14)', () => {
   it('holds no worker until a call needs one, then no more than the calls need', async () => {
     const lazy = new WasmRuntime({ poolSize: 2 });

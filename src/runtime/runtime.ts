@@ -79,6 +79,8 @@ export function defaultPoolSize(): number {
 
 /** How long a refused caller is told to wait: about one call's deadline. */
 const BUSY_RETRY_AFTER_SECS = 5;
+/** A call waits for a worker at most its deadline and this much more, then fails with `Deadline`. */
+const WAIT_GRACE_MS = 1_000;
 
 const failure = (kind: FailureKind, message: string, logs: string[] = []): CallFailure => ({ ok: false, kind, message, logs });
 /**
@@ -151,7 +153,9 @@ export class WasmRuntime implements Runtime {
       throw e;
     }
     const context = toHex(req.contextId);
-    const slot = await this.acquire(context, req.signal);
+    const waitMs = (req.deadlineMs ?? this.deadlineMs) + WAIT_GRACE_MS;
+    const slot = await this.acquire(context, req.signal, waitMs);
+    if (slot === 'timeout') return failure('Deadline', `no worker was free within ${waitMs} ms (every worker is busy)`);
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
     try {
       return await this.run(slot, compiled, req);
@@ -227,7 +231,7 @@ export class WasmRuntime implements Runtime {
    * A free worker for a call of `context`, now or when one frees up; null when aborted or stopped.
    * Refuses (503) when the wait list is full, or this context's part of it is.
    */
-  private acquire(context: string, signal?: AbortSignal): Promise<Slot | null> {
+  private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Promise<Slot | null | 'timeout'> {
     const free = this.mayRun(context) ? this.slots.find((s) => !s.busy) : undefined;
     if (free) {
       free.busy = true;
@@ -246,14 +250,19 @@ export class WasmRuntime implements Runtime {
       const waiter: Waiter = {
         context,
         grant: (slot) => {
+          clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           resolve(slot);
         },
       };
-      const onAbort = () => {
+      const leave = (why: null | 'timeout') => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        resolve(null);
+        resolve(why);
       };
+      const onAbort = () => leave(null);
+      const timer = setTimeout(() => leave('timeout'), waitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
     });
