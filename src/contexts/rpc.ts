@@ -16,6 +16,7 @@
  * The body is parsed here with the u64-exact JSON reader, so large integers in `argsJson` reach the
  * guest unchanged, and may be as large as the reference allows (`argsJson` ≤ 10 MiB).
  */
+import { setMaxListeners } from 'node:events';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { exactJsonBodies } from '../http/body.ts';
 import { badRequest, HearthError, unauthenticated } from '../errors.ts';
@@ -58,12 +59,24 @@ function parseEnvelope(body: unknown, known: ReadonlySet<string>): Envelope {
   return { id, method: b.method, params: b.params };
 }
 
-/** An AbortSignal that fires when the caller goes away before the answer is written. */
+const connectionAborts = new WeakMap<object, AbortController>();
+
+/**
+ * An AbortSignal that fires when the caller goes away before the answer is written: its
+ * connection closes (an HTTP/1.1 client cannot drop one request and keep the connection). One per
+ * connection rather than per request (issue #14): a keep-alive client's calls share it, and once
+ * it fired, later requests cannot arrive on that connection.
+ */
 function disconnectSignal(reply: FastifyReply): AbortSignal {
-  const ac = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) ac.abort(new Error('client disconnected'));
-  });
+  const socket = reply.raw.socket ?? reply.raw;
+  let ac = connectionAborts.get(socket);
+  if (!ac) {
+    const made = new AbortController();
+    setMaxListeners(0, made.signal); // pipelined requests each listen while their call runs
+    connectionAborts.set(socket, made);
+    socket.once('close', () => made.abort(new Error('client disconnected')));
+    ac = made;
+  }
   return ac.signal;
 }
 
