@@ -12,11 +12,13 @@
 import type { VMLimits } from './limits.ts';
 import { HOST_SIGNATURES, sameType, showType } from './signatures.ts';
 import { Trap } from './trap.ts';
-import { WasmFormatError, capMemory, inspectModule, type FuncType, type ModuleInfo } from './wasm-binary.ts';
+import { WasmFormatError, capMemory, exposeInstanceState, inspectModule, type FuncType, type InstanceStatePlan, type ModuleInfo } from './wasm-binary.ts';
 
 export interface CompiledGuest {
   module: WebAssembly.Module;
   exportTypes: Record<string, FuncType>;
+  /** how an instance is put back into its initial state for reuse; null: a fresh instance per call (instances.ts) */
+  reuse: InstanceStatePlan | null;
 }
 
 const compileError = (m: string) => new Trap('CompileError', m);
@@ -57,12 +59,16 @@ export async function compileGuest(bytes: Uint8Array, limits: VMLimits): Promise
     throw rejected(`guest memory starts at ${info.memory.min} pages, more than the limit of ${limits.maxMemoryPages} pages`);
   }
   let module: WebAssembly.Module;
+  const capped = capMemory(bytes, limits.maxMemoryPages);
+  // the same code with its instance state exported (reuse, instances.ts), when that can be done
+  const exposed = exposeInstanceState(capped);
   try {
-    module = await WebAssembly.compile(capMemory(bytes, limits.maxMemoryPages) as Uint8Array<ArrayBuffer>);
+    module = await WebAssembly.compile((exposed?.bytes ?? capped) as Uint8Array<ArrayBuffer>);
   } catch (e) {
     throw compileError(`compilation error: ${e instanceof Error ? e.message : String(e)}`);
   }
+  // only the guest's own exports are methods: the added ones are not callable by name
   const exportTypes: Record<string, FuncType> = {};
   for (const e of info.exports) if (e.kind === 'function' && e.type) exportTypes[e.name] = e.type;
-  return { module, exportTypes };
+  return { module, exportTypes, reuse: exposed?.plan ?? null };
 }

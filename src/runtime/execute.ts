@@ -11,6 +11,7 @@
  */
 import type { CallResult } from './contract.ts';
 import { createHost } from './host.ts';
+import type { InstancePool, Lease } from './instances.ts';
 import { HostState, type SyncBackend } from './host-state.ts';
 import type { VMLimits } from './limits.ts';
 import type { CallRequestData } from './protocol.ts';
@@ -43,7 +44,7 @@ function classify(err: unknown): Trap {
 }
 
 export function execute(
-  module: WebAssembly.Module,
+  guest: WebAssembly.Module | InstancePool,
   exportTypes: Record<string, FuncType>,
   req: CallRequestData,
   backend: SyncBackend,
@@ -57,9 +58,10 @@ export function execute(
 
   let memory: WebAssembly.Memory | undefined;
   const host = createHost(req, backend, state, () => memory);
+  let lease: Lease | undefined;
   try {
-    const instance = new WebAssembly.Instance(module, { env: host.imports });
-    const exported = instance.exports;
+    lease = guest instanceof WebAssembly.Module ? { instance: new WebAssembly.Instance(guest, { env: host.imports }), done: () => undefined } : guest.take(host.imports);
+    const exported = lease.instance.exports;
     if (!(exported.memory instanceof WebAssembly.Memory)) {
       return fail(new Trap('CompileError', 'module rejected by validation: guest does not export a linear memory named `memory`'));
     }
@@ -83,6 +85,8 @@ export function execute(
     (method as () => void)();
   } catch (err) {
     return fail(classify(err));
+  } finally {
+    lease?.done();
   }
 
   const returned = state.returned;

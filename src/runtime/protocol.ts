@@ -9,7 +9,7 @@
 import type { CallResult } from './contract.ts';
 import type { Space } from './host-state.ts';
 import type { VMLimits } from './limits.ts';
-import type { FuncType } from './wasm-binary.ts';
+import type { FuncType, InstanceStatePlan } from './wasm-binary.ts';
 
 /** The cloneable part of a `CallRequest` (the views stay on the main thread). */
 export interface CallRequestData {
@@ -39,7 +39,7 @@ export interface CallJob {
   /** the compiled module's key (the runtime's module cache key) */
   moduleKey: string;
   /** present when this worker does not hold `moduleKey` yet */
-  module?: { module: WebAssembly.Module; exportTypes: Record<string, FuncType> };
+  module?: { module: WebAssembly.Module; exportTypes: Record<string, FuncType>; reuse: InstanceStatePlan | null };
   /** modules the worker lets go (the main thread keeps the same bounded list per worker) */
   drop: string[];
   req: CallRequestData;

@@ -309,7 +309,7 @@ export class WasmRuntime implements Runtime {
     }
     slot.modules.push(key);
     const drop = slot.modules.splice(0, Math.max(0, slot.modules.length - this.cacheSize));
-    return { moduleKey: key, module: { module: compiled.module, exportTypes: compiled.exportTypes }, drop };
+    return { moduleKey: key, module: { module: compiled.module, exportTypes: compiled.exportTypes, reuse: compiled.reuse }, drop };
   }
 
   private run(slot: Slot, compiled: CompiledGuest, req: CallRequest): Promise<CallResult> {

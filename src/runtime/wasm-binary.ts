@@ -238,3 +238,125 @@ export function readCustomSection(bytes: Uint8Array, name: string): Uint8Array |
   }
   return undefined;
 }
+
+/**
+ * What a module's instance holds besides its memory, exported so the host can read and reset it
+ * (instance reuse, instances.ts): the names given to its mutable globals and its tables.
+ */
+export interface InstanceStatePlan {
+  globals: string[];
+  tables: string[];
+}
+
+/** Skips a constant expression (global initialisers); false when it holds an opcode this reader does not know. */
+function skipConstExpr(r: Reader): boolean {
+  for (;;) {
+    const op = r.byte();
+    if (op === 0x0b) return true;
+    if (op === 0x41 || op === 0x42) {
+      while (r.byte() & 0x80) {
+        // a signed LEB128 immediate
+      }
+    } else if (op === 0x43) r.pos += 4;
+    else if (op === 0x44) r.pos += 8;
+    else if (op === 0x23 || op === 0xd2) r.u32();
+    else if (op === 0xd0) r.byte();
+    else if (![0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e].includes(op)) return false;
+  }
+}
+
+/** Skips one element segment; false for a passive one (its dropped flag is instance state) or an unknown layout. */
+function skipElementSegment(r: Reader): boolean {
+  const flags = r.u32();
+  if (flags > 7 || flags === 1 || flags === 5) return false;
+  const exprs = (flags & 0x04) !== 0;
+  if (flags === 2 || flags === 6) r.u32(); // table index
+  if ((flags & 0x01) === 0 && !skipConstExpr(r)) return false; // active: the offset
+  if (flags & 0x03) r.byte(); // elemkind or reftype
+  for (let n = r.u32(); n > 0; n--) {
+    if (exprs) {
+      if (!skipConstExpr(r)) return false;
+    } else r.u32();
+  }
+  return true;
+}
+
+/**
+ * Exports every mutable global and every table of a module under fresh names, so that an instance
+ * can be put back into the state instantiation left it in. Answers null when the module holds
+ * state the host could not put back, so its instances must not be reused: passive data or element
+ * segments (their "dropped" flag), imports other than functions, or anything this reader does not
+ * understand. (A start function is the pool's business: it may be run once only when it calls no
+ * host function, instances.ts.)
+ */
+export function exposeInstanceState(bytes: Uint8Array): { bytes: Uint8Array; plan: InstanceStatePlan } | null {
+  let globals = 0;
+  const mutable: number[] = [];
+  let tables = 0;
+  let exportSection: Section | undefined;
+  const taken = new Set<string>();
+  try {
+    for (const s of sections(bytes)) {
+      const r = new Reader(bytes, s.start, s.end);
+      if (s.id === 2) {
+        for (let n = r.u32(); n > 0; n--) {
+          r.name();
+          r.name();
+          if (r.byte() !== 0) return null; // only function imports keep the index spaces simple
+          r.u32();
+        }
+      } else if (s.id === 4) {
+        tables = r.u32();
+      } else if (s.id === 6) {
+        for (let n = r.u32(); n > 0; n--, globals++) {
+          r.valtype();
+          if (r.byte() === 1) mutable.push(globals);
+          if (!skipConstExpr(r)) return null;
+        }
+      } else if (s.id === 7) {
+        exportSection = s;
+        for (let n = r.u32(); n > 0; n--) {
+          taken.add(r.name());
+          r.byte();
+          r.u32();
+        }
+      } else if (s.id === 9) {
+        for (let n = r.u32(); n > 0; n--) if (!skipElementSegment(r)) return null;
+      } else if (s.id === 11) {
+        for (let n = r.u32(); n > 0; n--) {
+          const flags = r.u32();
+          if (flags !== 0 && flags !== 2) return null; // passive (its dropped flag is instance state) or unknown
+          if (flags === 2) r.u32();
+          if (!skipConstExpr(r)) return null;
+          const size = r.u32();
+          r.pos += size;
+        }
+      }
+    }
+  } catch (e) {
+    if (e instanceof WasmFormatError) return null;
+    throw e;
+  }
+  return reuseWith();
+
+  function reuseWith(): { bytes: Uint8Array; plan: InstanceStatePlan } | null {
+    if (!exportSection) return null;
+    let prefix = '__hearth_state_';
+    while ([...taken].some((n) => n.startsWith(prefix))) prefix = `_${prefix}`;
+    const plan: InstanceStatePlan = { globals: mutable.map((i) => `${prefix}g${i}`), tables: Array.from({ length: tables }, (_, i) => `${prefix}t${i}`) };
+    const added: number[] = [];
+    const entry = (name: string, kind: number, index: number) => {
+      const b = new TextEncoder().encode(name);
+      added.push(...leb(b.length), ...b, kind, ...leb(index));
+    };
+    mutable.forEach((g, i) => entry(plan.globals[i]!, 3, g));
+    plan.tables.forEach((name, i) => entry(name, 1, i));
+    const r = new Reader(bytes, exportSection.start, exportSection.end);
+    const count = r.u32();
+    const payload = concat([Uint8Array.from(leb(count + mutable.length + tables)), bytes.subarray(r.pos, exportSection.end), Uint8Array.from(added)]);
+    return {
+      bytes: concat([bytes.subarray(0, exportSection.headerStart), Uint8Array.from([7, ...leb(payload.length)]), payload, bytes.subarray(exportSection.end)]),
+      plan,
+    };
+  }
+}

@@ -3,13 +3,15 @@
  * guest's synchronous reads from its state cache (state-cache.ts) or by asking the main thread over
  * its port and blocking in `Atomics.wait` until the answer is posted (see protocol.ts). The wait is
  * sliced so that a `worker.terminate()` at the deadline lands promptly even while the guest waits
- * on a read. Compiled modules are kept here by key, as the main thread tells (protocol.ts).
+ * on a read. Compiled modules are kept here by key, as the main thread tells (protocol.ts), each
+ * with its instance pool (instances.ts).
  */
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
 import type { SyncBackend } from './host-state.ts';
 import type { BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
 import type { VMLimits } from './limits.ts';
+import { InstancePool } from './instances.ts';
 import { StateCache } from './state-cache.ts';
 import type { FuncType } from './wasm-binary.ts';
 
@@ -18,7 +20,7 @@ const WAIT_SLICE_MS = 50;
 let port: MessagePort;
 let flag: Int32Array;
 let limits: VMLimits;
-const modules = new Map<string, { module: WebAssembly.Module; exportTypes: Record<string, FuncType> }>();
+const modules = new Map<string, { exportTypes: Record<string, FuncType>; instances: InstancePool }>();
 const states = new StateCache();
 
 function bridge(job: CallJob): SyncBackend {
@@ -56,14 +58,14 @@ function bridge(job: CallJob): SyncBackend {
 
 function run(job: CallJob): JobDone {
   for (const key of job.drop) modules.delete(key);
-  if (job.module) modules.set(job.moduleKey, job.module);
+  if (job.module) modules.set(job.moduleKey, { exportTypes: job.module.exportTypes, instances: new InstancePool(job.module.module, job.module.reuse) });
   const compiled = modules.get(job.moduleKey);
   if (!compiled) {
     return { type: 'result', seq: job.seq, result: { ok: false, kind: 'HostError', message: 'host panicked: the worker lost the compiled module', logs: [] } };
   }
   const context = Buffer.from(job.req.contextId).toString('hex');
   const backend = states.wrap(bridge(job), context, job.stateVersion);
-  return { type: 'result', seq: job.seq, result: execute(compiled.module, compiled.exportTypes, job.req, backend, limits) };
+  return { type: 'result', seq: job.seq, result: execute(compiled.instances, compiled.exportTypes, job.req, backend, limits) };
 }
 
 parentPort!.on('message', (msg: WorkerInit | CallJob) => {
