@@ -35,6 +35,8 @@ export interface LoadSpec {
 export interface LoadResult {
   requests: number;
   rps: number;
+  /** autocannon's percentiles are whole milliseconds; the mean is not */
+  meanMs: number;
   p50ms: number;
   p99ms: number;
   errors: number;

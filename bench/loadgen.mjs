@@ -41,6 +41,7 @@ process.stdout.write(
   `${JSON.stringify({
     requests: result.requests.total,
     rps: result.requests.total / (spec.durationSecs ?? 5),
+    meanMs: result.latency.average,
     p50ms: result.latency.p50,
     p99ms: result.latency.p99,
     errors: result.errors + result.timeouts + bad,

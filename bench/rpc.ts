@@ -7,7 +7,8 @@
  * - `get` of a random existing key at saturation (CONNECTIONS): goal >= 0.4 of bare.
  * - `set` (update) of a random existing key at saturation: throughput and ratio, reported.
  * - `set` latency with one connection (no queueing behind other calls on the context's write
- *   lock: what one writer waits): goal p50 < 5 ms at 100k keys.
+ *   lock: what one writer waits): goal p50 < 5 ms at 100k keys (autocannon's percentiles are whole
+ *   milliseconds, so the mean is printed too).
  */
 import { makeBundle } from '../test/helpers/bundles.ts';
 import { buildTestApp } from '../test/helpers/wasm-apps.ts';
@@ -51,10 +52,10 @@ export async function benchRpc(sizes = (process.env.BENCH_RPC_KEYS ?? '1000,1000
       const set = await measure(rpc('set'));
       const setOne = await measure({ ...rpc('set'), connections: 1 });
       const ok = (r: LoadResult) => r.errors === 0;
-      console.log(`${n} keys: bare POST ${fmtRps(baseline)}; get ${fmtRps(get)}, errors ${get.errors}; set ${fmtRps(set)}, errors ${set.errors}; set, 1 connection: p50 ${setOne.p50ms} ms, p99 ${setOne.p99ms} ms`);
+      console.log(`${n} keys: bare POST ${fmtRps(baseline)}; get ${fmtRps(get)}, errors ${get.errors}; set ${fmtRps(set)}, errors ${set.errors}; set, 1 connection: mean ${setOne.meanMs.toFixed(2)} ms, p50 ${setOne.p50ms} ms, p99 ${setOne.p99ms} ms`);
       rows.push({ measure: `JSON-RPC get, ${n} keys`, hearth: fmtRps(get), baseline: fmtRps(baseline), ratio: get.rps / baseline.rps, goal: '>= 0.40', met: get.rps / baseline.rps >= 0.4 && ok(get) });
       rows.push({ measure: `JSON-RPC set, ${n} keys`, hearth: fmtRps(set), baseline: fmtRps(baseline), ratio: set.rps / baseline.rps, goal: '(reported)', met: ok(set) ? undefined : false });
-      rows.push({ measure: `JSON-RPC set p50, 1 connection, ${n} keys`, hearth: `${setOne.p50ms} ms (p99 ${setOne.p99ms} ms)`, baseline: '-', goal: '< 5 ms', met: setOne.p50ms < 5 && ok(setOne) });
+      rows.push({ measure: `JSON-RPC set p50, 1 connection, ${n} keys`, hearth: `p50 ${setOne.p50ms} ms, mean ${setOne.meanMs.toFixed(2)} ms, p99 ${setOne.p99ms} ms`, baseline: '-', goal: '< 5 ms', met: setOne.p50ms < 5 && ok(setOne) });
     }
   } finally {
     await bare.stop();
