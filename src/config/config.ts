@@ -70,7 +70,7 @@ export interface NodeConfig {
   registry: RegistryConfig;
   /** dev installs: when `devInstallRoot` is set, `install-dev-application` paths must lie inside it */
   applications: { devInstallRoot: string };
-  /** the WebAssembly pool: workers (0 = one per core, at least 2) and calls waiting at most */
+  /** the WebAssembly pool: workers (0 = one per core and one more, at least 3) and calls waiting at most */
   runtime: { workers: number; queueLimit: number };
   /** admin spec "Authentication" rule 3: true makes the delegated-execution routes public (the warrant is the credential) */
   admin: { delegatedAccess: boolean };

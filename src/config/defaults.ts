@@ -59,7 +59,7 @@ export const FD_RESERVE = 512;
 /** The connection cap when the descriptor limit cannot be read (or is unlimited). */
 export const FALLBACK_MAX_CONNECTIONS = 1024;
 
-/** The WebAssembly pool (issue #17 finding 8): 0 workers = one per core (at least 2). */
+/** The WebAssembly pool (issue #17 finding 8): 0 workers = one per core and one more (at least 3; issue #14). */
 export const RUNTIME_DEFAULTS = {
   workers: 0,
   queueLimit: DEFAULT_QUEUE_LIMIT,

@@ -68,7 +68,8 @@ export const DEFAULT_LIMITS: Readonly<VMLimits> = Object.freeze({
 
 /** Default wall-clock budget of one call. */
 export const DEFAULT_DEADLINE_MS = 10_000;
-export const DEFAULT_POOL_SIZE = 2;
+/** the least default pool: a context may use two workers while one stays free for the others */
+export const DEFAULT_POOL_SIZE = 3;
 /** calls waiting for a worker at most (issue #17 finding 8); config `runtime.queue_limit` */
 export const DEFAULT_QUEUE_LIMIT = 256;
 /** compiled modules kept per runtime (LRU by application id) */

@@ -3,7 +3,7 @@
  *
  * - Compiled modules are cached per application id (bounded LRU) on the main thread; each worker
  *   gets a module once and keeps it (the main thread tracks which it holds, bounded the same way).
- * - Calls run in a pool of `worker_threads` workers (one per core by default, at least two),
+ * - Calls run in a pool of `worker_threads` workers (one per core and one more by default, at least three),
  *   started when calls first need them (an idle node holds no worker: issue #14). V8
  *   has no gas, so a call that passes its wall-clock deadline (or whose `signal` aborts) is stopped
  *   by terminating its worker, which the pool then replaces; the call answers `Deadline` / `Aborted`.
@@ -38,7 +38,7 @@ import type { BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from
 import { Trap } from './trap.ts';
 
 export interface WasmRuntimeOptions {
-  /** workers running calls in parallel (default: one per core, at least 2) */
+  /** workers running calls in parallel (default: one per core and one more, at least 3) */
   poolSize?: number;
   /** calls waiting for a worker at most, all contexts together (default 256) */
   queueLimit?: number;
@@ -72,9 +72,15 @@ interface Waiter {
   grant: (slot: Slot | null) => void;
 }
 
-/** Default pool size: one worker per core, at least two (a runaway then never holds them all). */
+/**
+ * Default pool size: one worker per core and one more, at least three. A call's worker spends part
+ * of its time waiting on the main thread (reads, the job and result messages), and a context holds
+ * at most all workers but one (a runaway then never holds them all): with three, one context's
+ * calls run two at a time (issue #14: +80% JSON-RPC reads of one context on two cores). Workers
+ * start on demand, so an idle node holds none.
+ */
 export function defaultPoolSize(): number {
-  return Math.max(DEFAULT_POOL_SIZE, availableParallelism());
+  return Math.max(DEFAULT_POOL_SIZE, availableParallelism() + 1);
 }
 
 /** How long a refused caller is told to wait: about one call's deadline. */
