@@ -27,7 +27,8 @@ export interface BuildResult {
   digest: string;
 }
 
-async function filesUnder(dir: string): Promise<string[]> {
+/** Every file under `dir`, tests excluded (shared with scripts/build.ts). */
+export async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -51,7 +52,8 @@ export async function inputDigest(): Promise<string> {
   return hash.digest('hex');
 }
 
-async function builtDigest(dir: string): Promise<string | undefined> {
+/** The digest a build in `dir` was made from (its `build.json`), if any. */
+export async function builtDigest(dir: string): Promise<string | undefined> {
   try {
     return (JSON.parse(await readFile(join(dir, 'build.json'), 'utf8')) as { digest?: string }).digest;
   } catch {
@@ -100,6 +102,15 @@ export async function buildDashboard(opts: { ifStale?: boolean; outDir?: string 
   await writeFile(join(staging, 'index.html'), template.replace(HEAD_SLOT, () => tags));
   await writeFile(join(staging, 'build.json'), `${JSON.stringify({ digest, builtAt: new Date().toISOString(), files: outputs.sort() }, null, 2)}\n`);
   await mkdir(join(dir, '..'), { recursive: true });
+  await swapIn(staging, dir);
+  return { built: true, dir, digest };
+}
+
+/**
+ * Puts the build in `staging` in place of `dir` with renames, so a running node never serves half
+ * a build (shared with scripts/build.ts).
+ */
+export async function swapIn(staging: string, dir: string): Promise<void> {
   const old = `${dir}.old-${process.pid}`;
   await rename(dir, old).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'ENOENT') throw err;
@@ -112,7 +123,6 @@ export async function buildDashboard(opts: { ifStale?: boolean; outDir?: string 
     await rm(staging, { recursive: true, force: true });
   }
   await rm(old, { recursive: true, force: true });
-  return { built: true, dir, digest };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

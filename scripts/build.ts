@@ -21,11 +21,11 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as esbuild, type Plugin } from 'esbuild';
-import { buildDashboard } from './build-web.ts';
+import { buildDashboard, builtDigest, filesUnder, swapIn, type BuildResult } from './build-web.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
@@ -37,22 +37,6 @@ const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'p
 /** Never part of the distribution (tsconfig.build.json excludes the same). */
 const NOT_SHIPPED = /(\.test\.ts|\/testkit\.ts|\/test-support\.ts|\/test-nodes\.ts|\/contract-suite\.ts|\/mdns-child\.ts)$/;
 
-export interface BuildResult {
-  built: boolean;
-  dir: string;
-  digest: string;
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
-
 /** A digest of everything `dist/` is made from. */
 export async function distDigest(): Promise<string> {
   const hash = createHash('sha256');
@@ -61,14 +45,6 @@ export async function distDigest(): Promise<string> {
   const files = (await filesUnder(SRC)).filter((f) => !NOT_SHIPPED.test(f)).sort();
   for (const file of files) hash.update(`\n${relative(ROOT, file)}\n`).update(await readFile(file));
   return hash.digest('hex');
-}
-
-async function builtDigest(dir: string): Promise<string | undefined> {
-  try {
-    return (JSON.parse(await readFile(join(dir, 'build.json'), 'utf8')) as { digest?: string }).digest;
-  } catch {
-    return undefined;
-  }
 }
 
 function run(command: string, args: string[]): Promise<void> {
@@ -159,21 +135,6 @@ export async function build(opts: BuildOptions = {}): Promise<BuildResult & { da
   }
   const dashboard = await buildDashboard({ ifStale: opts.ifStale });
   return { built, dir: DIST, digest, dashboard: dashboard.built };
-}
-
-async function swapIn(staging: string, dir: string): Promise<void> {
-  const old = `${dir}.old-${process.pid}`;
-  await rename(dir, old).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err;
-  });
-  try {
-    await rename(staging, dir);
-  } catch (err) {
-    // a parallel build put its own in place first: keep that one
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-  }
-  await rm(old, { recursive: true, force: true });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
