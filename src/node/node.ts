@@ -62,6 +62,8 @@ import { registerNetworkMetrics } from '../network/metrics.ts';
 import { replicationSeries } from '../governance/replication/metrics.ts';
 import { replicationView } from '../governance/replication/view.ts';
 import { GovernanceReplicator } from '../governance/replication/replicator.ts';
+import { ContextSync } from '../sync/service.ts';
+import { GroupKeys } from '../sync/keys.ts';
 
 /** A network the node starts and stops (network/libp2p.ts in production; a MemoryNetwork in tests). */
 export interface NodeNetwork extends Network {
@@ -151,6 +153,9 @@ export class HearthNode {
   network?: NodeNetwork;
   router?: StreamRouter;
   replicator?: GovernanceReplicator;
+  /** context state sync and the group keys that seal its gossip (absent when standalone) */
+  sync?: ContextSync;
+  groupKeys?: GroupKeys;
   /** TEE information and attestation through the configured provider (docs/tee.md) */
   tee!: TeeService;
   /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
@@ -257,7 +262,25 @@ export class HearthNode {
       bus: this.bus,
       clock,
       onError: (err) => this.opts.logger.error({ err }, 'dropping the state of deleted contexts failed'),
+      stampDelta: (delta) => this.sync?.stampDelta(delta) ?? {},
     });
+    if (this.network && this.router) {
+      const logger = this.opts.logger.child({ component: 'sync' });
+      this.groupKeys = new GroupKeys({ store: this.store, governance: this.governance, account: this.identity.accountId, network: this.network, router: this.router, logger });
+      this.sync = new ContextSync({
+        records: this.contexts.records,
+        executor: this.contexts.executor,
+        locate: (id) => this.contexts.contexts.registration(id),
+        identity: this.identity,
+        network: this.network,
+        router: this.router,
+        keys: this.groupKeys,
+        bus: this.bus,
+        clock,
+        logger,
+      });
+      this.contexts.contexts.attachSync(this.sync);
+    }
     // contexts whose group went away while the node was down, then every later deletion
     const dropped = await this.contexts.reaper.sweep();
     if (dropped.length > 0) this.opts.logger.info({ contexts: dropped }, 'dropped the local state of contexts whose group was deleted');
@@ -384,6 +407,8 @@ export class HearthNode {
       await this.network?.start();
       this.router?.serve();
       this.replicator?.start();
+      this.groupKeys?.start();
+      await this.sync?.start();
       await this.upgrades.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
@@ -392,6 +417,8 @@ export class HearthNode {
       this.state = 'ready';
     } catch (err) {
       await this.app?.close().catch(() => undefined);
+      await this.sync?.stop().catch(() => undefined);
+      this.groupKeys?.stop();
       await this.replicator?.stop().catch(() => undefined);
       await this.network?.stop().catch(() => undefined);
       await this.runtime?.stop().catch(() => undefined);
@@ -441,6 +468,8 @@ export class HearthNode {
     this.presence?.stop();
     await this.drainHttp();
     await this.upgrades?.stop();
+    await this.sync?.stop();
+    this.groupKeys?.stop();
     await this.replicator?.stop();
     await this.network?.stop();
     await this.runtime?.stop();
