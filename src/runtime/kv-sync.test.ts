@@ -244,6 +244,41 @@ describe('kv-store deltas', () => {
   });
 });
 
+describe('kv-store root and cost', () => {
+  it('the root depends on the live entries only, not on the order or the history that made them', async () => {
+    const [a, c] = [node(0xa1), node(0xc1)];
+    await a.call('init');
+    await c.call('init');
+    for (const [k, v] of [['x', '1'], ['y', '2']]) await a.call('set', { key: k, value: v });
+    for (const [k, v] of [['y', 'old'], ['gone', '?'], ['x', '1'], ['y', '2']]) await c.call('set', { key: k, value: v });
+    await c.call('remove', { key: 'gone' });
+    expect(c.root).toBe(a.root);
+    expect(await c.view('entries')).toBe('{"y":"2","x":"1"}');
+    await c.call('set', { key: 'x', value: '3' });
+    expect(c.root).not.toBe(a.root);
+  });
+
+  it('a write or a merge reads as many rows with 300 keys as with 3', async () => {
+    const a = node(0xa1);
+    const genesis = await a.call('init');
+    const b = await joiner(0xb1, genesis.artifact);
+    const costs: number[][] = [];
+    for (const n of [3, 300]) {
+      while (Number(await a.view('len')) < n) {
+        const batch = Number(await a.view('len'));
+        await applyAll(b, [(await a.call('set', { key: `k${batch}`, value: 'v' })).artifact]);
+      }
+      a.views.state.reads = 0;
+      const write = await a.call('set', { key: `new${n}`, value: 'v' });
+      const writeReads = a.views.state.reads;
+      b.views.state.reads = 0;
+      await applyAll(b, [write.artifact]);
+      costs.push([writeReads, b.views.state.reads]);
+    }
+    expect(costs[1]).toEqual(costs[0]);
+  });
+});
+
 describe('kv-store deltas that must not apply', () => {
   it('a key with the reserved prefix makes __calimero_sync_next panic on the receiver only', async () => {
     const a = node(0xa1);

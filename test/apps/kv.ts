@@ -25,7 +25,7 @@ export function init(): void {
   sdk.noArguments('init');
   if (hasState()) sdk.panic('Cannot initialize over already existing state.');
   saveKeys([]);
-  commitState([]);
+  commitState();
 }
 
 export function set(): void {
@@ -41,7 +41,7 @@ export function set(): void {
   }
   sdk.emit(existed ? 'Updated' : 'Inserted', '{"key":' + sdk.quote(key) + ',"value":' + sdk.quote(value) + '}');
   sdk.returnOk('null');
-  commitState(keys);
+  commitState();
 }
 
 export function get(): void {
@@ -77,11 +77,11 @@ export function remove(): void {
     saveKeys(rest);
     sdk.emit('Removed', '{"key":' + sdk.quote(key) + '}');
     sdk.returnOk(sdk.quote(old!));
-    commitState(rest);
+    commitState();
     return;
   }
   sdk.returnOk('null');
-  commitState(keys);
+  commitState();
 }
 
 export function clear(): void {
@@ -90,7 +90,7 @@ export function clear(): void {
   for (let i = 0; i < keys.length; i++) removeLocal(keys[i]);
   saveKeys([]);
   if (keys.length > 0) sdk.emit('Cleared', '');
-  commitState([]);
+  commitState();
 }
 
 export function get_result(): void {
@@ -122,5 +122,5 @@ export function __calimero_sync_next(): void {
   let keys = hasState() ? keysOf() : [];
   for (let i = 0; i < ops.length; i++) keys = mergeOp(keys, ops[i]);
   saveKeys(keys);
-  commitState(keys);
+  commitState();
 }

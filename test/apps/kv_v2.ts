@@ -23,5 +23,5 @@ export function migrate(): void {
   useStateStamp();
   if (!putLocal('__migrated', (from === null ? '?' : from!) + '->' + (to === null ? '?' : to!))) keys.push('__migrated');
   saveKeys(keys);
-  commitState(keys);
+  commitState();
 }

@@ -5,9 +5,10 @@
 //   kv:item:<key>    a live key's value
 //   kv:stamp:<key>   the key's winning operation (kvop.ts record), kept for removed keys as a tombstone
 //   kv:clock         the highest operation time seen (u64 LE), so a local write stamps above it
+//   kv:sum           per lane (4 x u64 LE), the wrapping sum of the live entries' hashes: the root's input
 // Local writes stamp their operations and collect them; `commitState` commits the root (a
-// deterministic hash of the sorted live entries: the host treats it as opaque) with those
-// operations as the artifact. `mergeOp` applies a remote operation: the greater one wins.
+// deterministic hash of the live entries: the host treats it as opaque) with those operations as
+// the artifact. `mergeOp` applies a remote operation: the greater one wins.
 import * as env from './env';
 import * as sdk from './sdk';
 import { compareBirth, compareOps, decodeRecord, encodeArtifact, encodeRecord, ID_LEN, Op, PUT, TOMBSTONE, ZERO_ID } from './kvop';
@@ -16,6 +17,7 @@ export const STATE_KEY = 'kv:state';
 export const ITEM = 'kv:item:';
 export const STAMP = 'kv:stamp:';
 export const CLOCK = 'kv:clock';
+export const SUM = 'kv:sum';
 
 /** the operations this call wrote or merged: the artifact `commitState` hands the host */
 const changed: Op[] = [];
@@ -57,8 +59,12 @@ export function storedOp(key: string): Op | null {
 
 function writeOp(op: Op): void {
   sdk.storageWrite(sdk.utf8(STAMP + op.key), encodeRecord(op));
-  if (op.kind == PUT) sdk.storageWrite(sdk.utf8(ITEM + op.key), op.value!);
-  else sdk.storageRemove(sdk.utf8(ITEM + op.key));
+  const old = sdk.storageRead(sdk.utf8(ITEM + op.key));
+  if (old !== null) account(op.key, old!, -1);
+  if (op.kind == PUT) {
+    sdk.storageWrite(sdk.utf8(ITEM + op.key), op.value!);
+    account(op.key, op.value!, 1);
+  } else sdk.storageRemove(sdk.utf8(ITEM + op.key));
   const clock = readClock();
   const next = op.time > clock ? op.time : clock;
   const bytes = new ArrayBuffer(8);
@@ -141,28 +147,50 @@ export function mergeOp(keys: string[], op: Op): string[] {
   return out;
 }
 
-/** FNV-1a over the sorted entries, spread over four lanes: 32 bytes */
-function rootOf(keys: string[]): ArrayBuffer {
-  const sorted = keys.slice(0);
-  sorted.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const entries: ArrayBuffer[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const item = getItem(sorted[i]);
-    entries.push(sdk.utf8(sorted[i] + '=' + (item === null ? '' : item!) + ';'));
-  }
-  const root = new ArrayBuffer(32);
+const FNV_PRIME: u64 = 0x100000001b3;
+
+function laneBasis(lane: i32): u64 {
+  return 0xcbf29ce484222325 ^ (<u64>lane * 0x9e3779b97f4a7c15);
+}
+
+function fnv(h: u64, bytes: ArrayBuffer): u64 {
+  const u = Uint8Array.wrap(bytes);
+  for (let j = 0; j < u.length; j++) h = (h ^ <u64>u[j]) * FNV_PRIME;
+  return h;
+}
+
+/** Adds (`sign` 1) or takes away (`sign` -1) one live entry's lane hashes in `kv:sum`. */
+function account(key: string, value: ArrayBuffer, sign: i32): void {
+  const sums = readSums();
+  const entry = sdk.utf8(key + '=' + sdk.text(value) + ';');
+  const p = changetype<usize>(sums);
   for (let lane = 0; lane < 4; lane++) {
-    let h: u64 = 0xcbf29ce484222325 ^ (<u64>lane * 0x9e3779b97f4a7c15);
-    for (let i = 0; i < entries.length; i++) {
-      const u = Uint8Array.wrap(entries[i]);
-      for (let j = 0; j < u.length; j++) h = (h ^ <u64>u[j]) * 0x100000001b3;
-    }
-    store<u64>(changetype<usize>(root) + lane * 8, h);
+    const h = fnv(laneBasis(lane), entry);
+    const at = p + <usize>lane * 8;
+    store<u64>(at, sign > 0 ? load<u64>(at) + h : load<u64>(at) - h);
   }
-  return root;
+  sdk.storageWrite(sdk.utf8(SUM), sums);
+}
+
+function readSums(): ArrayBuffer {
+  const raw = sdk.storageRead(sdk.utf8(SUM));
+  return raw === null || raw!.byteLength != 32 ? new ArrayBuffer(32) : raw!;
+}
+
+/**
+ * The root: per lane, FNV-1a over that lane's wrapping sum of the live entries' hashes. A sum does
+ * not depend on the order entries came in, and one write updates it in constant time.
+ */
+function root(): ArrayBuffer {
+  const sums = readSums();
+  const out = new ArrayBuffer(32);
+  for (let lane = 0; lane < 4; lane++) {
+    store<u64>(changetype<usize>(out) + lane * 8, fnv(laneBasis(lane), sums.slice(lane * 8, lane * 8 + 8)));
+  }
+  return out;
 }
 
 /** Commits the root of the live entries, with this call's operations as the delta artifact. */
-export function commitState(keys: string[]): void {
-  sdk.commit(rootOf(keys), encodeArtifact(changed));
+export function commitState(): void {
+  sdk.commit(root(), encodeArtifact(changed));
 }
