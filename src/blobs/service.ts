@@ -144,7 +144,7 @@ export class BlobService {
   }
 
   /** Streams a peer's copy into the store (verified against the id on the way), then reads its meta. */
-  private async fetchFromPeers(blobId: string, contextId: string | undefined): Promise<BlobMeta> {
+  private async fetchFromPeers(blobId: string, contextId: string): Promise<BlobMeta> {
     const peer = await this.discover(blobId, contextId);
     await this.store.put(peer, { expectedId: blobId });
     const meta = await this.store.get(blobId);

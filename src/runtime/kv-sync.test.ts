@@ -120,6 +120,14 @@ describe('kv-store deltas', () => {
     await applyAll(b, [...deltas].reverse());
     await expectConverged(a, b);
     expect(await a.view('get', { key: 'k' })).toBe('"b"');
+    // a tombstone arriving before the put it beats, or after it: the same rows either way
+    const [c, d] = [await joiner(0xc1, genesis.artifact), await joiner(0xd1, genesis.artifact)];
+    const put = encodeKvArtifact([{ ...base, key: 'j', time: 6n, birthTime: 6n }]);
+    const tomb = encodeKvArtifact([{ ...base, key: 'j', time: 7n, kind: 'tombstone', value: null, birthTime: 0n, birthExecutor: hexOf(0) }]);
+    await applyAll(c, [put, tomb]);
+    await applyAll(d, [tomb, put]);
+    await expectConverged(c, d);
+    expect(c.root).toBe(genesis.root);
   });
 
   it('a removal and a concurrent write: the later stamp wins, and a write after seeing the removal revives the key', async () => {

@@ -5,7 +5,8 @@
 //   kv:item:<key>    a live key's value
 //   kv:stamp:<key>   the key's winning operation (kvop.ts record), kept for removed keys as a tombstone
 //   kv:clock         the highest operation time seen (u64 LE), so a local write stamps above it
-//   kv:sum           per lane (4 x u64 LE), the wrapping sum of the live entries' hashes: the root's input
+//   kv:sum           per lane (4 x u64 LE), the wrapping sum of the live entries' hashes: the root's
+//                    input (no row while all four are zero)
 // Local writes stamp their operations and collect them; `commitState` commits the root (a
 // deterministic hash of the live entries: the host treats it as opaque) with those operations as
 // the artifact. `mergeOp` applies a remote operation: the greater one wins.
@@ -169,7 +170,10 @@ function account(key: string, value: ArrayBuffer, sign: i32): void {
     const at = p + <usize>lane * 8;
     store<u64>(at, sign > 0 ? load<u64>(at) + h : load<u64>(at) - h);
   }
-  sdk.storageWrite(sdk.utf8(SUM), sums);
+  // all-zero sums (no live entry) are no row, so the row set stays a function of the live entries
+  const empty = load<u64>(p) == 0 && load<u64>(p + 8) == 0 && load<u64>(p + 16) == 0 && load<u64>(p + 24) == 0;
+  if (empty) sdk.storageRemove(sdk.utf8(SUM));
+  else sdk.storageWrite(sdk.utf8(SUM), sums);
 }
 
 function readSums(): ArrayBuffer {
