@@ -222,6 +222,42 @@ describe('kv-store deltas', () => {
     await expectConverged(a, b, c, d);
   });
 
+  it('random writes on three nodes, delivered in random causal orders with duplicates, converge', async () => {
+    let seed = 0x2545f491;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const a = node(0xa1);
+    const genesis = await a.call('init');
+    const nodes = [a, await joiner(0xb1, genesis.artifact), await joiner(0xc1, genesis.artifact)];
+    // every delta with its causal past (the deltas its author had applied when it wrote)
+    const deltas: Array<{ artifact: Uint8Array; past: Set<number> }> = [];
+    const applied = nodes.map(() => new Set<number>());
+    const deliverable = (n: number) => deltas.map((_, i) => i).filter((i) => !applied[n].has(i) && [...deltas[i].past].every((p) => applied[n].has(p)));
+    const deliver = async (n: number, i: number) => {
+      await applyAll(nodes[n], [deltas[i].artifact]);
+      applied[n].add(i);
+    };
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (let step = 0; step < 150; step++) {
+      const n = rand(3);
+      const roll = rand(10);
+      if (roll < 6) {
+        const op = roll < 4 ? ['set', { key: keys[rand(keys.length)], value: `v${step}` }] : roll < 5 ? ['remove', { key: keys[rand(keys.length)] }] : ['clear', undefined];
+        const past = new Set(applied[n]);
+        deltas.push({ artifact: (await nodes[n].call(op[0] as string, op[1])).artifact, past });
+        applied[n].add(deltas.length - 1);
+      } else {
+        const ready = deliverable(n);
+        if (ready.length > 0) await deliver(n, ready[rand(ready.length)]);
+        else if (applied[n].size > 0) await applyAll(nodes[n], [deltas[[...applied[n]][rand(applied[n].size)]].artifact]); // a duplicate
+      }
+    }
+    for (let n = 0; n < 3; n++) for (let ready = deliverable(n); ready.length > 0; ready = deliverable(n)) await deliver(n, ready[rand(ready.length)]);
+    await expectConverged(...nodes);
+  });
+
   it('a joiner bootstrapped from a snapshot (rows copied verbatim) keeps converging with later deltas', async () => {
     const a = node(0xa1);
     const genesis = await a.call('init');
