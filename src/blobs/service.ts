@@ -168,8 +168,11 @@ export class BlobService {
       signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      const found = await Promise.race([this.peers.fetch(blobId, contextId, signal), deadline]);
+      const fetching = this.peers.fetch(blobId, contextId, signal);
+      const found = await Promise.race([fetching, deadline]);
       if (found === 'timeout') {
+        // a peer found just too late: end its transfer rather than leave it open
+        void fetching.then((late) => late?.[Symbol.asyncIterator]().return?.(), () => undefined);
         throw notFound(`Blob ${blobId} not found locally, and no peer of context ${contextId} provided it within ${this.timeoutMs / 1000} s`);
       }
       if (!found) throw notFound(`Blob ${blobId} not found locally, and no peer of context ${contextId} has it`);
