@@ -16,3 +16,7 @@ await benchSse();
 
 console.log('\n# durability: synced store writes');
 await benchDurability(Math.min(durationMs, 2000));
+
+console.log('\n# sync (context state)');
+const { benchSync, printSync } = await import('./sync.ts');
+printSync(await benchSync());

@@ -9,6 +9,7 @@ import { KeysService } from '../auth/keys-service.ts';
 import { AuthService } from '../auth/service.ts';
 import { KeyStore } from '../auth/store.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
+import { BlobPeers } from '../blobs/peers.ts';
 import { BlobService } from '../blobs/service.ts';
 import { BlobStore } from '../blobs/store.ts';
 import { createApplications } from '../applications/factory.ts';
@@ -26,6 +27,7 @@ import { WasmRuntime } from '../runtime/runtime.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { identitySealing } from '../runtime/sealing.ts';
 import { groupPathVia } from '../governance/authority.ts';
+import { peerSpeaksForMember } from '../governance/peer-membership.ts';
 import { GroupService } from '../governance/groups/service.ts';
 import { MembersService } from '../governance/groups/members-service.ts';
 import { Governance } from '../governance/log.ts';
@@ -126,6 +128,8 @@ export class HearthNode {
   auth!: AuthService;
   keys!: KeysService;
   blobs!: BlobService;
+  /** blobs between peers (absent when standalone) */
+  blobPeers?: BlobPeers;
   /** installed applications: the `ApplicationCatalog` contexts and the runtime load wasm from */
   applications!: ApplicationService;
   readonly bus: EventBus;
@@ -200,7 +204,6 @@ export class HearthNode {
     const blobStore = new BlobStore(this.store, paths.blobs, { now: () => clock.now() });
     await blobStore.open();
     this.applications = createApplications({ store: this.store, blobs: blobStore, config, now: () => clock.now() });
-    this.blobs = new BlobService({ store: blobStore, isPinned: (blobId) => this.applications.isPinned(blobId) });
     const nodeKey = createPrivateKey(await readFile(paths.nodeKey));
     this.identity = await NodeIdentity.load(this.store, nodeKey, clock.now());
     this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
@@ -224,6 +227,19 @@ export class HearthNode {
         },
       });
     }
+    // blobs a context names are fetched from, and served to, the members of its group on other nodes
+    this.blobPeers = this.network
+      ? new BlobPeers({
+          network: this.network,
+          store: blobStore,
+          membership: (peer, contextId) => {
+            const reg = this.contexts.contexts.registration(contextId);
+            return reg && peerSpeaksForMember(reg.ns, reg.group, peer);
+          },
+          onError: (err) => this.opts.logger.debug({ err }, 'serving a blob to a peer failed'),
+        })
+      : undefined;
+    this.blobs = new BlobService({ store: blobStore, peers: this.blobPeers?.source, isPinned: (blobId) => this.applications.isPinned(blobId) });
     this.namespaces = new NamespaceService({ governance: this.governance, identity: this.identity, clock });
     this.groups = new GroupService({ governance: this.governance, identity: this.identity, namespaces: this.namespaces });
     this.namespaceManage = new NamespaceManageService({ governance: this.governance, namespaces: this.namespaces, groups: this.groups, identity: this.identity, clock });
@@ -323,6 +339,7 @@ export class HearthNode {
       this.metrics.addGauge(storeSizeGauge({ data: this.opts.paths.data, blobs: this.opts.paths.blobs }));
       if (this.network) registerNetworkMetrics(this.metrics, this.network);
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
+      for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);
       this.metrics.addGauge({
         name: 'hearth_event_streams_active',
         help: 'Open event-stream connections by transport',
@@ -406,6 +423,7 @@ export class HearthNode {
       this.events.start();
       await this.network?.start();
       this.router?.serve();
+      this.blobPeers?.start();
       this.replicator?.start();
       this.groupKeys?.start();
       await this.sync?.start();
@@ -468,6 +486,7 @@ export class HearthNode {
     this.presence?.stop();
     await this.drainHttp();
     await this.upgrades?.stop();
+    this.blobPeers?.stop();
     await this.sync?.stop();
     this.groupKeys?.stop();
     await this.replicator?.stop();
