@@ -191,6 +191,14 @@ export class ContextsApi {
     return this.http.json(`/admin-api/contexts/${seg(contextId)}/resync`, { ...options, method: 'POST', body: { force } });
   }
 
+  /**
+   * `POST /contexts/invite-specialized-node`: asks specialized (read-only replica) nodes to join the
+   * context; answers the discovery nonce (docs/sync.md "Specialized nodes").
+   */
+  inviteSpecializedNode(contextId: string, inviterId?: string, options?: CallOptions): Promise<{ nonce: string }> {
+    return this.http.data('/admin-api/contexts/invite-specialized-node', { ...options, method: 'POST', body: { contextId, ...(inviterId ? { inviterId } : {}) } });
+  }
+
   /** `POST /contexts/{id}/query`: a read-only method's return value. */
   async query<T = unknown>(contextId: string, method: string, argsJson: unknown = {}, options?: CallOptions): Promise<T> {
     const data = await this.http.data<{ output: T }>(`/admin-api/contexts/${seg(contextId)}/query`, {

@@ -66,6 +66,7 @@ import { replicationView } from '../governance/replication/view.ts';
 import { GovernanceReplicator } from '../governance/replication/replicator.ts';
 import { ContextSync } from '../sync/service.ts';
 import { GroupKeys } from '../sync/keys.ts';
+import { SpecializedInvites } from '../sync/specialized.ts';
 
 /** A network the node starts and stops (network/libp2p.ts in production; a MemoryNetwork in tests). */
 export interface NodeNetwork extends Network {
@@ -160,6 +161,8 @@ export class HearthNode {
   /** context state sync and the group keys that seal its gossip (absent when standalone) */
   sync?: ContextSync;
   groupKeys?: GroupKeys;
+  /** specialized-node invitations (read-only replicas) */
+  specialized?: SpecializedInvites;
   /** TEE information and attestation through the configured provider (docs/tee.md) */
   tee!: TeeService;
   /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
@@ -296,6 +299,16 @@ export class HearthNode {
         logger,
       });
       this.contexts.contexts.attachSync(this.sync);
+      this.specialized = new SpecializedInvites({
+        network: this.network,
+        router: this.router,
+        identity: this.identity,
+        contexts: this.contexts.contexts,
+        invitations: this.invitations,
+        clock,
+        logger,
+        config: config.specialized,
+      });
     }
     // contexts whose group went away while the node was down, then every later deletion
     const dropped = await this.contexts.reaper.sweep();
@@ -384,6 +397,7 @@ export class HearthNode {
             signingKeys: { signingKeys: this.signingKeys },
             upgrades: { upgrades: this.upgrades },
             delegation: { intents: this.intents, groupIntents: this.groupIntents },
+            sync: { specialized: this.specialized },
             governance: {
               governance: this.governance,
               identity: this.identity,
@@ -427,6 +441,7 @@ export class HearthNode {
       this.replicator?.start();
       this.groupKeys?.start();
       await this.sync?.start();
+      this.specialized?.start();
       await this.upgrades.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
@@ -487,6 +502,7 @@ export class HearthNode {
     await this.drainHttp();
     await this.upgrades?.stop();
     this.blobPeers?.stop();
+    this.specialized?.stop();
     await this.sync?.stop();
     this.groupKeys?.stop();
     await this.replicator?.stop();

@@ -139,6 +139,42 @@ describe('context sync', () => {
     expect(await call(b, contextId, 'get', { key: 'still' }, true)).toBe('works');
   });
 
+  it('a bad seal, an oversized artifact and parents that never arrive show in the status, and nothing breaks', async () => {
+    const { hub, nodes, nsId, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    // A's own key signs, so only the body is wrong: a seal that does not open
+    const signed = (over: Record<string, unknown>) => {
+      const head = { contextId, id: 'ab'.repeat(32), parents: ['cd'.repeat(32)], origin: a.identity.publicKey, author: a.identity.publicKey, hlc: '5.000000', ...over };
+      return { type: 'delta', ...head, signature: a.identity.sign(deltaDigest(head as never)) };
+    };
+    const keyId = a.governance.namespace(nsId)!.groups[nsId]!.keyId!;
+    const relay = hub.join('ee'.repeat(32));
+    hub.link(relay.self, b.identity.publicKey);
+    relay.subscribe(contextTopic(contextId), () => undefined);
+    await relay.publish(contextTopic(contextId), encodeJson({ ...signed({}), keyId, nonce: '00'.repeat(12), ciphertext: '11'.repeat(48) }));
+    await until('the bad seal is reported', async () => (await b.sync.view(contextId)).reasons.some((r) => r.reason === 'decrypt_failed'));
+    // an artifact past the bound is refused before anything reads it
+    const { deltaFrames, parseRecord } = await import('./wire.ts');
+    const huge = { ...signed({}), artifact: '00'.repeat(3 * 1024 * 1024 + 1), rootHash: 'ef'.repeat(32), timestampMs: 1 };
+    expect(parseRecord(huge)).toMatch(/artifact must be hex of at most/);
+    expect([...deltaFrames(contextId, [])]).toEqual([]);
+    // a valid delta whose parent nobody has: held, counted, and B still works
+    const { deltaIdOf } = await import('../contexts/executor.ts');
+    const artifact = Buffer.from(JSON.stringify({ ops: [{ key: 'orphan', value: 'x', stamp: [99, 'zz'] }] })).toString('hex');
+    const parents = ['77'.repeat(32)];
+    const id = deltaIdOf(parents, Buffer.from(artifact, 'hex'));
+    const head = { contextId, id, parents, origin: a.identity.publicKey, author: a.identity.publicKey, hlc: '6.000000' };
+    const record = { ...head, signature: a.identity.sign(deltaDigest(head)), artifact, rootHash: 'ef'.repeat(32), timestampMs: 1 };
+    expect(await b.sync.applier.receive(parseRecord(record) as never, relay.self)).toBe('pending');
+    const status = await b.sync.view(contextId);
+    expect(status).toMatchObject({ pending: 1, caughtUp: false });
+    expect(status.reasons.map((r) => r.reason)).toContain('parents_pending');
+    expect(await b.sync.applier.wanted(contextId)).toEqual(parents);
+    await call(b, contextId, 'set', { key: 'local', value: 'fine' });
+    expect(await call(b, contextId, 'get', { key: 'local' }, true)).toBe('fine');
+    expect(await call(b, contextId, 'get', { key: 'orphan' }, true)).toBeNull();
+  });
+
   it('a member removed by an admin cannot read later writes', async () => {
     const { nodes, nsId, contextId } = await cluster(3);
     const [a, b, c] = nodes as [SyncNode, SyncNode, SyncNode];

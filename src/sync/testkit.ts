@@ -23,6 +23,7 @@ import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contra
 import { MemoryStore } from '../store/memory.ts';
 import { GroupKeys } from './keys.ts';
 import { ContextSync } from './service.ts';
+import { SpecializedInvites } from './specialized.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -125,12 +126,18 @@ export interface SyncNode extends Contexts {
   keys: GroupKeys;
   replicator: GovernanceReplicator;
   events: NodeEvent[];
+  specialized: SpecializedInvites;
   /** stops every part (the store stays, for a restart) */
   stop(): Promise<void>;
 }
 
 /** A node on the hub (unlinked); `existing` restarts one over its store and identity. */
-export async function syncNode(hub: MemoryHub, startMs: number, existing?: { store: MemoryStore; identity: NodeIdentity }): Promise<SyncNode> {
+export async function syncNode(
+  hub: MemoryHub,
+  startMs: number,
+  existing?: { store: MemoryStore; identity: NodeIdentity },
+  specialized: { enabled: boolean; admitUnattested: boolean } = { enabled: false, admitUnattested: false },
+): Promise<SyncNode> {
   const store = existing?.store ?? new MemoryStore();
   await store.open();
   let t = startMs;
@@ -172,10 +179,12 @@ export async function syncNode(hub: MemoryHub, startMs: number, existing?: { sto
     options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000 },
   });
   parts.contexts.attachSync(sync);
+  const invites = new SpecializedInvites({ network: net, router, identity, contexts: parts.contexts, invitations, clock, logger, config: specialized });
   router.serve();
   replicator.start();
   keys.start();
   await sync.start();
+  invites.start();
   const s = sync;
   return {
     ...parts,
@@ -190,7 +199,9 @@ export async function syncNode(hub: MemoryHub, startMs: number, existing?: { sto
     keys,
     replicator,
     events,
+    specialized: invites,
     stop: async () => {
+      invites.stop();
       await s.stop();
       keys.stop();
       await replicator.stop();

@@ -109,6 +109,9 @@ describe('contexts over HTTP', () => {
     expect(badArgs.data).toMatch(/missing field `value`/);
     expect((await rpcError(c.rpc.execute(ctx, 'nonexistent_method', {}))).type).toBe('FunctionCallError');
     expect((await rpcError(c.rpc.execute('e'.repeat(64), 'get', { key: 'k' }))).type).toBe('ContextNotFound');
+    // the merge entry is the node's: a client cannot feed it operations no member made
+    const reserved = await rpcError(c.rpc.execute(ctx, '__calimero_sync_next', { ops: [] }));
+    expect(JSON.stringify(reserved)).toMatch(/reserved for the node/);
     expect(await c.contexts.get(ctx)).toEqual(before);
     expect(await c.contexts.storage(ctx)).toEqual(size);
     expect(await c.rpc.execute(ctx, 'get', { key: 'only' })).toBeNull();
