@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, then one table of the figures against their baselines from this
  * run (docs/performance.md explains each and how to read them). The machine's load average is
  * printed with each section: on a shared machine, run it when the machine is quiet, and more than
- * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability runs a subset.
+ * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync runs a subset.
  */
 import { benchBlobs } from './blobs.ts';
 import { benchDurability } from './durability.ts';
@@ -11,6 +11,8 @@ import { benchHttp } from './http.ts';
 import { benchRpc } from './rpc.ts';
 import { benchSse } from './sse.ts';
 import { benchStartup } from './startup.ts';
+import { benchNetwork, printNetwork } from './network.ts';
+import { benchSync, printSync } from './sync.ts';
 
 const all: Record<string, () => Promise<unknown>> = {
   startup: benchStartup,
@@ -19,6 +21,8 @@ const all: Record<string, () => Promise<unknown>> = {
   sse: () => benchSse(),
   blobs: () => benchBlobs(),
   durability: () => benchDurability(),
+  network: async () => printNetwork(await benchNetwork()),
+  sync: async () => printSync(await benchSync()),
 };
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 for (const name of only ?? []) if (!(name in all)) throw new Error(`BENCH_ONLY: no benchmark named '${name}' (${Object.keys(all).join(', ')})`);

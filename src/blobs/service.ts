@@ -16,13 +16,17 @@ export const BLOB_DISCOVERY_TIMEOUT_MS = 30_000;
 /** A peer's answer: the content as a stream, with the size the peer reported if any. */
 export type PeerBlobStream = AsyncIterable<Uint8Array> & { size?: number };
 
-/** Where blobs absent locally come from (the context's peers; replication plugs in here). */
+/** Where blobs absent locally come from: the context's peers (fetcher.ts). */
 export interface PeerBlobSource {
-  /** The blob from some peer of the context, or null when none has it. Must honour `signal`. */
+  /**
+   * The blob from some peer of the context, or null when none has it. `signal` bounds finding
+   * it; the stream then carries its own deadlines and ends with an error (before its end) when
+   * the bytes are not the blob's, so a store consuming it keeps nothing.
+   */
   fetch(blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null>;
 }
 
-/** The default until the network exists: no peer ever has a blob. */
+/** A standalone node's (no network): no peer ever has a blob. */
 export const noPeers: PeerBlobSource = {
   fetch: async () => null,
 };
@@ -72,6 +76,8 @@ function parseHash(text: string | undefined): string | undefined {
   return h;
 }
 
+const notLocal = (blobId: string) => notFound(`Blob ${blobId} not found locally; pass context_id to search the peers of a context`);
+
 const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
 
 export class BlobService {
@@ -79,6 +85,8 @@ export class BlobService {
   private readonly peers: PeerBlobSource;
   private readonly isPinned: (blobId: string) => Promise<boolean>;
   private readonly timeoutMs: number;
+  /** peer fetches in flight by blob id: concurrent GETs share one transfer (and one reference) */
+  private readonly fetching = new Map<string, Promise<BlobMeta>>();
 
   constructor(deps: BlobServiceDeps) {
     this.store = deps.store;
@@ -123,16 +131,25 @@ export class BlobService {
   async open(idText: string, contextIdText?: string): Promise<{ info: BlobInfo; body: AsyncIterable<Uint8Array> }> {
     const blobId = parseBlobId(idText);
     const contextId = parseContextId(contextIdText);
-    let meta = await this.store.get(blobId);
-    let source: BlobInfo['source'] = 'local';
-    if (!meta) {
-      const peer = await this.discover(blobId, contextId);
-      await this.store.put(peer, { expectedId: blobId });
-      meta = await this.store.get(blobId);
-      if (!meta) throw notFound(`Blob ${blobId} not found`);
-      source = 'peer';
+    const local = await this.store.get(blobId);
+    if (local) return { info: infoOf(blobId, local), body: this.store.read(local) };
+    if (!contextId) throw notLocal(blobId);
+    let fetched = this.fetching.get(blobId);
+    if (!fetched) {
+      fetched = this.fetchFromPeers(blobId, contextId).finally(() => this.fetching.delete(blobId));
+      this.fetching.set(blobId, fetched);
     }
-    return { info: { ...infoOf(blobId, meta), source }, body: this.store.read(meta) };
+    const meta = await fetched;
+    return { info: { ...infoOf(blobId, meta), source: 'peer' }, body: this.store.read(meta) };
+  }
+
+  /** Streams a peer's copy into the store (verified against the id on the way), then reads its meta. */
+  private async fetchFromPeers(blobId: string, contextId: string): Promise<BlobMeta> {
+    const peer = await this.discover(blobId, contextId);
+    await this.store.put(peer, { expectedId: blobId });
+    const meta = await this.store.get(blobId);
+    if (!meta) throw notFound(`Blob ${blobId} not found`);
+    return meta;
   }
 
   async delete(idText: string): Promise<{ blobId: string; deleted: true; refcount: number }> {
@@ -143,9 +160,7 @@ export class BlobService {
   }
 
   private async discover(blobId: string, contextId: string | undefined) {
-    if (!contextId) {
-      throw notFound(`Blob ${blobId} not found locally; pass context_id to search the peers of a context`);
-    }
+    if (!contextId) throw notLocal(blobId);
     const signal = AbortSignal.timeout(this.timeoutMs);
     let onAbort: (() => void) | undefined;
     const deadline = new Promise<'timeout'>((resolve) => {
@@ -153,8 +168,11 @@ export class BlobService {
       signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      const found = await Promise.race([this.peers.fetch(blobId, contextId, signal), deadline]);
+      const fetching = this.peers.fetch(blobId, contextId, signal);
+      const found = await Promise.race([fetching, deadline]);
       if (found === 'timeout') {
+        // a peer found just too late: end its transfer rather than leave it open
+        void fetching.then((late) => late?.[Symbol.asyncIterator]().return?.(), () => undefined);
         throw notFound(`Blob ${blobId} not found locally, and no peer of context ${contextId} provided it within ${this.timeoutMs / 1000} s`);
       }
       if (!found) throw notFound(`Blob ${blobId} not found locally, and no peer of context ${contextId} has it`);

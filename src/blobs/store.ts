@@ -14,7 +14,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Serial } from '../auth/serial.ts';
 import { HearthError, badRequest, notFound } from '../errors.ts';
@@ -134,6 +134,18 @@ export class BlobStore {
       for await (const piece of createReadStream(join(this.chunkDir, chunk), { highWaterMark: 256 * 1024 })) {
         yield piece as Buffer;
       }
+    }
+  }
+
+  /**
+   * The content of a stored blob as its stored chunks (each at most {@link CHUNK_SIZE}), every one
+   * re-hashed against its id first: a chunk damaged on disk throws instead of leaving the node.
+   */
+  async *readChunks(meta: BlobMeta): AsyncIterable<Uint8Array> {
+    for (const chunk of meta.chunks) {
+      const bytes = await readFile(join(this.chunkDir, chunk));
+      if (sha256().update(bytes).digest('hex') !== chunk) throw new Error(`blob chunk ${chunk} is damaged on disk`);
+      yield bytes;
     }
   }
 

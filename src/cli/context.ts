@@ -14,6 +14,7 @@ import { connectOptions, withCli, type Cli, type ConnectOpts } from './connect.t
 import { renderRecord } from './output.ts';
 import { watchEvents } from './events.ts';
 import { registerContextIntentCommands } from './intents.ts';
+import { registerContextStatusCommand } from './context-status.ts';
 
 const contextArg = (cmd: Command) => cmd.argument('<context>', 'context id (64 hex or base58) or context alias', parseRefArg);
 /** commander hands over what parseRefArg returned; withCli types positionals as strings. */
@@ -238,5 +239,6 @@ export function registerContextCommands(program: Command): Command {
     }),
   );
   registerContextIntentCommands(context);
+  registerContextStatusCommand(context);
   return context;
 }

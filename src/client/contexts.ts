@@ -28,6 +28,26 @@ export interface Context {
   applicationVersion?: string;
   name?: string;
   groupId?: string;
+  /** hearth: the context's sync status on this node; absent on a node without a network */
+  sync?: ContextSyncStatus;
+}
+
+/** hearth's honest sync status of a context on one node (docs/sync.md). */
+export interface ContextSyncStatus {
+  state: 'idle' | 'waitingForPeers' | 'syncing' | 'receivingSnapshot' | 'backingOff';
+  /** nothing this node has heard of is missing */
+  caughtUp: boolean;
+  /** deltas known to exist that this node does not hold */
+  behind: number;
+  /** deltas held until their parents or key arrive */
+  pending: number;
+  /** deltas refused for good (bad seal, failed apply) */
+  quarantined: number;
+  reasons: { reason: string; detail: string; at: string }[];
+  peers: { peer: string; lastHeardAt: string }[];
+  lastSyncAt: string | null;
+  lastError: string | null;
+  failureCount: number;
 }
 
 export interface CreateContextRequest {
@@ -169,6 +189,14 @@ export class ContextsApi {
   /** Flat on the wire: `{contextId, resyncStarted}`. */
   resync(contextId: string, force = false, options?: CallOptions): Promise<{ contextId: string; resyncStarted: boolean }> {
     return this.http.json(`/admin-api/contexts/${seg(contextId)}/resync`, { ...options, method: 'POST', body: { force } });
+  }
+
+  /**
+   * `POST /contexts/invite-specialized-node`: asks specialized (read-only replica) nodes to join the
+   * context; answers the discovery nonce (docs/sync.md "Specialized nodes").
+   */
+  inviteSpecializedNode(contextId: string, inviterId?: string, options?: CallOptions): Promise<{ nonce: string }> {
+    return this.http.data('/admin-api/contexts/invite-specialized-node', { ...options, method: 'POST', body: { contextId, ...(inviterId ? { inviterId } : {}) } });
   }
 
   /** `POST /contexts/{id}/query`: a read-only method's return value. */

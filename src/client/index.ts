@@ -132,6 +132,7 @@ export {
 export {
   ContextsApi,
   type Context,
+  type ContextSyncStatus,
   type ContextIdentities,
   type ContextWithExecutors,
   type CreateContextRequest,

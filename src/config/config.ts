@@ -65,6 +65,12 @@ export interface NodeConfig {
   bootstrap: { nodes: string[] };
   /** local discovery: mDNS (off by default, as the reference's `merod init` since core#3620) */
   discovery: { mdns: boolean };
+  /**
+   * specialized nodes (docs/sync.md "Specialized nodes"): `enabled` makes this node answer
+   * `invite-specialized-node` discoveries; `admitUnattested` lets this node admit one that brings no
+   * verifiable TEE attestation (hearth verifies none), read-only
+   */
+  specialized: { enabled: boolean; admitUnattested: boolean };
   datastore: { path: string };
   auth: AuthConfig;
   registry: RegistryConfig;
@@ -85,6 +91,7 @@ export function defaultConfig(name: string): NodeConfig {
     swarm: { host: DEFAULT_SWARM_HOST, port: DEFAULT_SWARM_PORT },
     bootstrap: { nodes: [] },
     discovery: { mdns: false },
+    specialized: { enabled: false, admitUnattested: false },
     datastore: { path: 'data' },
     auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [], nodeHosts: [] },
     registry: { dir: '', url: '', timeoutSecs: DEFAULT_REGISTRY_TIMEOUT_SECS },
@@ -111,6 +118,7 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
   swarm: { host: 'host', port: 'port' },
   bootstrap: { nodes: 'nodes' },
   discovery: { mdns: 'mdns' },
+  specialized: { enabled: 'enabled', admitUnattested: 'admit_unattested' },
   datastore: { path: 'path' },
   auth: {
     accessTokenTtlSecs: 'access_token_ttl_secs',

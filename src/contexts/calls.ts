@@ -38,6 +38,9 @@ export function methodNameProblem(method: unknown): string | undefined {
   if (typeof method !== 'string') return 'method must be a string';
   if (method.length === 0 || method.length > MAX_METHOD_NAME) return `method must be 1-${MAX_METHOD_NAME} characters`;
   if (CONTROL.test(method)) return 'method must not contain control characters';
+  // the host's own entry points (`__calimero_sync_next` merges a peer's delta, `__calimero_register_merge`):
+  // a client calling them could inject state changes no member made
+  if (method.startsWith('__calimero_')) return `method ${method} is reserved for the node (entry points named __calimero_* are not callable)`;
   return undefined;
 }
 

@@ -25,6 +25,11 @@ import type { ContextStore } from './store.ts';
 import { CALL_DEADLINE_MS, GENESIS_PARENT, type ContextMeta, type DeltaRecord } from './types.ts';
 
 export interface ExecutorDeps {
+  /**
+   * Stamps each delta made here before it is stored: its HLC, origin and the origin's signature
+   * (src/sync/stamp.ts); absent on a node without sync.
+   */
+  stampDelta?: (delta: DeltaRecord) => Partial<Pick<DeltaRecord, 'hlc' | 'origin' | 'signature'>>;
   store: ContextStore;
   runtime: Runtime;
   applications: ApplicationCatalog;
@@ -59,11 +64,21 @@ export function deltaIdOf(parents: readonly string[], artifact: Uint8Array): str
   return h.update(artifact).digest('hex');
 }
 
+/** A delta this node just made and persisted (context sync publishes it). */
+export type CommitListener = (delta: DeltaRecord, meta: ContextMeta) => void;
+
 export class ContextExecutor {
   readonly locks = new ContextLocks();
   private readonly hints = new ReadHints();
+  private readonly committed = new Set<CommitListener>();
 
   constructor(private readonly d: ExecutorDeps) {}
+
+  /** Hears of every delta a local call commits, after its batch is durable. */
+  onCommit(listener: CommitListener): () => void {
+    this.committed.add(listener);
+    return () => this.committed.delete(listener);
+  }
 
   /** Runs the call against the context's stored state; nothing is persisted. */
   async run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
@@ -98,10 +113,11 @@ export class ContextExecutor {
     const { store } = this.d;
     const ops: BatchOp[] = [...extra];
     const next: ContextMeta = { ...meta, dagHeads: [...meta.dagHeads] };
+    let made: DeltaRecord | undefined;
     if (result.commit) {
       ops.push(...store.writeOps('state', meta.id, result.writes));
       const parents = meta.dagHeads.length > 0 ? meta.dagHeads : [GENESIS_PARENT];
-      const delta: DeltaRecord = {
+      const unstamped: DeltaRecord = {
         id: deltaIdOf(parents, result.commit.artifact),
         contextId: meta.id,
         parents,
@@ -110,15 +126,19 @@ export class ContextExecutor {
         author,
         ...(delegation ? { delegation } : {}),
         timestampMs: this.d.clock.now(),
+        ...(result.events.length > 0 ? { events: result.events.map((e) => ({ kind: e.kind, data: hex(e.data), handler: e.handler })) } : {}),
       };
+      const delta: DeltaRecord = this.d.stampDelta ? { ...unstamped, ...this.d.stampDelta(unstamped) } : unstamped;
       ops.push(store.deltaOp(delta));
       next.rootHash = delta.rootHash;
       next.dagHeads = [delta.id];
+      made = delta;
     }
     ops.push(...store.writeOps('private', meta.id, result.privateWrites));
     ops.push(...store.writeOps('index', meta.id, result.indexWrites));
     ops.push(store.meta.putOp(meta.id, next));
     await store.store.batch(ops);
+    if (made) for (const l of this.committed) l(made, next);
     if (result.commit || result.events.length > 0) {
       this.d.bus.publish({
         type: 'context',

@@ -16,7 +16,7 @@ import type { Runtime } from '../runtime/contract.ts';
 import type { Store } from '../store/store.ts';
 import { ContextCalls } from './calls.ts';
 import { DeletedContextReaper } from './deletions.ts';
-import { ContextExecutor } from './executor.ts';
+import { ContextExecutor, type ExecutorDeps } from './executor.ts';
 import { ContextService } from './service.ts';
 import { ContextStore } from './store.ts';
 import { registerContextRoutes } from './routes.ts';
@@ -33,6 +33,8 @@ export interface ContextsDeps {
   clock: Clock;
   /** failures of background work (dropping deleted contexts' state) */
   onError?: (err: unknown) => void;
+  /** stamps each delta made here for replication (src/sync); absent on a node without a network */
+  stampDelta?: ExecutorDeps['stampDelta'];
 }
 
 export interface Contexts {
@@ -47,7 +49,7 @@ export interface Contexts {
 
 export function createContexts(d: ContextsDeps): Contexts {
   const store = new ContextStore(d.store);
-  const executor = new ContextExecutor({ store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock });
+  const executor = new ContextExecutor({ stampDelta: d.stampDelta, store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock });
   const contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
   const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });

@@ -52,6 +52,23 @@ export const ContextRow = Type.Object({
   applicationVersion: Type.Optional(Type.String()),
   name: Type.Optional(Type.String()),
   groupId: Type.Optional(Key()),
+  sync: Type.Optional(
+    Type.Object(
+      {
+        state: Type.String({ description: 'idle, waitingForPeers, syncing, receivingSnapshot or backingOff' }),
+        caughtUp: Type.Boolean({ description: 'nothing this node has heard of is missing' }),
+        behind: Type.Integer({ minimum: 0, description: 'deltas known to exist that this node does not hold' }),
+        pending: Type.Integer({ minimum: 0, description: 'deltas held until their parents or key arrive' }),
+        quarantined: Type.Integer({ minimum: 0, description: 'deltas refused for good (bad seal, failed apply)' }),
+        reasons: Type.Array(Type.Object({ reason: Type.String(), detail: Type.String(), at: Type.String() })),
+        peers: Type.Array(Type.Object({ peer: Type.String(), lastHeardAt: Type.String() })),
+        lastSyncAt: Type.Union([Type.String(), Type.Null()]),
+        lastError: Type.Union([Type.String(), Type.Null()]),
+        failureCount: Type.Integer({ minimum: 0 }),
+      },
+      { description: "hearth's sync status on this node (docs/sync.md); absent on a node without a network" },
+    ),
+  ),
 });
 
 export const CreatedContext = Data(

@@ -22,6 +22,8 @@ import { releaseForGroup, releaseOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
 import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 
+import type { ContextSyncStatus } from '../sync/status.ts';
+
 export interface ContextServiceDeps {
   store: ContextStore;
   executor: ContextExecutor;
@@ -57,6 +59,8 @@ export interface ContextView {
   applicationVersion?: string;
   name?: string;
   groupId?: string;
+  /** hearth's sync status of the context on this node (src/sync/status.ts), when the node has a network */
+  sync?: ContextSyncStatus;
 }
 
 export interface Registration {
@@ -66,8 +70,24 @@ export interface Registration {
 
 const toBytes = (h: string): number[] => [...Buffer.from(h, 'hex')];
 
+/** What the contexts domain asks of context state sync (src/sync/service.ts), when the node has a network. */
+export interface SyncPort {
+  /** follows the context and pulls it from its peers; answers at once */
+  syncNow(contextId?: string): void;
+  /** the honest sync status added to the context's view */
+  view(contextId: string): Promise<ContextSyncStatus>;
+  forget(contextId: string): void;
+}
+
 export class ContextService {
+  private syncer?: SyncPort;
+
   constructor(private readonly d: ContextServiceDeps) {}
+
+  /** Connects context state sync (the composition root does, once the network exists). */
+  attachSync(syncer: SyncPort): void {
+    this.syncer = syncer;
+  }
 
   // ---- reading -------------------------------------------------------------------------------
 
@@ -165,6 +185,7 @@ export class ContextService {
       ...(release ? { applicationVersion: release.version } : {}),
       ...(name ? { name } : {}),
       ...(withGroup && reg ? { groupId: reg.group.id } : {}),
+      ...(this.syncer ? { sync: await this.syncer.view(meta.id) } : {}),
     };
   }
 
@@ -245,6 +266,7 @@ export class ContextService {
       if (!meta && !reg) return false;
       if (reg) await this.d.governance.submit(reg.ns.id, reg.group.id, CONTEXT_OPS.deregistered, { contextId });
       if (meta) await this.d.store.store.batch(await this.d.store.dropOps(contextId));
+      this.syncer?.forget(contextId);
       return true;
     });
   }
@@ -282,6 +304,7 @@ export class ContextService {
         );
       }
       await store.store.batch(ops);
+      this.syncer?.syncNow(contextId);
       return { contextId, memberPublicKey };
     });
   }
@@ -326,6 +349,7 @@ export class ContextService {
    */
   async sync(contextId?: string): Promise<void> {
     const metas = contextId ? [await this.requireMeta(contextId)] : await this.d.store.listMeta();
+    if (this.syncer) return this.syncer.syncNow(contextId);
     for (const m of metas) this.publishSyncStatus(m);
   }
 
@@ -334,7 +358,9 @@ export class ContextService {
    * heads are kept even with `force` (discarding them would lose the only copy).
    */
   async resync(contextId: string): Promise<{ contextId: string; resyncStarted: boolean }> {
-    this.publishSyncStatus(await this.requireMeta(contextId));
+    const meta = await this.requireMeta(contextId);
+    if (this.syncer) this.syncer.syncNow(contextId);
+    else this.publishSyncStatus(meta);
     return { contextId, resyncStarted: true };
   }
 

@@ -131,6 +131,12 @@ export class ContextStore {
     return writes.map(([k, v]) => (v === null ? s.delOp(`${contextId}/${hex(k)}`) : s.putOp(`${contextId}/${hex(k)}`, v)));
   }
 
+  /** A context's replicated state rows: hex key (without the context prefix) and value, in key order. */
+  async *stateEntries(contextId: string): AsyncIterable<[string, Uint8Array]> {
+    const prefix = `${contextId}/`;
+    for await (const [k, v] of this.kv.state.entries({ prefix })) yield [k.slice(prefix.length), v];
+  }
+
   /** Bytes of a kind of state held for a context (keys and values). */
   async stateSize(contextId: string, space: StateSpaceName = 'state'): Promise<bigint> {
     const prefix = `${contextId}/`;

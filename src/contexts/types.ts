@@ -69,4 +69,12 @@ export interface DeltaRecord {
   delegation?: { warrant: string; executorKey: string };
   /** Unix milliseconds */
   timestampMs: number;
+  /** hybrid logical clock stamp of its making (src/sync/hlc.ts); absent on records from before sync */
+  hlc?: string;
+  /** the application events the call emitted, replayed on the nodes that receive the delta (data hex) */
+  events?: { kind: string; data: string; handler: string | null }[];
+  /** the node that made it (its signing key); absent on records from before sync */
+  origin?: string;
+  /** the origin's Ed25519 signature over the delta's digest (src/sync/wire.ts `deltaDigest`) */
+  signature?: string;
 }

@@ -10,6 +10,7 @@ import { registerOwnerOps } from './owner/ops.ts';
 import { registerInvitationOps } from './invitations/ops.ts';
 import { registerContextOps } from '../contexts/ops.ts';
 import { registerSignerOps } from './signers.ts';
+import { registerKeyOps } from '../sync/keys.ts';
 import { registerUpgradeOps } from '../upgrades/ops.ts';
 import { registerDelegationOps } from '../delegation/ops.ts';
 
@@ -25,6 +26,7 @@ export function createAppliers(): ApplierRegistry {
   registerInvitationOps(registry);
   registerContextOps(registry);
   registerSignerOps(registry);
+  registerKeyOps(registry);
   registerUpgradeOps(registry);
   registerDelegationOps(registry);
   return registry;

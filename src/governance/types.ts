@@ -72,6 +72,8 @@ export interface GroupState {
   targetApplicationId: string;
   appKey: string;
   teeAdmissionPolicy?: Record<string, unknown>;
+  /** id (SHA-256) of the key new context deltas of this group are sealed with (src/sync/keys.ts); absent until one is made */
+  keyId?: string;
   teeAuthoringPolicy?: Record<string, unknown>;
   /** the group's latest upgrade (src/upgrades); absent before the first */
   upgrade?: GroupUpgradeRecord;

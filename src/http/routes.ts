@@ -15,6 +15,8 @@ import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
 import { groupPathVia } from '../governance/authority.ts';
 import { registerDashboardRoutes } from '../dashboard/routes.ts';
+import { registerSyncRoutes } from '../sync/routes.ts';
+import type { SpecializedInvites } from '../sync/specialized.ts';
 import type { Store } from '../store/store.ts';
 import { registerTeeRoutes } from '../tee/routes.ts';
 import { registerSigningKeyRoutes } from '../governance/signing-key/routes.ts';
@@ -44,6 +46,8 @@ export interface RouteDeps {
   signingKeys: { signingKeys: SigningKeyService };
   upgrades: { upgrades: UpgradeService };
   delegation: DelegationRouteDeps;
+  /** context sync's routes (specialized-node invitations); absent parts answer 503 */
+  sync?: { specialized?: SpecializedInvites };
   metrics: Metrics;
   catalogue: RouteCatalogue;
   /** `admin.delegated_access`: the delegated-execution routes are public (admin spec "Authentication" rule 3) */
@@ -74,4 +78,5 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerUpgradeRoutes(app, deps.upgrades);
   registerDelegationRoutes(app, deps.delegation);
   registerDashboardRoutes(app);
+  registerSyncRoutes(app, deps.sync ?? {});
 }

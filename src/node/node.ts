@@ -9,6 +9,7 @@ import { KeysService } from '../auth/keys-service.ts';
 import { AuthService } from '../auth/service.ts';
 import { KeyStore } from '../auth/store.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
+import { BlobPeers } from '../blobs/peers.ts';
 import { BlobService } from '../blobs/service.ts';
 import { BlobStore } from '../blobs/store.ts';
 import { createApplications } from '../applications/factory.ts';
@@ -26,6 +27,7 @@ import { WasmRuntime } from '../runtime/runtime.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { identitySealing } from '../runtime/sealing.ts';
 import { groupPathVia } from '../governance/authority.ts';
+import { peerSpeaksForMember } from '../governance/peer-membership.ts';
 import { GroupService } from '../governance/groups/service.ts';
 import { MembersService } from '../governance/groups/members-service.ts';
 import { Governance } from '../governance/log.ts';
@@ -62,6 +64,9 @@ import { registerNetworkMetrics } from '../network/metrics.ts';
 import { replicationSeries } from '../governance/replication/metrics.ts';
 import { replicationView } from '../governance/replication/view.ts';
 import { GovernanceReplicator } from '../governance/replication/replicator.ts';
+import { ContextSync } from '../sync/service.ts';
+import { GroupKeys } from '../sync/keys.ts';
+import { SpecializedInvites } from '../sync/specialized.ts';
 
 /** A network the node starts and stops (network/libp2p.ts in production; a MemoryNetwork in tests). */
 export interface NodeNetwork extends Network {
@@ -124,6 +129,8 @@ export class HearthNode {
   auth!: AuthService;
   keys!: KeysService;
   blobs!: BlobService;
+  /** blobs between peers (absent when standalone) */
+  blobPeers?: BlobPeers;
   /** installed applications: the `ApplicationCatalog` contexts and the runtime load wasm from */
   applications!: ApplicationService;
   readonly bus: EventBus;
@@ -151,6 +158,11 @@ export class HearthNode {
   network?: NodeNetwork;
   router?: StreamRouter;
   replicator?: GovernanceReplicator;
+  /** context state sync and the group keys that seal its gossip (absent when standalone) */
+  sync?: ContextSync;
+  groupKeys?: GroupKeys;
+  /** specialized-node invitations (read-only replicas) */
+  specialized?: SpecializedInvites;
   /** TEE information and attestation through the configured provider (docs/tee.md) */
   tee!: TeeService;
   /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
@@ -195,7 +207,6 @@ export class HearthNode {
     const blobStore = new BlobStore(this.store, paths.blobs, { now: () => clock.now() });
     await blobStore.open();
     this.applications = createApplications({ store: this.store, blobs: blobStore, config, now: () => clock.now() });
-    this.blobs = new BlobService({ store: blobStore, isPinned: (blobId) => this.applications.isPinned(blobId) });
     const nodeKey = createPrivateKey(await readFile(paths.nodeKey));
     this.identity = await NodeIdentity.load(this.store, nodeKey, clock.now());
     this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
@@ -219,6 +230,19 @@ export class HearthNode {
         },
       });
     }
+    // blobs a context names are fetched from, and served to, the members of its group on other nodes
+    this.blobPeers = this.network
+      ? new BlobPeers({
+          network: this.network,
+          store: blobStore,
+          membership: (peer, contextId) => {
+            const reg = this.contexts.contexts.registration(contextId);
+            return reg && peerSpeaksForMember(reg.ns, reg.group, peer);
+          },
+          onError: (err) => this.opts.logger.debug({ err }, 'serving a blob to a peer failed'),
+        })
+      : undefined;
+    this.blobs = new BlobService({ store: blobStore, peers: this.blobPeers?.source, isPinned: (blobId) => this.applications.isPinned(blobId) });
     this.namespaces = new NamespaceService({ governance: this.governance, identity: this.identity, clock });
     this.groups = new GroupService({ governance: this.governance, identity: this.identity, namespaces: this.namespaces });
     this.namespaceManage = new NamespaceManageService({ governance: this.governance, namespaces: this.namespaces, groups: this.groups, identity: this.identity, clock });
@@ -257,7 +281,35 @@ export class HearthNode {
       bus: this.bus,
       clock,
       onError: (err) => this.opts.logger.error({ err }, 'dropping the state of deleted contexts failed'),
+      stampDelta: (delta) => this.sync?.stampDelta(delta) ?? {},
     });
+    if (this.network && this.router) {
+      const logger = this.opts.logger.child({ component: 'sync' });
+      this.groupKeys = new GroupKeys({ store: this.store, governance: this.governance, account: this.identity.accountId, network: this.network, router: this.router, logger });
+      this.sync = new ContextSync({
+        records: this.contexts.records,
+        executor: this.contexts.executor,
+        locate: (id) => this.contexts.contexts.registration(id),
+        identity: this.identity,
+        network: this.network,
+        router: this.router,
+        keys: this.groupKeys,
+        bus: this.bus,
+        clock,
+        logger,
+      });
+      this.contexts.contexts.attachSync(this.sync);
+      this.specialized = new SpecializedInvites({
+        network: this.network,
+        router: this.router,
+        identity: this.identity,
+        contexts: this.contexts.contexts,
+        invitations: this.invitations,
+        clock,
+        logger,
+        config: config.specialized,
+      });
+    }
     // contexts whose group went away while the node was down, then every later deletion
     const dropped = await this.contexts.reaper.sweep();
     if (dropped.length > 0) this.opts.logger.info({ contexts: dropped }, 'dropped the local state of contexts whose group was deleted');
@@ -300,6 +352,7 @@ export class HearthNode {
       this.metrics.addGauge(storeSizeGauge({ data: this.opts.paths.data, blobs: this.opts.paths.blobs }));
       if (this.network) registerNetworkMetrics(this.metrics, this.network);
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
+      for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);
       this.metrics.addGauge({
         name: 'hearth_event_streams_active',
         help: 'Open event-stream connections by transport',
@@ -345,6 +398,7 @@ export class HearthNode {
             signingKeys: { signingKeys: this.signingKeys },
             upgrades: { upgrades: this.upgrades },
             delegation: { intents: this.intents, groupIntents: this.groupIntents },
+            sync: { specialized: this.specialized },
             governance: {
               governance: this.governance,
               identity: this.identity,
@@ -384,7 +438,11 @@ export class HearthNode {
       this.events.start();
       await this.network?.start();
       this.router?.serve();
+      this.blobPeers?.start();
       this.replicator?.start();
+      this.groupKeys?.start();
+      await this.sync?.start();
+      this.specialized?.start();
       await this.upgrades.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
@@ -393,6 +451,8 @@ export class HearthNode {
       this.state = 'ready';
     } catch (err) {
       await this.app?.close().catch(() => undefined);
+      await this.sync?.stop().catch(() => undefined);
+      this.groupKeys?.stop();
       await this.replicator?.stop().catch(() => undefined);
       await this.network?.stop().catch(() => undefined);
       await this.runtime?.stop().catch(() => undefined);
@@ -442,6 +502,10 @@ export class HearthNode {
     this.presence?.stop();
     await this.drainHttp();
     await this.upgrades?.stop();
+    this.blobPeers?.stop();
+    this.specialized?.stop();
+    await this.sync?.stop();
+    this.groupKeys?.stop();
     await this.replicator?.stop();
     await this.network?.stop();
     await this.runtime?.stop();

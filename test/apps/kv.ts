@@ -1,10 +1,17 @@
 // A key-value store application shaped like the reference's kv-store (core `apps/kv-store`):
 // init, set, get, entries, len, remove, clear, get_result (an application error), get_unchecked
 // (a panic), events Inserted/Updated/Removed/Cleared with JSON data, and a commit of a root hash the
-// app computes itself (a simple deterministic hash; the host treats it as opaque).
+// app computes itself (a simple deterministic hash; the host treats it as opaque). Its deltas
+// replicate like the reference SDK's: `commit` hands the host the call's last-writer-wins
+// operations, and `__calimero_sync_next` merges a remote node's (docs/runtime.md "Replicating the
+// kv-store").
 // AssemblyScript source; built by test/helpers/wasm-apps.ts with its ABI (kv.abi.json).
 import * as sdk from './lib/sdk';
-import { commitState, getItem, ITEM, keysOf, saveKeys, STATE_KEY } from './lib/kvstore';
+import { decodeArtifact } from './lib/kvop';
+import { commitState, getItem, hasState, keysOf, mergeOp, putLocal, removeLocal, saveKeys } from './lib/kvstore';
+
+/** A remote delta touching a key with this prefix makes `__calimero_sync_next` panic (a test hook). */
+const TRAP_PREFIX = '__trap_on_sync';
 
 function requireString(args: string, method: string, field: string): string {
   const v = sdk.jsonString(args, field);
@@ -16,9 +23,9 @@ export function __calimero_register_merge(): void {}
 
 export function init(): void {
   sdk.noArguments('init');
-  if (sdk.storageRead(sdk.utf8(STATE_KEY)) !== null) sdk.panic('Cannot initialize over already existing state.');
+  if (hasState()) sdk.panic('Cannot initialize over already existing state.');
   saveKeys([]);
-  commitState([]);
+  commitState();
 }
 
 export function set(): void {
@@ -27,15 +34,14 @@ export function set(): void {
   const value = requireString(args, 'set', 'value');
   const keys = keysOf();
   sdk.log('Setting key: ' + sdk.quote(key) + ' to value: ' + sdk.quote(value));
-  const existed = getItem(key) !== null;
-  sdk.storageWrite(sdk.utf8(ITEM + key), sdk.utf8(value));
+  const existed = putLocal(key, value);
   if (!existed) {
     keys.push(key);
     saveKeys(keys);
   }
   sdk.emit(existed ? 'Updated' : 'Inserted', '{"key":' + sdk.quote(key) + ',"value":' + sdk.quote(value) + '}');
   sdk.returnOk('null');
-  commitState(keys);
+  commitState();
 }
 
 export function get(): void {
@@ -64,28 +70,27 @@ export function len(): void {
 export function remove(): void {
   const key = requireString(sdk.readInput(), 'remove', 'key');
   const keys = keysOf();
-  const old = getItem(key);
+  const old = removeLocal(key);
   if (old !== null) {
-    sdk.storageRemove(sdk.utf8(ITEM + key));
     const rest: string[] = [];
     for (let i = 0; i < keys.length; i++) if (keys[i] != key) rest.push(keys[i]);
     saveKeys(rest);
     sdk.emit('Removed', '{"key":' + sdk.quote(key) + '}');
     sdk.returnOk(sdk.quote(old!));
-    commitState(rest);
+    commitState();
     return;
   }
   sdk.returnOk('null');
-  commitState(keys);
+  commitState();
 }
 
 export function clear(): void {
   sdk.noArguments('clear');
   const keys = keysOf();
-  for (let i = 0; i < keys.length; i++) sdk.storageRemove(sdk.utf8(ITEM + keys[i]));
+  for (let i = 0; i < keys.length; i++) removeLocal(keys[i]);
   saveKeys([]);
   if (keys.length > 0) sdk.emit('Cleared', '');
-  commitState([]);
+  commitState();
 }
 
 export function get_result(): void {
@@ -102,4 +107,20 @@ export function get_unchecked(): void {
   const v = getItem(key);
   if (v === null) sdk.panic('key not found', 'apps/kv/src/lib.rs', 133, 33);
   sdk.returnOk(sdk.quote(v!));
+}
+
+/**
+ * Applies a remote delta: `input` is the artifact the authoring node's call committed. A context
+ * without state (a joiner applying the genesis delta first) starts from the empty state. The
+ * merged operations go out as this call's artifact, which the host does not rebroadcast.
+ */
+export function __calimero_sync_next(): void {
+  const ops = decodeArtifact(sdk.readInputBytes());
+  for (let i = 0; i < ops.length; i++) {
+    if (ops[i].key.startsWith(TRAP_PREFIX)) sdk.panic('sync refused: the key "' + ops[i].key + '" is reserved to make the merge trap (test hook)');
+  }
+  let keys = hasState() ? keysOf() : [];
+  for (let i = 0; i < ops.length; i++) keys = mergeOp(keys, ops[i]);
+  saveKeys(keys);
+  commitState();
 }

@@ -79,6 +79,7 @@ it('answers every context, JSON-RPC and presence-intent route as documented', as
   await c.contexts.sync();
   await c.contexts.sync(ctx);
   expect(await c.contexts.resync(ctx, true)).toEqual({ contextId: ctx, resyncStarted: true });
+  expect((await c.contexts.inviteSpecializedNode(ctx)).nonce).toMatch(/^[0-9a-f]{64}$/);
 
   // switch the application, leave and join again
   await c.contexts.updateApplication(ctx, otherAppId);

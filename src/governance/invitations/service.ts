@@ -28,6 +28,8 @@ export interface InviteInput {
   expirationSecs?: number;
   admitters?: string[];
   admitterAddrs?: string[];
+  /** 0 Admin, 1 Member (the default), 2 ReadOnly: what the invited joins as */
+  invitedRole?: 0 | 1 | 2;
 }
 
 export interface PendingJoin {
@@ -115,7 +117,7 @@ export class InvitationService {
       group_id: bytes32(group.id),
       expiration_timestamp: Math.floor(this.d.clock.now() / 1000) + secs,
       secret_salt: [...randomBytes(32)],
-      invited_role: 1,
+      invited_role: input.invitedRole ?? 1,
       admitters: [...new Set(admitters)].sort(),
     };
     const invitation: SignedInvitation = {

@@ -50,9 +50,13 @@ export function readRegister(): ArrayBuffer {
   return out;
 }
 
-export function readInput(): string {
+export function readInputBytes(): ArrayBuffer {
   env.input(REG);
-  return text(readRegister());
+  return readRegister();
+}
+
+export function readInput(): string {
+  return text(readInputBytes());
 }
 
 function valueReturn(tag: u64, data: ArrayBuffer): void {

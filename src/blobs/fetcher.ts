@@ -1,0 +1,249 @@
+/**
+ * Fetches a blob this node lacks from the peers of a context (domain.md §5.2; admin spec "Blobs":
+ * no DHT, the context's peers are swept). The connected peers whose node key speaks for a member
+ * of the context's group (the injected {@link PeerMembership}) are all asked at once over
+ * `/calimero/blob/0.0.2`; the first that answers `found` streams the blob and the others are
+ * dropped. The caller's signal bounds that discovery; the transfer then has the reference's own
+ * deadlines (60 s in all, 30 s between two frames).
+ *
+ * The stream handed to the blob store is checked as it goes: never more bytes than the peer
+ * announced, never a frame past one chunk, and at the end the announced size and the blob id
+ * recomputed from the bytes (1 MiB chunks, as the store cuts them). Any breach ends the stream with
+ * an error before its end, so the store discards what it staged: bad bytes are never kept. The
+ * peer is penalized for a breach, and every outcome is counted (peer-stats.ts).
+ */
+import { createHash } from 'node:crypto';
+import { HearthError } from '../errors.ts';
+import { NetworkError, type Network, type PeerKey, type PenaltyReason } from '../network/contract.ts';
+import { BLOB_PROTOCOL, CHUNK_TIMEOUT_MS, encodeRequest, FETCH_TIMEOUT_MS, MAX_CHUNK_FRAME_BYTES, parseAnswer } from './peer-protocol.ts';
+import type { AskOutcome, BlobPeerStats, TransferOutcome } from './peer-stats.ts';
+import type { PeerMembership } from './provider.ts';
+import type { PeerBlobSource, PeerBlobStream } from './service.ts';
+import { blobIdOf, CHUNK_SIZE, DEFAULT_MAX_BLOB_BYTES } from './store.ts';
+
+export interface BlobFetcherDeps {
+  network: Network;
+  membership: PeerMembership;
+  stats: BlobPeerStats;
+  /** a whole transfer (default 60 s) */
+  fetchTimeoutMs?: number;
+  /** between two frames, the first answer included (default 30 s) */
+  chunkTimeoutMs?: number;
+  /** the largest blob accepted (default the store's 1 GiB) */
+  maxBytes?: number;
+}
+
+/** One peer's open exchange after it answered `found`. */
+interface Offer {
+  peer: PeerKey;
+  frames: AsyncIterator<Uint8Array>;
+  size?: number;
+  close(): void;
+  /** the exchange's controller: aborting it ends the transfer */
+  ctl: AbortController;
+}
+
+class FrameTimeout extends Error {}
+
+export class PeerBlobFetcher implements PeerBlobSource {
+  private readonly life = new AbortController();
+  private readonly fetchTimeoutMs: number;
+  private readonly chunkTimeoutMs: number;
+  private readonly maxBytes: number;
+
+  constructor(private readonly d: BlobFetcherDeps) {
+    this.fetchTimeoutMs = d.fetchTimeoutMs ?? FETCH_TIMEOUT_MS;
+    this.chunkTimeoutMs = d.chunkTimeoutMs ?? CHUNK_TIMEOUT_MS;
+    this.maxBytes = d.maxBytes ?? DEFAULT_MAX_BLOB_BYTES;
+  }
+
+  /** Ends every exchange in flight (node shutdown). */
+  stop(): void {
+    this.life.abort();
+  }
+
+  async fetch(blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null> {
+    const peers = this.d.network.peers().filter((p) => this.d.membership(p, contextId) === true);
+    if (peers.length === 0) {
+      this.d.stats.noPeers++;
+      return null;
+    }
+    const controllers = peers.map(() => new AbortController());
+    const asks = peers.map((peer, i) => this.ask(peer, blobId, contextId, controllers[i]!, signal));
+    return new Promise((resolve) => {
+      let left = asks.length;
+      let won = false;
+      asks.forEach((ask, i) => {
+        void ask.then((offer) => {
+          left--;
+          if (offer && !won) {
+            won = true;
+            controllers.forEach((c, j) => j !== i && c.abort());
+            resolve(new PeerTransfer(offer, blobId, this.d, this.chunkTimeoutMs, this.maxBytes));
+          } else if (offer) offer.close();
+          if (left === 0 && !won) resolve(null);
+        });
+      });
+    });
+  }
+
+  /** Asks one peer; its offer when it has the blob, null otherwise (never rejects). */
+  private async ask(peer: PeerKey, blobId: string, contextId: string, ctl: AbortController, discovery: AbortSignal): Promise<Offer | null> {
+    const stopping = () => ctl.abort();
+    this.life.signal.addEventListener('abort', stopping, { once: true });
+    // the discovery deadline bounds the question only; once found, the transfer has its own
+    discovery.addEventListener('abort', stopping, { once: true });
+    const close = () => {
+      this.life.signal.removeEventListener('abort', stopping);
+      discovery.removeEventListener('abort', stopping);
+      ctl.abort();
+      void frames.return?.();
+    };
+    const frames = this.d.network
+      .requestStream(peer, BLOB_PROTOCOL, encodeRequest({ blobId, contextId }), {
+        timeoutMs: this.fetchTimeoutMs,
+        maxResponseFrameBytes: MAX_CHUNK_FRAME_BYTES,
+        signal: ctl.signal,
+      })
+      [Symbol.asyncIterator]();
+    const count = (outcome: AskOutcome, penalty?: string): null => {
+      this.d.stats.asked[outcome]++;
+      if (penalty) this.d.network.penalize(peer, 'invalid_message', `${BLOB_PROTOCOL}: ${penalty}`);
+      close();
+      return null;
+    };
+    try {
+      const first = await nextWithin(frames, this.chunkTimeoutMs, ctl);
+      if (first.done) return count('bad_answer', 'the exchange ended without an answer');
+      const answer = parseAnswer(first.value, this.maxBytes);
+      if (typeof answer === 'string') return count('bad_answer', answer);
+      if (!answer.found) return count('not_found');
+      this.d.stats.asked.found++;
+      discovery.removeEventListener('abort', stopping);
+      return { peer, frames, size: answer.size, close, ctl };
+    } catch (err) {
+      if (err instanceof NetworkError && err.kind === 'refused') return count('refused');
+      return count(ctl.signal.aborted && !(err instanceof FrameTimeout) ? 'cancelled' : 'failed');
+    }
+  }
+}
+
+/** The blob's bytes as one peer streams them, checked on the way (module doc). */
+class PeerTransfer implements PeerBlobStream {
+  readonly size?: number;
+  private total = 0;
+  private finished = false;
+  /** the blob id is recomputed over 1 MiB pieces, whatever the frames' sizes */
+  private piece = createHash('sha256');
+  private pieceFill = 0;
+  private readonly chunkIds: string[] = [];
+
+  constructor(
+    private readonly offer: Offer,
+    private readonly blobId: string,
+    private readonly d: BlobFetcherDeps,
+    private readonly chunkTimeoutMs: number,
+    private readonly maxBytes: number,
+  ) {
+    this.size = offer.size;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return {
+      next: () => this.next(),
+      return: async () => {
+        this.end('cancelled');
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  private async next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.finished) return { done: true, value: undefined };
+    let r: IteratorResult<Uint8Array>;
+    try {
+      r = await nextWithin(this.offer.frames, this.chunkTimeoutMs, this.offer.ctl);
+    } catch (err) {
+      throw this.failure(err);
+    }
+    if (r.done) {
+      if (this.size !== undefined && this.total !== this.size) throw this.breach('bad_size', `sent ${this.total} bytes, not the ${this.size} it announced`);
+      if (this.pieceFill > 0) this.chunkIds.push(this.piece.digest('hex'));
+      const got = blobIdOf(this.chunkIds);
+      if (got !== this.blobId) throw this.breach('bad_hash', `sent bytes that hash to blob ${got}`);
+      this.end('ok');
+      return { done: true, value: undefined };
+    }
+    const chunk = r.value;
+    this.total += chunk.byteLength;
+    const bound = this.size ?? this.maxBytes;
+    if (this.total > bound) throw this.breach('bad_size', `sent more than the ${bound} bytes ${this.size === undefined ? 'a blob may hold' : 'it announced'}`);
+    this.hash(chunk);
+    return { done: false, value: chunk };
+  }
+
+  private hash(bytes: Uint8Array): void {
+    let off = 0;
+    while (off < bytes.byteLength) {
+      const n = Math.min(CHUNK_SIZE - this.pieceFill, bytes.byteLength - off);
+      this.piece.update(bytes.subarray(off, off + n));
+      this.pieceFill += n;
+      off += n;
+      if (this.pieceFill === CHUNK_SIZE) {
+        this.chunkIds.push(this.piece.digest('hex'));
+        this.piece = createHash('sha256');
+        this.pieceFill = 0;
+      }
+    }
+  }
+
+  private end(outcome: TransferOutcome): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.d.stats.transfers[outcome]++;
+    this.offer.close();
+  }
+
+  /** the peer broke the protocol: penalized, counted, the transfer ended */
+  private breach(outcome: TransferOutcome, what: string, reason: PenaltyReason = 'invalid_message'): HearthError {
+    this.d.network.penalize(this.offer.peer, reason, `${BLOB_PROTOCOL}: blob ${this.blobId}: ${what}`);
+    this.end(outcome);
+    return new HearthError('bad_gateway', `Peer ${this.offer.peer} ${what} for blob ${this.blobId}; it was penalized and nothing was kept`);
+  }
+
+  private failure(err: unknown): HearthError {
+    const peer = this.offer.peer;
+    if (err instanceof FrameTimeout) {
+      this.end('timeout');
+      return new HearthError('gateway_timeout', `Peer ${peer} sent nothing of blob ${this.blobId} for ${this.chunkTimeoutMs / 1000} s; nothing was kept`);
+    }
+    if (err instanceof NetworkError && err.kind === 'too_large') {
+      return this.breach('oversized', `sent a frame past the ${MAX_CHUNK_FRAME_BYTES}-byte chunk bound`, 'oversized_frame');
+    }
+    if (err instanceof NetworkError && err.kind === 'timeout') {
+      this.end('timeout');
+      return new HearthError('gateway_timeout', `Peer ${peer} did not finish sending blob ${this.blobId} in time; nothing was kept`);
+    }
+    const stopping = err instanceof NetworkError && err.kind === 'aborted';
+    this.end(stopping ? 'cancelled' : 'failed');
+    if (stopping) return new HearthError('unavailable', `Fetching blob ${this.blobId} was cancelled: the node is stopping`);
+    const why = err instanceof NetworkError ? `: ${err.message}` : '';
+    return new HearthError('bad_gateway', `Fetching blob ${this.blobId} from peer ${peer} failed${why}; nothing was kept`);
+  }
+}
+
+/** The next frame, or a {@link FrameTimeout} (aborting the exchange) when none comes within `ms`. */
+async function nextWithin<T>(it: AsyncIterator<T>, ms: number, ctl: AbortController): Promise<IteratorResult<T>> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctl.abort();
+  }, ms);
+  try {
+    return await it.next();
+  } catch (err) {
+    throw timedOut ? new FrameTimeout() : err;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Hostile governance input over the real network (issue #12 §6): a node replicating governance on
+ * libp2p receives, from a stranger connected to it, malformed gossip, a forged op, an op with a bad
+ * signature, requests it has no right to make and garbage on the sync stream. Each is dropped and
+ * penalized; the stranger ends up banned and disconnected; the node never crashes or stalls, and an
+ * honest member still joins and replicates through it.
+ */
+import pino from 'pino';
+import { afterAll, expect, it } from 'vitest';
+import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../crypto/keys.ts';
+import { namespaceTopic } from '../../network/contract.ts';
+import type { Libp2pNetwork } from '../../network/libp2p.ts';
+import { encodeJson, StreamRouter, SYNC_PROTOCOL } from '../../network/router.ts';
+import { newNodeKey, TestNodes } from '../../network/test-nodes.ts';
+import { NodeIdentity } from '../../accounts/identity.ts';
+import { MemoryStore } from '../../store/memory.ts';
+import { InvitationService } from '../invitations/service.ts';
+import { opIdOf } from '../log.ts';
+import { govNode, tickingClock, TEST_APP, type GovNode } from '../testkit.ts';
+import { GovernanceReplicator } from './replicator.ts';
+import { KIND } from './wire.ts';
+
+const nets = new TestNodes();
+const replicators: GovernanceReplicator[] = [];
+afterAll(async () => {
+  await Promise.all(replicators.map((r) => r.stop()));
+  await nets.teardown();
+});
+
+async function member(startMs: number): Promise<GovNode & { net: Libp2pNetwork; joiner: InvitationService }> {
+  const key = newNodeKey();
+  const store = new MemoryStore();
+  const clock = tickingClock(startMs);
+  const identity = await NodeIdentity.load(store, key, clock.now());
+  const g = await govNode(startMs, { store, identity, clock });
+  const net = await nets.start({ privateKey: key });
+  const router = new StreamRouter(net);
+  let joiner!: InvitationService;
+  const replicator = new GovernanceReplicator({
+    governance: g.governance,
+    network: net,
+    router,
+    clock,
+    logger: pino({ level: 'silent' }),
+    options: { heartbeatMs: 200, requestTimeoutMs: 3_000, dialTimeoutMs: 3_000 },
+    onTick: async () => void (await joiner.resolvePending()),
+  });
+  joiner = new InvitationService({ governance: g.governance, identity, clock, store, remote: replicator, addresses: () => net.addresses() });
+  router.serve();
+  replicator.start();
+  replicators.push(replicator);
+  return { ...g, net, joiner };
+}
+
+const wait = async (what: string, ok: () => boolean, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+it('drops and penalizes hostile governance input over libp2p, bans the sender, and keeps replicating', { timeout: 60_000 }, async () => {
+  const a = await member(1_700_000_000_000);
+  const ns = await a.namespaces.found({ applicationId: TEST_APP });
+  const topic = namespaceTopic(ns.id);
+  const x = await nets.start();
+  const xKey = await x.dial(a.net.addresses()[0]!, { timeoutMs: 5_000 });
+  expect(xKey).toBe(a.identity.publicKey);
+  x.subscribe(topic, () => undefined);
+  await wait('A sees X on the topic', () => a.net.topicPeers(topic).includes(x.self));
+
+  const stranger = generateKeyPair('ed25519');
+  const unsigned = {
+    namespaceId: ns.id,
+    groupId: ns.id,
+    seq: (BigInt(a.governance.stateOf(ns.id)!.seq) + 1n).toString(),
+    parents: a.governance.heads(ns.id),
+    signer: stranger.publicKey,
+    account: a.identity.accountId,
+    nonce: '1',
+    kind: 'metadata.set',
+    body: { target: 'group', name: 'owned', data: {} },
+    timestampMs: 1,
+  };
+  const id = opIdOf(unsigned);
+  const forged = { ...unsigned, id, signature: ed25519Sign(privateKeyObject(stranger.privateKey), Buffer.from(id, 'hex')) };
+  await x.publish(topic, new TextEncoder().encode('not json'));
+  await x.publish(topic, encodeJson({ type: 'op', op: forged }));
+  await x.publish(topic, encodeJson({ type: 'op', op: { ...forged, signature: '00'.repeat(64) } }));
+  await x.publish(topic, encodeJson({ type: 'mystery' }));
+  const ask = (body: unknown) => x.request(a.identity.publicKey, SYNC_PROTOCOL, encodeJson(body), { timeoutMs: 3_000, maxResponseFrameBytes: 1 << 20 });
+  await expect(ask({ type: KIND.backfill, namespaceId: ns.id, heads: [] })).rejects.toMatchObject({ kind: 'refused', message: expect.stringMatching(/not a member/) });
+  await expect(ask({ type: 'NoSuchKind' })).rejects.toMatchObject({ kind: 'refused' });
+  await wait('penalties for each piece', () => (a.net.status().penalties.invalid_message ?? 0) + (a.net.status().penalties.unauthorized ?? 0) >= 5);
+  expect(a.governance.namespace(ns.id)!.groups[ns.id]!.metadata).toBeNull();
+
+  // an honest member joins and replicates meanwhile
+  const b = await member(1_700_000_100_000);
+  const { invitation } = await a.joiner.invite(ns.id, {});
+  expect((await b.joiner.join(JSON.parse(JSON.stringify(invitation)), ns.id)).pending).toBe(false);
+  await wait('A lists B', () => a.governance.namespace(ns.id)!.groups[ns.id]!.members[b.identity.accountId] !== undefined);
+
+  // a sender that keeps it up is banned and disconnected; the node goes on serving
+  for (let i = 0; i < 25 && a.net.peers().includes(x.self); i++) await x.publish(topic, new TextEncoder().encode(`garbage ${i}`)).catch(() => 0);
+  await wait('X banned', () => a.net.status().banned.some((ban) => ban.peer === x.self));
+  await wait('X disconnected', () => !a.net.peers().includes(x.self));
+  await a.settings.setMetadata(ns.id, { target: 'group' }, { name: 'still-fine', data: {} });
+  await wait('B sees the change', () => b.governance.namespace(ns.id)?.groups[ns.id]?.metadata?.name === 'still-fine');
+});

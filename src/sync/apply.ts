@@ -1,0 +1,283 @@
+/**
+ * Applying remote deltas in causal order (issue #13 item 3; domain.md §2.4, §2.6; runtime.md §5).
+ * A delta whose parents this node holds is applied through the application's own merge entry,
+ * `__calimero_sync_next`, with the delta's artifact as input, under the context's write lock; its
+ * state writes, the delta record, the new root and the new DAG heads go in one batch; then the
+ * delta's recorded events are published as a `StateMutation`, as for a local call. A delta whose
+ * parents are missing waits here (bounded) and is applied as soon as they land, children after
+ * parents. Duplicates are ignored. A delta the application fails to apply is quarantined with its
+ * reason: nothing of it is stored, the context keeps serving reads and local writes.
+ *
+ * Heads: applying delta D removes D's parents from the heads and adds D, so concurrent deltas leave
+ * several heads, which the next local write (parented on all of them) merges.
+ */
+import type { Logger } from 'pino';
+import type { EventBus } from '../events/bus.ts';
+import { OpDag } from '../governance/dag.ts';
+import type { ContextExecutor } from '../contexts/executor.ts';
+import { deltaIdOf } from '../contexts/executor.ts';
+import type { ContextStore } from '../contexts/store.ts';
+import { GENESIS_PARENT, UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
+import type { BatchOp } from '../store/store.ts';
+import type { SyncStatusBoard } from './status.ts';
+
+export const SYNC_ENTRY = '__calimero_sync_next';
+
+export type ReceiveOutcome = 'applied' | 'duplicate' | 'pending' | 'quarantined' | 'unknown_context';
+
+export interface ApplierDeps {
+  records: ContextStore;
+  executor: ContextExecutor;
+  bus: EventBus;
+  status: SyncStatusBoard;
+  logger: Logger;
+  /** the account a member key speaks for in the context's group (the guest's executor id) */
+  accountOf: (contextId: string, key: string) => string | undefined;
+  now: () => number;
+  /** deltas held for missing parents, per context (domain.md §7: 10k) */
+  maxPending?: number;
+}
+
+export interface Snapshot {
+  rootHash: string;
+  heads: string[];
+  rows: [string, string][];
+  deltas: DeltaRecord[];
+}
+
+interface Held {
+  delta: DeltaRecord;
+  from?: string;
+  at: number;
+}
+
+const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
+const sortedHeads = (heads: Iterable<string>) => [...new Set(heads)].sort();
+
+export class DeltaApplier {
+  private readonly dags = new Map<string, Promise<OpDag>>();
+  private readonly pending = new Map<string, Map<string, Held>>();
+  private readonly quarantined = new Map<string, Set<string>>();
+
+  constructor(private readonly d: ApplierDeps) {}
+
+  /** The context's DAG of applied deltas (loaded from its records on first use). */
+  dag(contextId: string): Promise<OpDag> {
+    let dag = this.dags.get(contextId);
+    if (!dag) {
+      dag = this.load(contextId);
+      this.dags.set(contextId, dag);
+      dag.catch(() => this.dags.delete(contextId));
+    }
+    return dag;
+  }
+
+  private async load(contextId: string): Promise<OpDag> {
+    const records: DeltaRecord[] = [];
+    for await (const [, r] of this.d.records.deltas.entries({ prefix: `${contextId}/` })) records.push(r);
+    return buildDag(records);
+  }
+
+  async knows(contextId: string, id: string): Promise<boolean> {
+    return id === GENESIS_PARENT || (await this.dag(contextId)).has(id) || (this.pending.get(contextId)?.has(id) ?? false);
+  }
+
+  pendingCount(contextId: string): number {
+    return this.pending.get(contextId)?.size ?? 0;
+  }
+
+  /** Parents pending deltas wait for that nobody sent yet. */
+  async wanted(contextId: string): Promise<string[]> {
+    const held = this.pending.get(contextId);
+    if (!held) return [];
+    const dag = await this.dag(contextId);
+    const want = new Set<string>();
+    for (const h of held.values()) for (const p of h.delta.parents) if (p !== GENESIS_PARENT && !dag.has(p) && !held.has(p)) want.add(p);
+    return [...want];
+  }
+
+  /** Records this node holds that a holder of `theirHeads` lacks, parents first. */
+  async lacking(contextId: string, theirHeads: readonly string[]): Promise<DeltaRecord[]> {
+    const dag = await this.dag(contextId);
+    const out: DeltaRecord[] = [];
+    for (const id of dag.lacking(theirHeads)) {
+      if (id === GENESIS_PARENT) continue;
+      const r = await this.d.records.deltas.get(`${contextId}/${id}`);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  /** A verified remote delta: applied now, held for its parents, or ignored as a duplicate. */
+  receive(delta: DeltaRecord, from?: string): Promise<ReceiveOutcome> {
+    return this.d.executor.locks.run(delta.contextId, true, async () => {
+      const meta = await this.d.records.getMeta(delta.contextId);
+      if (!meta) return 'unknown_context';
+      const dag = await this.dag(delta.contextId);
+      if (dag.has(delta.id)) return 'duplicate';
+      if (this.quarantined.get(delta.contextId)?.has(delta.id)) return 'quarantined';
+      if (delta.parents.some((p) => p !== GENESIS_PARENT && !dag.has(p))) {
+        this.hold(delta, from);
+        return 'pending';
+      }
+      const outcome = await this.applyOne(meta, dag, delta);
+      await this.cascade(delta.contextId, dag);
+      return outcome;
+    });
+  }
+
+  /**
+   * Installs a snapshot on a context this node holds no state of (joined, never synced): the
+   * responder's state rows verbatim, its delta records and its heads and root, in one batch. Refused
+   * (false) when the context has state already.
+   */
+  installSnapshot(contextId: string, snap: Snapshot): Promise<boolean> {
+    return this.d.executor.locks.run(contextId, true, async () => {
+      const meta = await this.d.records.getMeta(contextId);
+      const dag = await this.dag(contextId);
+      if (!meta || meta.rootHash !== UNINITIALIZED_HASH || dag.size > 1) return false;
+      const built = buildDag(snap.deltas);
+      if (snap.heads.some((h) => !built.has(h))) throw new Error('snapshot heads name deltas it does not carry');
+      const ops: BatchOp[] = [
+        ...this.d.records.writeOps('state', contextId, snap.rows.map(([k, v]) => [bytes(k), bytes(v)])),
+        ...snap.deltas.map((r) => this.d.records.deltaOp(r)),
+        this.d.records.meta.putOp(contextId, { ...meta, rootHash: snap.rootHash, dagHeads: sortedHeads(snap.heads) }),
+      ];
+      await this.d.records.store.batch(ops);
+      this.dags.set(contextId, Promise.resolve(built));
+      for (const r of snap.deltas) this.d.status.held(contextId, r.id);
+      this.d.bus.publish({ type: 'context', contextId, kind: 'StateMutation', data: { newRoot: snap.rootHash, events: [] } });
+      await this.cascade(contextId, built);
+      return true;
+    });
+  }
+
+  /**
+   * A delta a local call just committed (under the context's write lock): the DAG held in memory
+   * takes it too, so remote children of it find their parent.
+   */
+  async noteLocal(delta: DeltaRecord): Promise<void> {
+    const dag = this.dags.get(delta.contextId);
+    if (!dag) return; // loaded from the store, with this delta, on first use
+    const d = await dag;
+    if (!d.has(delta.id)) d.add(delta.id, heightOf(d, delta.parents), delta.parents);
+    await this.cascade(delta.contextId, d);
+  }
+
+  /** Forgets what this node held in memory about a context (deleted or left). */
+  forget(contextId: string): void {
+    this.dags.delete(contextId);
+    this.pending.delete(contextId);
+    this.quarantined.delete(contextId);
+  }
+
+  private async applyOne(meta: ContextMeta, dag: OpDag, delta: DeltaRecord): Promise<ReceiveOutcome> {
+    const { executor, records, status } = this.d;
+    const result = await executor.run(meta, {
+      method: SYNC_ENTRY,
+      input: bytes(delta.artifact),
+      executorId: this.d.accountOf(meta.id, delta.author) ?? delta.author,
+      deviceId: delta.author,
+      readOnly: false,
+    });
+    if (!result.ok) {
+      let q = this.quarantined.get(meta.id);
+      if (!q) this.quarantined.set(meta.id, (q = new Set()));
+      q.add(delta.id);
+      status.quarantine(meta.id, 'apply_failed', `delta ${delta.id.slice(0, 12)}…: ${result.message}`);
+      this.d.logger.warn({ contextId: meta.id, delta: delta.id, kind: result.kind, message: result.message }, 'a remote delta failed to apply; quarantined');
+      return 'quarantined';
+    }
+    const heads = sortedHeads([...meta.dagHeads.filter((h) => !delta.parents.includes(h)), delta.id]);
+    const next: ContextMeta = { ...meta, dagHeads: heads, ...(result.commit ? { rootHash: Buffer.from(result.commit.rootHash).toString('hex') } : {}) };
+    const ops: BatchOp[] = [
+      ...(result.commit ? records.writeOps('state', meta.id, result.writes) : []),
+      ...records.writeOps('private', meta.id, result.privateWrites),
+      ...records.writeOps('index', meta.id, result.indexWrites),
+      records.deltaOp(delta),
+      records.meta.putOp(meta.id, next),
+    ];
+    await records.store.batch(ops);
+    dag.add(delta.id, heightOf(dag, delta.parents), delta.parents);
+    status.held(meta.id, delta.id);
+    this.d.bus.publish({
+      type: 'context',
+      contextId: meta.id,
+      kind: 'StateMutation',
+      data: { newRoot: next.rootHash, events: (delta.events ?? []).map((e) => ({ kind: e.kind, data: [...Buffer.from(e.data, 'hex')], handler: e.handler })) },
+    });
+    return 'applied';
+  }
+
+  /** Applies held deltas whose parents are now all present, until none is left ready. */
+  private async cascade(contextId: string, dag: OpDag): Promise<void> {
+    const held = this.pending.get(contextId);
+    for (;;) {
+      const ready = held && [...held.values()].find((h) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p)));
+      if (!ready) break;
+      held!.delete(ready.delta.id);
+      const meta = await this.d.records.getMeta(contextId);
+      if (!meta) break;
+      if (!dag.has(ready.delta.id)) await this.applyOne(meta, dag, ready.delta);
+    }
+    this.d.status.setPending(contextId, this.pendingCount(contextId));
+  }
+
+  private hold(delta: DeltaRecord, from?: string): void {
+    let held = this.pending.get(delta.contextId);
+    if (!held) this.pending.set(delta.contextId, (held = new Map()));
+    if (held.has(delta.id)) return;
+    if (held.size >= (this.d.maxPending ?? 10_000)) {
+      const oldest = held.keys().next().value;
+      if (oldest !== undefined) held.delete(oldest);
+    }
+    held.set(delta.id, { delta, from, at: this.d.now() });
+    this.d.status.setPending(delta.contextId, held.size);
+    this.d.status.reason(delta.contextId, 'parents_pending', `${held.size} delta(s) wait for parents not received yet`);
+  }
+}
+
+/** Height of a delta with these parents: one above the highest (the genesis parent is height 0). */
+function heightOf(dag: OpDag, parents: readonly string[]): bigint {
+  let max = 0n;
+  for (const p of parents) {
+    const s = dag.seqOf(p);
+    if (s !== undefined && s > max) max = s;
+  }
+  return max + 1n;
+}
+
+/**
+ * A DAG over records given in any order, rooted at the genesis parent (parents before children,
+ * without recursion: a long history is a long chain). Throws when a record names a parent that is
+ * not among them, or when its id does not re-derive from its content.
+ */
+export function buildDag(records: readonly DeltaRecord[]): OpDag {
+  const dag = new OpDag();
+  dag.add(GENESIS_PARENT, 0n, []);
+  const byId = new Map(records.map((r) => [r.id, r]));
+  const waiting = new Map<string, number>();
+  const children = new Map<string, string[]>();
+  const ready: DeltaRecord[] = [];
+  for (const r of byId.values()) {
+    if (deltaIdOf(r.parents, bytes(r.artifact)) !== r.id) throw new Error(`delta ${r.id} does not match its content`);
+    const open = r.parents.filter((p) => p !== GENESIS_PARENT);
+    for (const p of open) {
+      if (!byId.has(p)) throw new Error(`delta ${r.id} names a parent ${p} that is not there`);
+      children.set(p, [...(children.get(p) ?? []), r.id]);
+    }
+    waiting.set(r.id, open.length);
+    if (open.length === 0) ready.push(r);
+  }
+  while (ready.length > 0) {
+    const r = ready.pop()!;
+    dag.add(r.id, heightOf(dag, r.parents), r.parents);
+    for (const c of children.get(r.id) ?? []) {
+      const left = waiting.get(c)! - 1;
+      waiting.set(c, left);
+      if (left === 0) ready.push(byId.get(c)!);
+    }
+  }
+  if (dag.size !== byId.size + 1) throw new Error('delta records form a cycle');
+  return dag;
+}

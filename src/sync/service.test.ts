@@ -1,0 +1,194 @@
+/**
+ * Context state sync over the in-memory network: a joiner gets the state (snapshot), writes on one
+ * node reach the others with their events, concurrent writes converge to one root, a node that was
+ * away or restarted catches up, hostile deltas are refused with a reason and a penalty, a guest that
+ * traps while merging quarantines the delta, and a removed member cannot read later writes.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { APP_ID } from '../contexts/testkit.ts';
+import { UNINITIALIZED_HASH } from '../contexts/types.ts';
+import { ed25519Sign, generateKeyPair, privateKeyObject } from '../crypto/keys.ts';
+import { contextTopic } from '../network/contract.ts';
+import { MemoryHub } from '../network/memory.ts';
+import { encodeJson } from '../network/router.ts';
+import { syncNode, until, type SyncNode } from './testkit.ts';
+import { deltaDigest } from './wire.ts';
+
+const running: SyncNode[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((n) => n.stop().catch(() => undefined)));
+});
+
+async function node(hub: MemoryHub, startMs: number, existing?: SyncNode): Promise<SyncNode> {
+  const n = await syncNode(hub, startMs, existing ? { store: existing.store, identity: existing.identity } : undefined);
+  running.push(n);
+  return n;
+}
+
+const dec = (b: Uint8Array | null) => (b ? JSON.parse(new TextDecoder().decode(b)) : null);
+
+async function call(n: SyncNode, contextId: string, method: string, args: Record<string, string> = {}, readOnly = false) {
+  const { result } = await n.executor.call(
+    contextId,
+    { method, input: new TextEncoder().encode(JSON.stringify(args)), executorId: n.identity.accountId, deviceId: n.identity.publicKey, readOnly },
+    () => undefined,
+  );
+  if (!result.ok) throw new Error(result.message);
+  return dec(result.output);
+}
+
+const meta = async (n: SyncNode, id: string) => (await n.records.getMeta(id))!;
+const sameState = async (nodes: SyncNode[], id: string) => {
+  const metas = await Promise.all(nodes.map((n) => n.records.getMeta(id)));
+  return metas.every((m) => m && m.rootHash !== UNINITIALIZED_HASH && m.rootHash === metas[0]!.rootHash && JSON.stringify(m.dagHeads) === JSON.stringify(metas[0]!.dagHeads));
+};
+
+/** A founds a namespace with a context; every other node joins the namespace and the context. */
+async function cluster(count: number) {
+  const hub = new MemoryHub();
+  const nodes: SyncNode[] = [];
+  for (let i = 0; i < count; i++) nodes.push(await node(hub, 1_700_000_000_000 + i * 100_000));
+  const [a] = nodes as [SyncNode];
+  const ns = await a.namespaces.found({ applicationId: APP_ID });
+  const { contextId } = await a.contexts.create({ groupId: ns.id, applicationId: APP_ID, initializationParams: new Uint8Array() });
+  await call(a, contextId, 'set', { key: 'seed', value: 'a' });
+  for (const n of nodes.slice(1)) {
+    const { invitation } = await a.invitations.invite(ns.id, {});
+    await n.invitations.join(JSON.parse(JSON.stringify(invitation)), ns.id);
+    await until('the context is registered on the joiner', () => n.contexts.registration(contextId) !== undefined);
+    await n.contexts.join(contextId);
+  }
+  for (const n of nodes.slice(1)) await until('the joiner has the state', () => sameState([a, n], contextId));
+  return { hub, nodes, nsId: ns.id, contextId };
+}
+
+describe('context sync', () => {
+  it('a joiner receives the state (snapshot), then writes flow both ways with their events', async () => {
+    const { nodes, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    expect(await call(b, contextId, 'get', { key: 'seed' }, true)).toBe('a');
+    expect((await b.sync.view(contextId)).caughtUp).toBe(true);
+    await call(a, contextId, 'set', { key: 'k1', value: 'from-a' });
+    await until('B sees A’s write', async () => (await call(b, contextId, 'get', { key: 'k1' }, true)) === 'from-a');
+    const mutation = b.events.find((e) => e.type === 'context' && e.kind === 'StateMutation' && JSON.stringify(e.data).includes('"Inserted"'));
+    expect(mutation).toBeDefined();
+    await call(b, contextId, 'set', { key: 'k2', value: 'from-b' });
+    await until('A sees B’s write', async () => (await call(a, contextId, 'get', { key: 'k2' }, true)) === 'from-b');
+    await until('same root and heads', () => sameState(nodes, contextId));
+  });
+
+  it('concurrent writes on three nodes converge to one root, and the next write merges the heads', async () => {
+    const { hub, nodes, contextId } = await cluster(3);
+    const [a, b, c] = nodes as [SyncNode, SyncNode, SyncNode];
+    const keysOf = nodes.map((n) => n.identity.publicKey);
+    for (const x of keysOf) for (const y of keysOf) if (x < y) hub.unlink(x, y);
+    await call(a, contextId, 'set', { key: 'same', value: 'a' });
+    await call(b, contextId, 'set', { key: 'same', value: 'b' });
+    await call(c, contextId, 'set', { key: 'c-only', value: 'c' });
+    await call(a, contextId, 'remove', { key: 'seed' });
+    hub.linkAll();
+    await until('all converge', () => sameState(nodes, contextId), 10_000);
+    const entries = await Promise.all(nodes.map((n) => call(n, contextId, 'entries', {}, true)));
+    expect(entries[1]).toEqual(entries[0]);
+    expect(entries[2]).toEqual(entries[0]);
+    expect(entries[0]).toMatchObject({ 'c-only': 'c' });
+    expect(entries[0].seed).toBeUndefined();
+    expect((await meta(a, contextId)).dagHeads.length).toBe(3);
+    await call(b, contextId, 'set', { key: 'after', value: 'merge' });
+    await until('one head everywhere', async () => (await sameState(nodes, contextId)) && (await meta(a, contextId)).dagHeads.length === 1);
+  });
+
+  it('a node away (partitioned, then restarted) catches up with every write it missed', async () => {
+    const { hub, nodes, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    hub.unlink(a.identity.publicKey, b.identity.publicKey);
+    for (let i = 0; i < 20; i++) await call(a, contextId, 'set', { key: `k${i}`, value: String(i) });
+    expect(await call(b, contextId, 'get', { key: 'k19' }, true)).toBeNull();
+    await b.stop();
+    running.splice(running.indexOf(b), 1);
+    const b2 = await node(hub, 1_800_000_000_000, b);
+    hub.link(b2.identity.publicKey, a.identity.publicKey);
+    await until('B caught up', () => sameState([a, b2], contextId));
+    expect(await call(b2, contextId, 'get', { key: 'k19' }, true)).toBe('19');
+    expect((await b2.sync.view(contextId)).behind).toBe(0);
+  });
+
+  it('refuses forged and non-member deltas with a penalty, and quarantines one the guest cannot merge', async () => {
+    const { hub, nodes, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    const x = hub.join('ee'.repeat(32));
+    hub.link(x.self, b.identity.publicKey);
+    x.subscribe(contextTopic(contextId), () => undefined);
+    const head = { contextId, id: 'ab'.repeat(32), parents: (await meta(b, contextId)).dagHeads, origin: a.identity.publicKey, author: a.identity.publicKey, hlc: '1.000000' };
+    const stranger = generateKeyPair('ed25519');
+    const forgedSig = ed25519Sign(privateKeyObject(stranger.privateKey), deltaDigest(head));
+    await x.publish(contextTopic(contextId), encodeJson({ type: 'delta', ...head, signature: forgedSig, keyId: 'cd'.repeat(32), nonce: '00'.repeat(12), ciphertext: '00'.repeat(32) }));
+    const own = { ...head, origin: stranger.publicKey };
+    await x.publish(contextTopic(contextId), encodeJson({ type: 'delta', ...own, signature: ed25519Sign(privateKeyObject(stranger.privateKey), deltaDigest(own)), keyId: 'cd'.repeat(32), nonce: '00'.repeat(12), ciphertext: '00'.repeat(32) }));
+    await x.publish(contextTopic(contextId), new TextEncoder().encode('garbage'));
+    await until('three penalties', () => b.net.penalties.filter((p) => p.peer === x.self).length >= 3);
+    expect(b.net.penalties.filter((p) => p.peer === x.self).map((p) => p.reason).sort()).toEqual(['bad_signature', 'invalid_message', 'unauthorized']);
+
+    await call(a, contextId, 'set', { key: '__trap', value: 'boom' });
+    await until('quarantined on B', async () => (await b.sync.view(contextId)).quarantined === 1);
+    const status = await b.sync.view(contextId);
+    expect(status.reasons.map((r) => r.reason)).toContain('apply_failed');
+    // B still serves reads and takes local writes
+    expect(await call(b, contextId, 'get', { key: 'seed' }, true)).toBe('a');
+    await call(b, contextId, 'set', { key: 'still', value: 'works' });
+    expect(await call(b, contextId, 'get', { key: 'still' }, true)).toBe('works');
+  });
+
+  it('a bad seal, an oversized artifact and parents that never arrive show in the status, and nothing breaks', async () => {
+    const { hub, nodes, nsId, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    // A's own key signs, so only the body is wrong: a seal that does not open
+    const signed = (over: Record<string, unknown>) => {
+      const head = { contextId, id: 'ab'.repeat(32), parents: ['cd'.repeat(32)], origin: a.identity.publicKey, author: a.identity.publicKey, hlc: '5.000000', ...over };
+      return { type: 'delta', ...head, signature: a.identity.sign(deltaDigest(head as never)) };
+    };
+    const keyId = a.governance.namespace(nsId)!.groups[nsId]!.keyId!;
+    const relay = hub.join('ee'.repeat(32));
+    hub.link(relay.self, b.identity.publicKey);
+    relay.subscribe(contextTopic(contextId), () => undefined);
+    await relay.publish(contextTopic(contextId), encodeJson({ ...signed({}), keyId, nonce: '00'.repeat(12), ciphertext: '11'.repeat(48) }));
+    await until('the bad seal is reported', async () => (await b.sync.view(contextId)).reasons.some((r) => r.reason === 'decrypt_failed'));
+    // an artifact past the bound is refused before anything reads it
+    const { deltaFrames, parseRecord } = await import('./wire.ts');
+    const huge = { ...signed({}), artifact: '00'.repeat(3 * 1024 * 1024 + 1), rootHash: 'ef'.repeat(32), timestampMs: 1 };
+    expect(parseRecord(huge)).toMatch(/artifact must be hex of at most/);
+    expect([...deltaFrames(contextId, [])]).toEqual([]);
+    // a valid delta whose parent nobody has: held, counted, and B still works
+    const { deltaIdOf } = await import('../contexts/executor.ts');
+    const artifact = Buffer.from(JSON.stringify({ ops: [{ key: 'orphan', value: 'x', stamp: [99, 'zz'] }] })).toString('hex');
+    const parents = ['77'.repeat(32)];
+    const id = deltaIdOf(parents, Buffer.from(artifact, 'hex'));
+    const head = { contextId, id, parents, origin: a.identity.publicKey, author: a.identity.publicKey, hlc: '6.000000' };
+    const record = { ...head, signature: a.identity.sign(deltaDigest(head)), artifact, rootHash: 'ef'.repeat(32), timestampMs: 1 };
+    expect(await b.sync.applier.receive(parseRecord(record) as never, relay.self)).toBe('pending');
+    const status = await b.sync.view(contextId);
+    expect(status).toMatchObject({ pending: 1, caughtUp: false });
+    expect(status.reasons.map((r) => r.reason)).toContain('parents_pending');
+    expect(await b.sync.applier.wanted(contextId)).toEqual(parents);
+    await call(b, contextId, 'set', { key: 'local', value: 'fine' });
+    expect(await call(b, contextId, 'get', { key: 'local' }, true)).toBe('fine');
+    expect(await call(b, contextId, 'get', { key: 'orphan' }, true)).toBeNull();
+  });
+
+  it('a member removed by an admin cannot read later writes', async () => {
+    const { nodes, nsId, contextId } = await cluster(3);
+    const [a, b, c] = nodes as [SyncNode, SyncNode, SyncNode];
+    const keyBefore = a.governance.namespace(nsId)!.groups[nsId]!.keyId;
+    expect(keyBefore).toBeDefined();
+    await a.members.removeMembers(nsId, [c.identity.accountId]);
+    await until('C knows it was removed', () => !c.governance.namespace(nsId)?.groups[nsId]?.members[c.identity.accountId]);
+    await until('A rotated the key', () => a.governance.namespace(nsId)!.groups[nsId]!.keyId !== keyBefore);
+    await call(a, contextId, 'set', { key: 'secret', value: 'after-removal' });
+    await until('B reads it', async () => (await call(b, contextId, 'get', { key: 'secret' }, true)) === 'after-removal');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await call(c, contextId, 'get', { key: 'secret' }, true)).toBeNull();
+    c.sync.syncNow(contextId);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await call(c, contextId, 'get', { key: 'secret' }, true)).toBeNull();
+  });
+});

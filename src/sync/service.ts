@@ -1,0 +1,444 @@
+/**
+ * Context state sync (issue #13; domain.md §2.5–§2.8): the driver that moves deltas between the
+ * member nodes of a context over the network interface.
+ *
+ * - Write path: every delta a local call commits (already durable; the call's answer never waits)
+ *   is sealed with its group's key and published on the context's topic (the bare context id). A
+ *   delta too large for gossip, or one whose key this node cannot get, is announced by its heads
+ *   instead, and peers pull it over the stream.
+ * - Receive path: a gossiped delta is checked (origin signature, the origin a writer of the group),
+ *   opened with the group key (fetched from the sender when missing), its id re-derived, then applied
+ *   in causal order (apply.ts).
+ * - Catch-up: on connect, on every heartbeat that advertises heads this node lacks, on join and on
+ *   `POST /contexts/sync`, a node pulls from a member peer: every delta it lacks given its heads
+ *   (`ContextBackfillRequest`), or, for a context it has no state of yet, a snapshot
+ *   (`ContextSnapshotRequest`: the state rows verbatim, every delta record, heads and root).
+ * - Serving: heads, backfill and snapshots go to peers whose node key speaks for a member of the
+ *   context's group, in clear over the Noise-encrypted stream.
+ *
+ * Every wait has a deadline and the service's signal; whatever a peer sends, the worst outcome is a
+ * dropped message, a penalty and a reason in the sync status.
+ */
+import type { Logger } from 'pino';
+import type { NodeIdentity } from '../accounts/identity.ts';
+import type { Clock } from '../clock.ts';
+import type { ContextExecutor } from '../contexts/executor.ts';
+import type { ContextStore } from '../contexts/store.ts';
+import { UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
+import type { EventBus } from '../events/bus.ts';
+import { contextTopic, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, NetworkError, PeerRefusal, type GossipMessage, type Network, type PeerKey, type PenaltyReason } from '../network/contract.ts';
+import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
+import { DeltaApplier, type Snapshot } from './apply.ts';
+import { HybridClock } from './hlc.ts';
+import { open, seal, type GroupKeys } from './keys.ts';
+import { SyncStatusBoard, type ContextSyncStatus } from './status.ts';
+import { memberAccount, verifyHead, verifyRecord, type Registration } from './verify.ts';
+import { deltaDigest, deltaFrames, FRAME_BUDGET, isHex64, KINDS, parseBody, parseHead, parseIds, parseRecord, toRecord, type DeltaBody } from './wire.ts';
+
+export interface SyncOptions {
+  /** heads heartbeat on every context topic (domain.md §2.7: 30 s at the reference) */
+  heartbeatMs: number;
+  /** deadline of one backfill or heads exchange */
+  requestTimeoutMs: number;
+  /** deadline of one snapshot transfer */
+  snapshotTimeoutMs: number;
+}
+
+export const SYNC_DEFAULTS: SyncOptions = { heartbeatMs: 10_000, requestTimeoutMs: 30_000, snapshotTimeoutMs: 120_000 };
+
+export interface ContextSyncDeps {
+  records: ContextStore;
+  executor: ContextExecutor;
+  /** the context's group and namespace as governance knows them */
+  locate: (contextId: string) => Registration | undefined;
+  identity: NodeIdentity;
+  network: Network;
+  router: StreamRouter;
+  keys: GroupKeys;
+  bus: EventBus;
+  clock: Clock;
+  logger: Logger;
+  options?: Partial<SyncOptions>;
+}
+
+const frameOpts = (timeoutMs: number, signal: AbortSignal) => ({ timeoutMs, maxResponseFrameBytes: MAX_FRAME_BYTES, signal });
+
+export class ContextSync {
+  readonly status: SyncStatusBoard;
+  readonly applier: DeltaApplier;
+  readonly hlc: HybridClock;
+  private readonly opts: SyncOptions;
+  private readonly topics = new Map<string, () => void>();
+  private readonly inflight = new Map<string, Promise<boolean>>();
+  private readonly cleanups: (() => void)[] = [];
+  private readonly life = new AbortController();
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly d: ContextSyncDeps) {
+    this.opts = { ...SYNC_DEFAULTS, ...d.options };
+    this.hlc = new HybridClock(() => d.clock.now());
+    this.status = new SyncStatusBoard(d.bus, () => d.clock.now());
+    this.applier = new DeltaApplier({
+      records: d.records,
+      executor: d.executor,
+      bus: d.bus,
+      status: this.status,
+      logger: d.logger,
+      now: () => d.clock.now(),
+      accountOf: (contextId, key) => {
+        const reg = d.locate(contextId);
+        return reg ? memberAccount(reg, key) : undefined;
+      },
+    });
+    const serve = { maxRequestBytes: 64 * 1024, timeoutMs: 60_000 };
+    d.router.register(KINDS.heads, (req, ctx) => this.serveHeads(req, ctx), serve);
+    d.router.register(KINDS.backfill, (req, ctx) => this.serveBackfill(req, ctx), serve);
+    d.router.register(KINDS.snapshot, (req, ctx) => this.serveSnapshot(req, ctx), { ...serve, timeoutMs: 300_000 });
+  }
+
+  /** What the executor stamps on each delta made here: its HLC, this node as origin, and the signature. */
+  readonly stampDelta = (delta: DeltaRecord): Pick<DeltaRecord, 'hlc' | 'origin' | 'signature'> => {
+    const hlc = this.hlc.tick();
+    const origin = this.d.identity.publicKey;
+    return { hlc, origin, signature: this.d.identity.sign(deltaDigest({ ...delta, hlc, origin })) };
+  };
+
+  async start(): Promise<void> {
+    for (const meta of await this.d.records.listMeta()) this.follow(meta.id);
+    this.cleanups.push(
+      this.d.executor.onCommit((delta) => {
+        void this.applier.noteLocal(delta).catch((e: unknown) => this.d.logger.warn({ err: e }, 'noting a local delta failed'));
+        void this.publishLocal(delta);
+      }),
+    );
+    this.cleanups.push(this.d.network.onPeer((e) => e.type === 'connected' && void this.onConnected(e.peer)));
+    const tick = () => {
+      this.timer = setTimeout(() => void this.heartbeat().finally(() => !this.life.signal.aborted && tick()), this.opts.heartbeatMs * (0.75 + Math.random() / 2));
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.life.abort();
+    clearTimeout(this.timer);
+    for (const c of this.cleanups.splice(0)) c();
+    for (const off of this.topics.values()) off();
+    this.topics.clear();
+    await Promise.allSettled([...this.inflight.values()]);
+  }
+
+  /** The sync status of a context this node holds. */
+  async view(contextId: string): Promise<ContextSyncStatus> {
+    const meta = await this.d.records.getMeta(contextId);
+    const initialized = meta !== undefined && meta.rootHash !== UNINITIALIZED_HASH;
+    return this.status.view(contextId, initialized, this.holders(contextId).length > 0);
+  }
+
+  /** Follows a context (its topic) and pulls it from its peers now; answers at once. */
+  syncNow(contextId?: string): void {
+    void (async () => {
+      const ids = contextId ? [contextId] : (await this.d.records.listMeta()).map((m) => m.id);
+      for (const id of ids) {
+        this.follow(id);
+        const peers = this.holders(id);
+        if (peers.length === 0) {
+          // nothing to pull from: say so at once (idle with state, waiting for peers without)
+          const meta = await this.d.records.getMeta(id);
+          this.status.set(id, meta && meta.rootHash !== UNINITIALIZED_HASH ? 'idle' : 'waitingForPeers', true);
+        }
+        for (const p of peers) void this.pull(id, p);
+      }
+    })().catch((e: unknown) => this.d.logger.debug({ err: (e as Error).message }, 'sync trigger failed'));
+  }
+
+  /** Stops following a context this node no longer holds. */
+  forget(contextId: string): void {
+    this.topics.get(contextId)?.();
+    this.topics.delete(contextId);
+    this.applier.forget(contextId);
+    this.status.forget(contextId);
+  }
+
+  // ——— write path ———
+
+  private async publishLocal(delta: DeltaRecord): Promise<void> {
+    const topic = contextTopic(delta.contextId);
+    this.follow(delta.contextId);
+    try {
+      const reg = this.d.locate(delta.contextId);
+      if (!reg) return;
+      const message = await this.sealed(reg, delta).catch((e: unknown) => {
+        this.d.logger.debug({ contextId: delta.contextId, err: (e as Error).message }, 'no group key: announcing the delta by its heads');
+        return undefined;
+      });
+      if (message && message.byteLength <= MAX_GOSSIP_BYTES) await this.d.network.publish(topic, message);
+      else await this.announce(delta.contextId);
+    } catch (e) {
+      this.d.logger.debug({ contextId: delta.contextId, err: (e as Error).message }, 'publishing a delta failed (catch-up repairs it)');
+    }
+  }
+
+  private async sealed(reg: Registration, d: DeltaRecord): Promise<Uint8Array> {
+    const { keyId, key } = await this.d.keys.current(reg.group.id);
+    const body: DeltaBody = {
+      artifact: d.artifact,
+      rootHash: d.rootHash,
+      timestampMs: d.timestampMs,
+      ...(d.events ? { events: d.events } : {}),
+      ...(d.delegation ? { delegation: d.delegation } : {}),
+    };
+    const sealedBody = seal(key, Buffer.from(JSON.stringify(body)));
+    return encodeJson({ type: 'delta', contextId: d.contextId, id: d.id, parents: d.parents, origin: d.origin, author: d.author, hlc: d.hlc, signature: d.signature, keyId, ...sealedBody });
+  }
+
+  private async announce(contextId: string): Promise<void> {
+    const meta = await this.d.records.getMeta(contextId);
+    if (!meta || this.d.network.topicPeers(contextTopic(contextId)).length === 0) return;
+    await this.d.network.publish(contextTopic(contextId), encodeJson({ type: 'heads', contextId, heads: meta.dagHeads, rootHash: meta.rootHash }));
+  }
+
+  // ——— receive path ———
+
+  private async onGossip(contextId: string, msg: GossipMessage): Promise<void> {
+    const raw = decodeJson(msg.data);
+    const drop = (penalty: PenaltyReason, why: string) => this.d.network.penalize(msg.from, penalty, why.slice(0, 200));
+    if (!raw) return drop('invalid_message', 'context gossip is not a JSON object');
+    const reg = this.d.locate(contextId);
+    if (!reg) return;
+    if (raw.type === 'heads') {
+      const heads = parseIds(raw.heads);
+      if (raw.contextId !== contextId || !heads) return drop('invalid_message', 'heads message for another context or malformed');
+      if (memberAccount(reg, msg.from) === undefined) return drop('unauthorized', `heads from ${msg.from}, not a member`);
+      this.status.heard(contextId, msg.from);
+      const missing: string[] = [];
+      for (const h of heads) if (!(await this.applier.knows(contextId, h))) missing.push(h);
+      this.status.advertised(contextId, missing);
+      if (missing.length > 0) void this.pull(contextId, msg.from);
+      return;
+    }
+    if (raw.type !== 'delta') return drop('invalid_message', `unknown context gossip type ${String(raw.type).slice(0, 32)}`);
+    const head = parseHead(raw);
+    if (typeof head === 'string') return drop('invalid_message', `delta: ${head}`);
+    if (head.contextId !== contextId) return drop('invalid_message', 'a delta for another context on this topic');
+    const verdict = verifyHead(reg, head);
+    if (!verdict.ok) return drop(verdict.penalty, verdict.why);
+    this.status.heard(contextId, msg.from);
+    if (await this.applier.knows(contextId, head.id)) return;
+    if (!isHex64(raw.keyId) || typeof raw.nonce !== 'string' || typeof raw.ciphertext !== 'string') return drop('invalid_message', 'delta without a seal');
+    const key = await this.d.keys.get(reg.group.id, raw.keyId, msg.from);
+    if (!key) {
+      this.status.reason(contextId, 'key_unavailable', `no peer gave the key ${raw.keyId.slice(0, 12)}… of group ${reg.group.id.slice(0, 12)}…; pulling the delta over the stream`);
+      void this.pull(contextId, msg.from);
+      return;
+    }
+    this.status.clear(contextId, 'key_unavailable');
+    const plain = open(key, raw.nonce, raw.ciphertext);
+    const body = plain ? parseBody(decodeJson(plain)) : 'the seal does not open with the group key';
+    if (typeof body === 'string') {
+      this.status.quarantine(contextId, 'decrypt_failed', `delta ${head.id.slice(0, 12)}…: ${body}`);
+      return drop('invalid_message', `delta ${head.id}: ${body}`);
+    }
+    const record = toRecord(head, body);
+    const full = verifyRecord(reg, record);
+    if (!full.ok) {
+      this.status.quarantine(contextId, 'decrypt_failed', full.why);
+      return drop(full.penalty, full.why);
+    }
+    this.hlc.observe(head.hlc);
+    const outcome = await this.applier.receive(record, msg.from);
+    if (outcome === 'pending') void this.pull(contextId, msg.from);
+  }
+
+  // ——— catch-up ———
+
+  /** Pulls what `peer` holds of a context; one exchange per (context, peer) at a time. */
+  private pull(contextId: string, peer: PeerKey): Promise<boolean> {
+    const key = `${contextId}|${peer}`;
+    const running = this.inflight.get(key);
+    if (running) return running;
+    const run = this.pullNow(contextId, peer).finally(() => this.inflight.delete(key));
+    this.inflight.set(key, run);
+    return run;
+  }
+
+  private async pullNow(contextId: string, peer: PeerKey): Promise<boolean> {
+    const meta = await this.d.records.getMeta(contextId);
+    const reg = this.d.locate(contextId);
+    if (!meta || !reg || this.life.signal.aborted) return false;
+    const fresh = meta.rootHash === UNINITIALIZED_HASH && (await this.applier.dag(contextId)).size <= 1;
+    this.status.set(contextId, fresh ? 'receivingSnapshot' : 'syncing');
+    try {
+      if (fresh) await this.snapshotFrom(reg, contextId, peer);
+      else await this.backfillFrom(reg, meta, peer);
+      this.status.heard(contextId, peer);
+      this.status.succeeded(contextId);
+      this.status.set(contextId, 'idle');
+      return true;
+    } catch (e) {
+      const kind = e instanceof NetworkError ? e.kind : 'error';
+      const message = (e as Error).message;
+      this.status.failed(contextId, message);
+      if (!(e instanceof NetworkError && e.kind === 'refused' && /not hold|NotMaterialized/.test(message))) this.status.reason(contextId, 'pull_failed', `${peer.slice(0, 12)}…: ${message}`);
+      this.status.set(contextId, 'backingOff');
+      this.d.logger.debug({ contextId, peer, kind, err: message }, 'context pull failed');
+      return false;
+    }
+  }
+
+  private async backfillFrom(reg: Registration, meta: ContextMeta, peer: PeerKey): Promise<void> {
+    const heads = meta.dagHeads;
+    const signal = this.life.signal;
+    for await (const frame of this.d.router.requestStream(peer, KINDS.backfill, { contextId: meta.id, heads }, frameOpts(this.opts.requestTimeoutMs, signal))) {
+      for (const raw of Array.isArray(frame.deltas) ? frame.deltas : []) await this.take(reg, meta.id, raw, peer);
+    }
+  }
+
+  /** One record from the stream: parsed, verified, applied (or held); a bad one penalizes the sender. */
+  private async take(reg: Registration, contextId: string, raw: unknown, peer: PeerKey): Promise<void> {
+    const r = parseRecord(raw);
+    if (typeof r === 'string' || r.contextId !== contextId) {
+      this.d.network.penalize(peer, 'invalid_message', `backfill: ${typeof r === 'string' ? r : 'a delta of another context'}`);
+      throw new NetworkError('protocol', 'the peer sent a malformed delta');
+    }
+    const verdict = verifyRecord(reg, r);
+    if (!verdict.ok) {
+      this.d.network.penalize(peer, verdict.penalty, verdict.why);
+      this.status.quarantine(contextId, 'decrypt_failed', verdict.why);
+      return;
+    }
+    this.hlc.observe(r.hlc);
+    await this.applier.receive(r, peer);
+  }
+
+  private async snapshotFrom(reg: Registration, contextId: string, peer: PeerKey): Promise<void> {
+    const snap: Snapshot = { rootHash: '', heads: [], rows: [], deltas: [] };
+    const signal = this.life.signal;
+    for await (const frame of this.d.router.requestStream(peer, KINDS.snapshot, { contextId }, frameOpts(this.opts.snapshotTimeoutMs, signal))) {
+      if (frame.part === 'boundary') {
+        const heads = parseIds(frame.heads);
+        if (!isHex64(frame.rootHash) || !heads) throw this.bad(peer, 'snapshot boundary malformed');
+        snap.rootHash = frame.rootHash;
+        snap.heads = heads;
+      } else if (frame.part === 'rows' && Array.isArray(frame.rows)) {
+        for (const row of frame.rows) {
+          if (!Array.isArray(row) || row.length !== 2 || !row.every((x) => typeof x === 'string' && /^(?:[0-9a-f]{2})+$/.test(x))) throw this.bad(peer, 'snapshot row malformed');
+          snap.rows.push([row[0], row[1]]);
+        }
+      } else if (frame.part === 'deltas' && Array.isArray(frame.deltas)) {
+        for (const raw of frame.deltas) {
+          const r = parseRecord(raw);
+          if (typeof r === 'string' || r.contextId !== contextId) throw this.bad(peer, `snapshot delta: ${typeof r === 'string' ? r : 'another context'}`);
+          const verdict = verifyRecord(reg, r);
+          if (!verdict.ok) throw this.bad(peer, verdict.why, verdict.penalty);
+          snap.deltas.push(r);
+        }
+      } else throw this.bad(peer, 'unknown snapshot frame');
+    }
+    if (!snap.rootHash) throw new NetworkError('protocol', 'the snapshot ended before its boundary');
+    await this.applier.installSnapshot(contextId, snap);
+  }
+
+  private bad(peer: PeerKey, why: string, penalty: PenaltyReason = 'invalid_message'): NetworkError {
+    this.d.network.penalize(peer, penalty, why.slice(0, 200));
+    return new NetworkError('protocol', why);
+  }
+
+  private async onConnected(peer: PeerKey): Promise<void> {
+    for (const contextId of this.topics.keys()) {
+      const reg = this.d.locate(contextId);
+      if (reg && memberAccount(reg, peer) !== undefined) void this.pull(contextId, peer);
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    for (const meta of await this.d.records.listMeta().catch(() => [] as ContextMeta[])) {
+      if (this.life.signal.aborted) return;
+      this.follow(meta.id);
+      const holders = this.holders(meta.id);
+      if (holders.length === 0) continue;
+      const topic = contextTopic(meta.id);
+      if (this.d.network.topicPeers(topic).length > 0) {
+        await this.d.network.publish(topic, encodeJson({ type: 'heads', contextId: meta.id, heads: meta.dagHeads, rootHash: meta.rootHash })).catch(() => 0);
+      }
+      const behind = meta.rootHash === UNINITIALIZED_HASH || this.applier.pendingCount(meta.id) > 0;
+      if (behind) void this.pull(meta.id, holders[Math.floor(Math.random() * holders.length)]!);
+    }
+  }
+
+  /** Connected peers whose node key speaks for a member of the context's group. */
+  private holders(contextId: string): PeerKey[] {
+    const reg = this.d.locate(contextId);
+    return reg ? this.d.network.peers().filter((p) => memberAccount(reg, p) !== undefined) : [];
+  }
+
+  private follow(contextId: string): void {
+    if (this.topics.has(contextId) || this.life.signal.aborted || !this.d.locate(contextId)) return;
+    this.topics.set(contextId, this.d.network.subscribe(contextTopic(contextId), (msg) => this.onGossip(contextId, msg)));
+  }
+
+  // ——— serving ———
+
+  private async served(req: JsonObject, ctx: KindContext): Promise<{ reg: Registration; meta: ContextMeta }> {
+    if (!isHex64(req.contextId)) {
+      this.d.network.penalize(ctx.peer, 'invalid_message', `${ctx.kind} needs contextId`);
+      throw new PeerRefusal(`${ctx.kind} needs contextId`);
+    }
+    const reg = this.d.locate(req.contextId);
+    const meta = await this.d.records.getMeta(req.contextId);
+    if (!reg || !meta) throw new PeerRefusal('NotMaterialized: this node does not hold that context');
+    if (memberAccount(reg, ctx.peer) === undefined) throw new PeerRefusal('not a member of the context’s group');
+    this.status.heard(meta.id, ctx.peer);
+    return { reg, meta };
+  }
+
+  private async serveHeads(req: JsonObject, ctx: KindContext): Promise<JsonObject> {
+    const { meta } = await this.served(req, ctx);
+    return { contextId: meta.id, heads: meta.dagHeads, rootHash: meta.rootHash };
+  }
+
+  private async serveBackfill(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
+    const heads = parseIds(req.heads);
+    if (!heads) {
+      this.d.network.penalize(ctx.peer, 'invalid_message', 'backfill heads malformed');
+      throw new PeerRefusal('backfill needs at most 256 heads');
+    }
+    const { meta } = await this.served(req, ctx);
+    const deltas = await this.applier.lacking(meta.id, heads);
+    return (async function* () {
+      yield* deltaFrames(meta.id, deltas);
+    })();
+  }
+
+  /**
+   * A snapshot: read under the context's read lock (so rows, heads and root belong together), then
+   * streamed: the boundary, the state rows, the delta records.
+   */
+  private async serveSnapshot(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
+    const { meta: first } = await this.served(req, ctx);
+    const taken = await this.d.executor.locks.run(first.id, false, async () => {
+      const meta = (await this.d.records.getMeta(first.id))!;
+      const rows: [string, string][] = [];
+      for await (const [k, v] of this.d.records.stateEntries(meta.id)) rows.push([k, Buffer.from(v).toString('hex')]);
+      const deltas = await this.applier.lacking(meta.id, []);
+      return { meta, rows, deltas };
+    });
+    return (async function* () {
+      yield { part: 'boundary', contextId: taken.meta.id, rootHash: taken.meta.rootHash, heads: taken.meta.dagHeads, rowCount: taken.rows.length, deltaCount: taken.deltas.length };
+      let batch: [string, string][] = [];
+      let bytes = 0;
+      for (const row of taken.rows) {
+        if (batch.length > 0 && bytes + row[0].length + row[1].length > FRAME_BUDGET) {
+          yield { part: 'rows', rows: batch };
+          batch = [];
+          bytes = 0;
+        }
+        batch.push(row);
+        bytes += row[0].length + row[1].length + 8;
+      }
+      if (batch.length > 0) yield { part: 'rows', rows: batch };
+      for (const frame of deltaFrames(taken.meta.id, taken.deltas)) yield { part: 'deltas', ...frame };
+    })();
+  }
+}
+

@@ -1,0 +1,180 @@
+/**
+ * Honest sync status (issue #13 item 5): per context, whether this node is caught up with what it
+ * has heard of, how far behind it knows itself to be, which peers it last heard from and when, and
+ * why it is behind. Held in memory (it describes this run of the node) and published as `SyncStatus`
+ * frames on the event stream when the state changes (admin spec "Events" rule 3; domain.md §2.8:
+ * `idle`, `waitingForPeers`, `syncing`, `receivingSnapshot`, `backingOff`).
+ *
+ * `behind` counts deltas this node knows exist and does not hold: ones received or announced whose
+ * parents or keys are missing, and heads peers advertised that it lacks. A node cannot know of writes
+ * no peer told it about, so "caught up" means caught up with every peer heard from.
+ */
+import type { EventBus } from '../events/bus.ts';
+
+export type SyncState = 'idle' | 'waitingForPeers' | 'syncing' | 'receivingSnapshot' | 'backingOff';
+
+/** Why a context is behind (a closed set; `detail` says more). */
+export type BehindReason =
+  /** no connected peer holds the context */
+  | 'no_peers'
+  /** deltas wait for parents not received yet */
+  | 'parents_pending'
+  /** deltas wait for a group key this node cannot get */
+  | 'key_unavailable'
+  /** a delta's seal did not open, or its content did not match its id */
+  | 'decrypt_failed'
+  /** the application failed to apply a remote delta (quarantined) */
+  | 'apply_failed'
+  /** joined, state not received yet */
+  | 'not_initialized'
+  /** the last pull from a peer failed */
+  | 'pull_failed';
+
+export interface ContextSyncStatus {
+  state: SyncState;
+  /** nothing known is missing */
+  caughtUp: boolean;
+  /** known deltas this node does not hold yet */
+  behind: number;
+  /** deltas received and held until their parents or key arrive */
+  pending: number;
+  /** deltas refused for good (bad seal, failed apply), with the last reason */
+  quarantined: number;
+  reasons: { reason: BehindReason; detail: string; at: string }[];
+  /** peers that sent deltas, heads or answers for this context, latest first */
+  peers: { peer: string; lastHeardAt: string }[];
+  lastSyncAt: string | null;
+  lastError: string | null;
+  failureCount: number;
+}
+
+interface Entry {
+  state: SyncState;
+  pending: number;
+  advertised: Set<string>;
+  quarantined: number;
+  reasons: Map<BehindReason, { detail: string; at: number }>;
+  /** since when a condition derived at view time (no peers, not initialized) has held */
+  derived: Map<BehindReason, number>;
+  peers: Map<string, number>;
+  lastSyncAt?: number;
+  lastError?: string;
+  failureCount: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const MAX_PEERS_SHOWN = 16;
+
+export class SyncStatusBoard {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly now: () => number,
+  ) {}
+
+  private entry(contextId: string): Entry {
+    let e = this.entries.get(contextId);
+    if (!e) this.entries.set(contextId, (e = { state: 'idle', pending: 0, advertised: new Set(), quarantined: 0, reasons: new Map(), derived: new Map(), peers: new Map(), failureCount: 0 }));
+    return e;
+  }
+
+  heard(contextId: string, peer: string): void {
+    this.entry(contextId).peers.set(peer, this.now());
+  }
+
+  /** Moves the context to a state; publishes `SyncStatus` when it changed (or always, with `announce`). */
+  set(contextId: string, state: SyncState, announce = false): void {
+    const e = this.entry(contextId);
+    if (e.state === state && !announce) return;
+    e.state = state;
+    this.publish(contextId, e);
+  }
+
+  reason(contextId: string, reason: BehindReason, detail: string): void {
+    this.entry(contextId).reasons.set(reason, { detail, at: this.now() });
+  }
+
+  clear(contextId: string, reason: BehindReason): void {
+    this.entries.get(contextId)?.reasons.delete(reason);
+  }
+
+  failed(contextId: string, error: string): void {
+    const e = this.entry(contextId);
+    e.failureCount++;
+    e.lastError = error;
+  }
+
+  succeeded(contextId: string): void {
+    const e = this.entry(contextId);
+    e.failureCount = 0;
+    e.lastSyncAt = this.now();
+    e.reasons.delete('pull_failed');
+  }
+
+  quarantine(contextId: string, reason: BehindReason, detail: string): void {
+    const e = this.entry(contextId);
+    e.quarantined++;
+    e.reasons.set(reason, { detail, at: this.now() });
+  }
+
+  setPending(contextId: string, n: number): void {
+    const e = this.entry(contextId);
+    e.pending = n;
+    if (n === 0) {
+      e.reasons.delete('parents_pending');
+      e.reasons.delete('key_unavailable');
+    }
+  }
+
+  /** Heads a peer advertised that this node lacks (replaced at each heads message). */
+  advertised(contextId: string, missing: string[]): void {
+    this.entry(contextId).advertised = new Set(missing);
+  }
+
+  /** A delta now held: no longer counted as advertised. */
+  held(contextId: string, id: string): void {
+    this.entries.get(contextId)?.advertised.delete(id);
+  }
+
+  forget(contextId: string): void {
+    this.entries.delete(contextId);
+  }
+
+  view(contextId: string, initialized: boolean, hasPeers: boolean): ContextSyncStatus {
+    const e = this.entry(contextId);
+    const reasons = new Map(e.reasons);
+    const derive = (reason: BehindReason, holds: boolean, detail: string) => {
+      if (!holds) return void e.derived.delete(reason);
+      if (!e.derived.has(reason)) e.derived.set(reason, this.now());
+      reasons.set(reason, { detail, at: e.derived.get(reason)! });
+    };
+    derive('not_initialized', !initialized, 'joined; the state has not been received yet');
+    derive('no_peers', !hasPeers, 'no connected peer holds this context');
+    const behind = e.pending + e.advertised.size;
+    return {
+      state: e.state === 'idle' && !hasPeers && (!initialized || behind > 0) ? 'waitingForPeers' : e.state,
+      caughtUp: initialized && behind === 0 && e.state !== 'syncing' && e.state !== 'receivingSnapshot',
+      behind,
+      pending: e.pending,
+      quarantined: e.quarantined,
+      reasons: [...reasons].map(([reason, r]) => ({ reason, detail: r.detail, at: iso(r.at) })),
+      peers: [...e.peers]
+        .sort(([, a], [, b]) => b - a)
+        .slice(0, MAX_PEERS_SHOWN)
+        .map(([peer, at]) => ({ peer, lastHeardAt: iso(at) })),
+      lastSyncAt: e.lastSyncAt !== undefined ? iso(e.lastSyncAt) : null,
+      lastError: e.lastError ?? null,
+      failureCount: e.failureCount,
+    };
+  }
+
+  private publish(contextId: string, e: Entry): void {
+    this.bus.publish({
+      type: 'context',
+      contextId,
+      kind: 'SyncStatus',
+      data: { syncState: { state: e.state }, failureCount: e.failureCount, ...(e.lastError ? { lastError: e.lastError } : {}) },
+    });
+  }
+}
