@@ -41,6 +41,8 @@ export class ClusterNode {
     private readonly root: string,
     /** the swarm port its home is configured with (kept across restarts: peers redial it) */
     readonly swarmPort: number,
+    /** a command the node runs under (e.g. `ip netns exec <namespace>`) */
+    private readonly wrap: string[] = [],
   ) {}
 
   get url(): string {
@@ -49,7 +51,7 @@ export class ClusterNode {
   }
 
   async start(): Promise<void> {
-    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, 60_000);
+    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, 60_000, this.wrap);
     this.client = createClient({ baseUrl: this.process.url, tokenStore: new MemoryTokenStore() });
     await this.client.auth.login({ username: ADMIN_USER, password: ADMIN_PASSWORD });
   }
