@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
-import { eventually, type ClusterNode } from '../helpers/cluster.ts';
+import { eventually, joinContext, type ClusterNode } from '../helpers/cluster.ts';
 import { NetnsLab, netnsCluster } from '../helpers/netns.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
@@ -65,14 +65,6 @@ async function write(n: ClusterNode, who: string, from: number, to: number): Pro
   }
 }
 
-async function joinContext(n: ClusterNode): Promise<void> {
-  const { invitation } = await a.client.invitations.inviteToNamespace(ns);
-  await n.client.invitations.joinNamespace(ns, invitation);
-  await n.client.groups.sync(ns);
-  await eventually(`${n.name} lists the context`, async () => (await n.client.groups.contexts(ns)).some((x) => x.contextId === ctx));
-  await n.client.contexts.join(ctx);
-}
-
 /** SIGTERM, then SIGKILL past 10 s: a node that hangs on stop must not keep its namespace alive. */
 async function halt(n: ClusterNode): Promise<void> {
   const child = n.process?.child;
@@ -104,8 +96,8 @@ beforeAll(async () => {
   }
   ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
   ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
-  await joinContext(b);
-  await joinContext(c);
+  await joinContext(a, b, ns, ctx);
+  await joinContext(a, c, ns, ctx);
   await a.client.groups.setMemberRole(ns, account.get(b)!, 'Admin'); // so B may change the group's metadata too
   await eventually('B is an admin on B', async () => (await b.client.groups.members(ns)).find((m) => m.identity === account.get(b))?.role === 'Admin');
   await write(a, 'seed', 0, 3);

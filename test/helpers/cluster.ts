@@ -110,3 +110,12 @@ export async function eventually(what: string, ok: () => Promise<boolean>, timeo
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** `joiner` joins namespace `ns` on an invitation from `inviter`, then context `ctx` once its governance lists it. */
+export async function joinContext(inviter: ClusterNode, joiner: ClusterNode, ns: string, ctx: string): Promise<void> {
+  const { invitation } = await inviter.client.invitations.inviteToNamespace(ns);
+  await joiner.client.invitations.joinNamespace(ns, invitation);
+  await joiner.client.groups.sync(ns);
+  await eventually(`${joiner.name} lists the context`, async () => (await joiner.client.groups.contexts(ns)).some((x) => x.contextId === ctx));
+  await joiner.client.contexts.join(ctx);
+}
