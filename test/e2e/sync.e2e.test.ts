@@ -56,6 +56,11 @@ describe('context state across three node processes', { timeout: 120_000 }, () =
     expect(await hash(b)).toBe(await hash(a));
     await joinContext(a, c, ns, ctx);
     await eventually('C is caught up', async () => (await c.client.contexts.get(ctx)).sync?.caughtUp === true && (await converged([a, b, c])));
+    // a context nobody wrote to yet (the application keeps an empty row): its snapshot lands too
+    const fresh = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    await eventually('B lists the fresh context', async () => (await b.client.groups.contexts(ns)).some((x) => x.contextId === fresh));
+    await b.client.contexts.join(fresh);
+    await eventually('B holds the fresh context', async () => (await b.client.contexts.get(fresh)).contextStateHash === (await a.client.contexts.get(fresh)).contextStateHash);
   });
 
   it('writes on each node reach the others, and their events reach the others’ subscribers', async () => {
