@@ -63,9 +63,9 @@ export async function benchNetwork(rounds = Number(process.env.BENCH_NET_N ?? 20
     for (const w of watchers) {
       streams.push(w.stream);
       const connected = new Promise<void>((resolve) => w.stream.on('connect', () => resolve()));
-      await w.stream.subscribe({ groupIds: [ns] }); // remembered, sent when the session opens
       w.stream.start();
       await connected;
+      await w.stream.subscribe({ groupIds: [ns] }); // the session is open: answered once subscribed
     }
     const times: number[] = [];
     for (let i = 0; i < rounds + 10; i++) {

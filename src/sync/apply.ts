@@ -127,18 +127,25 @@ export class DeltaApplier {
   }
 
   /**
-   * Installs a snapshot on a context this node holds no state of (joined, never synced): the
-   * responder's state rows verbatim, its delta records and its heads and root, in one batch. Refused
-   * (false) when the context has state already.
+   * Installs a snapshot: the responder's state rows verbatim, its delta records and its heads and
+   * root, in one batch. On a context with no state here (joined, never synced); or, with `replace`,
+   * on one whose every head the snapshot holds — this node has nothing the responder lacks, so the
+   * snapshot's state contains its own and replacing it loses nothing. Refused (false) otherwise,
+   * e.g. when a local write landed while the snapshot travelled.
    */
-  installSnapshot(contextId: string, snap: Snapshot): Promise<boolean> {
+  installSnapshot(contextId: string, snap: Snapshot, replace = false): Promise<boolean> {
     return this.d.executor.locks.run(contextId, true, async () => {
       const meta = await this.d.records.getMeta(contextId);
       const dag = await this.dag(contextId);
-      if (!meta || meta.rootHash !== UNINITIALIZED_HASH || dag.size > 1) return false;
+      if (!meta) return false;
       const built = buildDag(snap.deltas);
       if (snap.heads.some((h) => !built.has(h))) throw new Error('snapshot heads name deltas it does not carry');
+      const empty = meta.rootHash === UNINITIALIZED_HASH && dag.size <= 1;
+      if (!empty && !(replace && meta.dagHeads.every((h) => built.has(h)))) return false;
+      const stale: BatchOp[] = [];
+      if (!empty) for await (const [k] of this.d.records.stateEntries(contextId)) stale.push(...this.d.records.writeOps('state', contextId, [[bytes(k), null]]));
       const ops: BatchOp[] = [
+        ...stale,
         ...this.d.records.writeOps('state', contextId, snap.rows.map(([k, v]) => [bytes(k), bytes(v)])),
         ...snap.deltas.map((r) => this.d.records.deltaOp(r)),
         this.d.records.meta.putOp(contextId, { ...meta, rootHash: snap.rootHash, dagHeads: sortedHeads(snap.heads) }),

@@ -113,6 +113,28 @@ describe('context sync', () => {
     expect((await b2.sync.view(contextId)).behind).toBe(0);
   });
 
+  it('a node far behind takes a snapshot when it holds nothing the others lack, and replays deltas when it does', async () => {
+    const { hub, nodes, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    const inserted = () => b.events.filter((e) => e.type === 'context' && e.kind === 'StateMutation' && JSON.stringify(e.data).includes('"Inserted"')).length;
+    // 1. B behind by 30 (above the bound of 10), nothing of its own: one snapshot, no replayed events
+    hub.unlink(a.identity.publicKey, b.identity.publicKey);
+    for (let i = 0; i < 30; i++) await call(a, contextId, 'set', { key: `far${i}`, value: String(i) });
+    const before = inserted();
+    hub.link(a.identity.publicKey, b.identity.publicKey);
+    await until('B caught up by snapshot', () => sameState([a, b], contextId));
+    expect(inserted()).toBe(before);
+    expect(await call(b, contextId, 'get', { key: 'far29' }, true)).toBe('29');
+    // 2. B behind by 30 again but with a write of its own: the deltas are replayed, nothing is lost
+    hub.unlink(a.identity.publicKey, b.identity.publicKey);
+    for (let i = 0; i < 30; i++) await call(a, contextId, 'set', { key: `again${i}`, value: String(i) });
+    await call(b, contextId, 'set', { key: 'mine', value: 'kept' });
+    hub.link(a.identity.publicKey, b.identity.publicKey);
+    await until('both converge', () => sameState([a, b], contextId), 10_000);
+    expect(await call(a, contextId, 'get', { key: 'mine' }, true)).toBe('kept');
+    expect(await call(b, contextId, 'get', { key: 'again29' }, true)).toBe('29');
+  });
+
   it('refuses forged and non-member deltas with a penalty, and quarantines one the guest cannot merge', async () => {
     const { hub, nodes, contextId } = await cluster(2);
     const [a, b] = nodes as [SyncNode, SyncNode];

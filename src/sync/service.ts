@@ -20,6 +20,7 @@
  * dropped message, a penalty and a reason in the sync status.
  */
 import type { Logger } from 'pino';
+import { every, SingleFlight } from '../schedule.ts';
 import type { NodeIdentity } from '../accounts/identity.ts';
 import type { Clock } from '../clock.ts';
 import type { ContextExecutor } from '../contexts/executor.ts';
@@ -42,9 +43,14 @@ export interface SyncOptions {
   requestTimeoutMs: number;
   /** deadline of one snapshot transfer */
   snapshotTimeoutMs: number;
+  /**
+   * a node missing more deltas than this, with nothing the peer lacks, takes a snapshot instead of
+   * replaying them one by one (catch-up after a long absence)
+   */
+  snapshotAbove: number;
 }
 
-export const SYNC_DEFAULTS: SyncOptions = { heartbeatMs: 10_000, requestTimeoutMs: 30_000, snapshotTimeoutMs: 120_000 };
+export const SYNC_DEFAULTS: SyncOptions = { heartbeatMs: 10_000, requestTimeoutMs: 30_000, snapshotTimeoutMs: 120_000, snapshotAbove: 256 };
 
 export interface ContextSyncDeps {
   records: ContextStore;
@@ -69,10 +75,9 @@ export class ContextSync {
   readonly hlc: HybridClock;
   private readonly opts: SyncOptions;
   private readonly topics = new Map<string, () => void>();
-  private readonly inflight = new Map<string, Promise<boolean>>();
+  private readonly inflight = new SingleFlight<boolean>();
   private readonly cleanups: (() => void)[] = [];
   private readonly life = new AbortController();
-  private timer?: NodeJS.Timeout;
 
   constructor(private readonly d: ContextSyncDeps) {
     this.opts = { ...SYNC_DEFAULTS, ...d.options };
@@ -112,20 +117,15 @@ export class ContextSync {
       }),
     );
     this.cleanups.push(this.d.network.onPeer((e) => e.type === 'connected' && void this.onConnected(e.peer)));
-    const tick = () => {
-      this.timer = setTimeout(() => void this.heartbeat().finally(() => !this.life.signal.aborted && tick()), this.opts.heartbeatMs * (0.75 + Math.random() / 2));
-      this.timer.unref();
-    };
-    tick();
+    every(this.opts.heartbeatMs, () => this.heartbeat(), this.life.signal);
   }
 
   async stop(): Promise<void> {
     this.life.abort();
-    clearTimeout(this.timer);
     for (const c of this.cleanups.splice(0)) c();
     for (const off of this.topics.values()) off();
     this.topics.clear();
-    await Promise.allSettled([...this.inflight.values()]);
+    await this.inflight.settled();
   }
 
   /** The sync status of a context this node holds. */
@@ -254,12 +254,7 @@ export class ContextSync {
 
   /** Pulls what `peer` holds of a context; one exchange per (context, peer) at a time. */
   private pull(contextId: string, peer: PeerKey): Promise<boolean> {
-    const key = `${contextId}|${peer}`;
-    const running = this.inflight.get(key);
-    if (running) return running;
-    const run = this.pullNow(contextId, peer).finally(() => this.inflight.delete(key));
-    this.inflight.set(key, run);
-    return run;
+    return this.inflight.run(`${contextId}|${peer}`, () => this.pullNow(contextId, peer));
   }
 
   private async pullNow(contextId: string, peer: PeerKey): Promise<boolean> {
@@ -269,8 +264,11 @@ export class ContextSync {
     const fresh = meta.rootHash === UNINITIALIZED_HASH && (await this.applier.dag(contextId)).size <= 1;
     this.status.set(contextId, fresh ? 'receivingSnapshot' : 'syncing');
     try {
-      if (fresh) await this.snapshotFrom(reg, contextId, peer);
-      else await this.backfillFrom(reg, meta, peer);
+      if (fresh) await this.snapshotFrom(reg, contextId, peer, false);
+      else if ((await this.backfillFrom(reg, meta, peer)) === 'snapshot') {
+        this.status.set(contextId, 'receivingSnapshot');
+        await this.snapshotFrom(reg, contextId, peer, true);
+      }
       this.status.heard(contextId, peer);
       this.status.succeeded(contextId);
       this.status.set(contextId, 'idle');
@@ -286,12 +284,21 @@ export class ContextSync {
     }
   }
 
-  private async backfillFrom(reg: Registration, meta: ContextMeta, peer: PeerKey): Promise<void> {
-    const heads = meta.dagHeads;
+  /**
+   * Every delta the peer has and this node lacks: received whole first (the exchange's deadline
+   * covers the transfer, not the applying), then verified and applied parents first. Answers
+   * 'snapshot' when the peer advises one (this node is far behind and holds nothing the peer lacks).
+   */
+  private async backfillFrom(reg: Registration, meta: ContextMeta, peer: PeerKey): Promise<'done' | 'snapshot'> {
+    const received: unknown[] = [];
     const signal = this.life.signal;
-    for await (const frame of this.d.router.requestStream(peer, KINDS.backfill, { contextId: meta.id, heads }, frameOpts(this.opts.requestTimeoutMs, signal))) {
-      for (const raw of Array.isArray(frame.deltas) ? frame.deltas : []) await this.take(reg, meta.id, raw, peer);
+    const request = { contextId: meta.id, heads: meta.dagHeads, snapshotAbove: this.opts.snapshotAbove };
+    for await (const frame of this.d.router.requestStream(peer, KINDS.backfill, request, frameOpts(this.opts.requestTimeoutMs, signal))) {
+      if (typeof frame.snapshotAdvised === 'number') return 'snapshot';
+      if (Array.isArray(frame.deltas)) received.push(...frame.deltas);
     }
+    for (const raw of received) await this.take(reg, meta.id, raw, peer);
+    return 'done';
   }
 
   /** One record from the stream: parsed, verified, applied (or held); a bad one penalizes the sender. */
@@ -311,7 +318,7 @@ export class ContextSync {
     await this.applier.receive(r, peer);
   }
 
-  private async snapshotFrom(reg: Registration, contextId: string, peer: PeerKey): Promise<void> {
+  private async snapshotFrom(reg: Registration, contextId: string, peer: PeerKey, replace: boolean): Promise<void> {
     const snap: Snapshot = { rootHash: '', heads: [], rows: [], deltas: [] };
     const signal = this.life.signal;
     for await (const frame of this.d.router.requestStream(peer, KINDS.snapshot, { contextId }, frameOpts(this.opts.snapshotTimeoutMs, signal))) {
@@ -322,7 +329,10 @@ export class ContextSync {
         snap.heads = heads;
       } else if (frame.part === 'rows' && Array.isArray(frame.rows)) {
         for (const row of frame.rows) {
-          if (!Array.isArray(row) || row.length !== 2 || !row.every((x) => typeof x === 'string' && /^(?:[0-9a-f]{2})+$/.test(x))) throw this.bad(peer, 'snapshot row malformed');
+          // a key is 1+ bytes, a value may be empty (an application can store an empty row)
+          if (!Array.isArray(row) || row.length !== 2 || typeof row[0] !== 'string' || typeof row[1] !== 'string' || !/^(?:[0-9a-f]{2})+$/.test(row[0]) || !/^(?:[0-9a-f]{2})*$/.test(row[1])) {
+            throw this.bad(peer, 'snapshot row malformed');
+          }
           snap.rows.push([row[0], row[1]]);
         }
       } else if (frame.part === 'deltas' && Array.isArray(frame.deltas)) {
@@ -336,7 +346,11 @@ export class ContextSync {
       } else throw this.bad(peer, 'unknown snapshot frame');
     }
     if (!snap.rootHash) throw new NetworkError('protocol', 'the snapshot ended before its boundary');
-    await this.applier.installSnapshot(contextId, snap);
+    if (!(await this.applier.installSnapshot(contextId, snap, replace)) && replace) {
+      // something was written here meanwhile that the snapshot does not hold: catch up delta by delta
+      const meta = await this.d.records.getMeta(contextId);
+      if (meta) for (const r of snap.deltas) if (!(await this.applier.knows(contextId, r.id))) await this.applier.receive(r, peer);
+    }
   }
 
   private bad(peer: PeerKey, why: string, penalty: PenaltyReason = 'invalid_message'): NetworkError {
@@ -405,6 +419,14 @@ export class ContextSync {
     }
     const { meta } = await this.served(req, ctx);
     const deltas = await this.applier.lacking(meta.id, heads);
+    // far behind, and nothing this node lacks: a snapshot is cheaper than replaying every delta
+    const above = typeof req.snapshotAbove === 'number' && Number.isSafeInteger(req.snapshotAbove) ? req.snapshotAbove : undefined;
+    const dag = await this.applier.dag(meta.id);
+    if (above !== undefined && deltas.length > above && heads.every((h) => dag.has(h))) {
+      return (async function* () {
+        yield { contextId: meta.id, snapshotAdvised: deltas.length };
+      })();
+    }
     return (async function* () {
       yield* deltaFrames(meta.id, deltas);
     })();

@@ -176,7 +176,7 @@ export async function syncNode(
     bus,
     clock,
     logger,
-    options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000 },
+    options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000, snapshotAbove: 10 },
   });
   parts.contexts.attachSync(sync);
   const invites = new SpecializedInvites({ network: net, router, identity, contexts: parts.contexts, invitations, clock, logger, config: specialized });

@@ -2,9 +2,9 @@
  * The dashboard in a real browser against a real node (issue #16): `/` leads to sign-in and back,
  * every page loads without an error, and the main flows work end to end — install an application
  * from a file (with progress), create a context, call it and see its event arrive in the live log,
- * upload and download a blob, manage a group's capabilities, read the metrics, refresh an expired
- * token without the user noticing, and revoke this session's key (which sends the user to the
- * login page with the reason).
+ * see its sync status (and none on a node without a network), upload and download a blob, manage
+ * a group's capabilities, read the metrics, refresh an expired token without the user noticing,
+ * and revoke this session's key (which sends the user to the login page with the reason).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,10 +58,10 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function signIn(p: Page): Promise<void> {
+async function signIn(p: Page, to: TestNode = node): Promise<void> {
   await p.waitForURL((u) => u.pathname === '/auth/login');
-  await p.getByLabel('Username', { exact: true }).fill(node.adminUser);
-  await p.getByLabel('Password', { exact: true }).fill(node.adminPassword);
+  await p.getByLabel('Username', { exact: true }).fill(to.adminUser);
+  await p.getByLabel('Password', { exact: true }).fill(to.adminPassword);
   await Promise.all([p.waitForURL((u) => u.pathname.startsWith('/admin-dashboard')), p.getByRole('button', { name: 'Sign in' }).click()]);
 }
 
@@ -153,6 +153,55 @@ describe('the dashboard', () => {
     await page.getByRole('heading', { level: 1, name: 'Event log' }).waitFor();
     await page.getByRole('list', { name: 'events' }).getByText('Inserted {"key":"during","value":"reload"}').waitFor();
     await page.getByRole('list', { name: 'events' }).getByText('resumed the previous session', { exact: false }).waitFor();
+  });
+
+  it("shows each context's sync status: a node with a network and no peers says so", async () => {
+    expect(node.node.network).toBeDefined(); // libp2p on 127.0.0.1, nothing to dial
+    await open('Contexts', 'Contexts');
+    const table = page.getByRole('table', { name: 'contexts' });
+    await table.getByRole('columnheader', { name: 'Sync', exact: true }).waitFor();
+    const row = table.getByRole('row').filter({ hasText: 'kv-main' });
+    expect(await row.getByTestId('sync-badge').textContent()).toBe('no peers');
+    await row.getByRole('button', { name: 'Open' }).click();
+    const panel = page.getByRole('region', { name: 'Sync', exact: true });
+    await panel.getByTestId('sync-panel').waitFor();
+    expect(await panel.getByTestId('sync-badge').textContent()).toBe('no peers');
+    expect(await panel.getByTestId('sync-state').textContent()).toBe('idle');
+    expect(await panel.getByRole('list', { name: 'sync reasons' }).locator('li[data-reason=no_peers]').textContent()).toContain('no connected peer holds this context');
+    expect(await panel.getByTestId('sync-no-peers').textContent()).toBe('none yet');
+    expect(await panel.getByTestId('sync-last').textContent()).toBe('never');
+    // asking to sync with nobody to ask changes nothing, and says nothing went wrong
+    await panel.getByRole('button', { name: 'Sync now' }).click();
+    await panel.getByRole('button', { name: 'Sync now' }).waitFor({ state: 'visible' });
+    await expect.poll(() => panel.getByRole('button', { name: 'Sync now' }).isEnabled()).toBe(true);
+    expect(await panel.getByTestId('sync-badge').textContent()).toBe('no peers');
+    expect(await panel.getByRole('alert').count()).toBe(0);
+  });
+
+  it('shows no sync status where the node reports none (a node without a network)', async () => {
+    const standalone = await startTestNode({ network: null });
+    const other = await browser.newContext();
+    try {
+      const client = createClient({ baseUrl: standalone.url, tokenStore: new MemoryTokenStore() });
+      await client.auth.login({ username: standalone.adminUser, password: standalone.adminPassword });
+      const { applicationId } = await client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundlePath, metadata: [] } });
+      const { namespaceId } = await client.namespaces.create({ applicationId });
+      const { contextId } = await client.contexts.create({ groupId: namespaceId, initializationParams: [] });
+      expect((await client.contexts.get(contextId)).sync).toBeUndefined();
+      const p = await other.newPage();
+      p.on('pageerror', (err) => pageErrors.push(err.message));
+      await p.goto(`${standalone.url}/admin-dashboard/contexts`);
+      await signIn(p, standalone);
+      const table = p.getByRole('table', { name: 'contexts' });
+      await table.getByRole('button', { name: `open ${contextId}` }).click();
+      await p.locator('#selected-context').getByRole('region', { name: 'State', exact: true }).waitFor();
+      expect(await table.getByRole('columnheader', { name: 'Sync', exact: true }).count()).toBe(0);
+      expect(await p.getByTestId('sync-badge').count()).toBe(0);
+      expect(await p.getByRole('region', { name: 'Sync', exact: true }).count()).toBe(0);
+    } finally {
+      await other.close();
+      await standalone.destroy();
+    }
   });
 
   it('uploads a blob with progress and downloads it again', async () => {

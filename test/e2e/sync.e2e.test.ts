@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { CliUser } from '../helpers/cli.ts';
-import { eventually, startCluster, type Cluster, type ClusterNode } from '../helpers/cluster.ts';
+import { eventually, joinContext, startCluster, type Cluster, type ClusterNode } from '../helpers/cluster.ts';
 import { ADMIN_PASSWORD, ADMIN_USER } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
@@ -24,14 +24,6 @@ const hash = async (n: ClusterNode) => (await n.client.contexts.get(ctx)).contex
 async function converged(nodes: ClusterNode[]): Promise<boolean> {
   const [hashes, all] = await Promise.all([Promise.all(nodes.map(hash)), Promise.all(nodes.map(entries))]);
   return hashes.every((h) => h === hashes[0] && h !== 'f'.repeat(64)) && all.every((e) => JSON.stringify(e) === JSON.stringify(all[0]));
-}
-
-async function joinContext(n: ClusterNode): Promise<void> {
-  const { invitation } = await a.client.invitations.inviteToNamespace(ns);
-  await n.client.invitations.joinNamespace(ns, invitation);
-  await n.client.groups.sync(ns);
-  await eventually(`${n.name} lists the context`, async () => (await n.client.groups.contexts(ns)).some((x) => x.contextId === ctx));
-  await n.client.contexts.join(ctx);
 }
 
 beforeAll(async () => {
@@ -54,7 +46,7 @@ describe('context state across three node processes', { timeout: 120_000 }, () =
   it('a joiner gets the existing state and reports itself caught up', async () => {
     const before = await b.client.contexts.get(ctx).catch(() => undefined);
     expect(before).toBeUndefined(); // B does not hold the context before it joins
-    await joinContext(b);
+    await joinContext(a, b, ns, ctx);
     await eventually('B holds the state', async () => (await b.client.rpc.execute(ctx, 'get', { key: 'seed4' })) === 'v4');
     await eventually('B is caught up', async () => (await b.client.contexts.get(ctx)).sync?.caughtUp === true);
     const status = (await b.client.contexts.get(ctx)).sync!;
@@ -62,8 +54,13 @@ describe('context state across three node processes', { timeout: 120_000 }, () =
     const aKey = (await a.client.http.data<{ publicKey: string }>('/admin-api/identity')).publicKey;
     expect(status.peers.map((p) => p.peer)).toContain(aKey); // who B last heard from: A, which it synced with
     expect(await hash(b)).toBe(await hash(a));
-    await joinContext(c);
+    await joinContext(a, c, ns, ctx);
     await eventually('C is caught up', async () => (await c.client.contexts.get(ctx)).sync?.caughtUp === true && (await converged([a, b, c])));
+    // a context nobody wrote to yet (the application keeps an empty row): its snapshot lands too
+    const fresh = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    await eventually('B lists the fresh context', async () => (await b.client.groups.contexts(ns)).some((x) => x.contextId === fresh));
+    await b.client.contexts.join(fresh);
+    await eventually('B holds the fresh context', async () => (await b.client.contexts.get(fresh)).contextStateHash === (await a.client.contexts.get(fresh)).contextStateHash);
   });
 
   it('writes on each node reach the others, and their events reach the others’ subscribers', async () => {

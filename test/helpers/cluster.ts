@@ -41,6 +41,8 @@ export class ClusterNode {
     private readonly root: string,
     /** the swarm port its home is configured with (kept across restarts: peers redial it) */
     readonly swarmPort: number,
+    /** a command the node runs under (e.g. `ip netns exec <namespace>`) */
+    private readonly wrap: string[] = [],
   ) {}
 
   get url(): string {
@@ -49,7 +51,7 @@ export class ClusterNode {
   }
 
   async start(): Promise<void> {
-    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, 60_000);
+    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, 60_000, this.wrap);
     this.client = createClient({ baseUrl: this.process.url, tokenStore: new MemoryTokenStore() });
     await this.client.auth.login({ username: ADMIN_USER, password: ADMIN_PASSWORD });
   }
@@ -107,4 +109,13 @@ export async function eventually(what: string, ok: () => Promise<boolean>, timeo
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** `joiner` joins namespace `ns` on an invitation from `inviter`, then context `ctx` once its governance lists it. */
+export async function joinContext(inviter: ClusterNode, joiner: ClusterNode, ns: string, ctx: string): Promise<void> {
+  const { invitation } = await inviter.client.invitations.inviteToNamespace(ns);
+  await joiner.client.invitations.joinNamespace(ns, invitation);
+  await joiner.client.groups.sync(ns);
+  await eventually(`${joiner.name} lists the context`, async () => (await joiner.client.groups.contexts(ns)).some((x) => x.contextId === ctx));
+  await joiner.client.contexts.join(ctx);
 }

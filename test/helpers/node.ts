@@ -33,8 +33,8 @@ export interface TestNodeOptions {
   /** reuse an existing home (restart tests) */
   paths?: HomePaths;
   port?: number;
-  /** the node's network (e.g. `memoryNetwork(hub)`); none = standalone */
-  network?: NetworkFactory;
+  /** the node's network (e.g. `memoryNetwork(hub)`); absent: libp2p on 127.0.0.1 with no peers configured; `null`: standalone */
+  network?: NetworkFactory | null;
 }
 
 /** In-process nodes on one MemoryHub: each joins the hub on start and leaves it on stop (unlinked). */

@@ -69,6 +69,8 @@ it('drops and penalizes hostile governance input over libp2p, bans the sender, a
   expect(xKey).toBe(a.identity.publicKey);
   x.subscribe(topic, () => undefined);
   await wait('A sees X on the topic', () => a.net.topicPeers(topic).includes(x.self));
+  // X's publishes reach A only once X has heard A's subscription too (gossip drops them otherwise)
+  await wait('X sees A on the topic', () => x.topicPeers(topic).includes(a.net.self));
 
   const stranger = generateKeyPair('ed25519');
   const unsigned = {

@@ -16,6 +16,7 @@
  * nothing here throws into the network, and every wait has a deadline and the replicator's signal.
  */
 import type { Logger } from 'pino';
+import { every, SingleFlight } from '../../schedule.ts';
 import type { Clock } from '../../clock.ts';
 import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey, type PenaltyReason } from '../../network/contract.ts';
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
@@ -89,10 +90,9 @@ export class GovernanceReplicator {
   private readonly opts: ReplicatorOptions;
   private readonly topics = new Map<string, () => void>();
   private readonly waiting = new Map<string, Map<string, Waiting>>();
-  private readonly inflight = new Map<string, Promise<boolean>>();
+  private readonly inflight = new SingleFlight<boolean>();
   private readonly cleanups: (() => void)[] = [];
   private readonly life = new AbortController();
-  private timer?: NodeJS.Timeout;
 
   constructor(private readonly d: ReplicatorDeps) {
     this.opts = { ...REPLICATOR_DEFAULTS, ...d.options };
@@ -106,22 +106,15 @@ export class GovernanceReplicator {
     for (const ns of this.d.governance.namespaces()) this.follow(ns.id);
     this.cleanups.push(this.d.governance.onOps((e) => this.onOps(e)));
     this.cleanups.push(this.d.network.onPeer((e) => e.type === 'connected' && this.onConnected(e.peer)));
-    const tick = () => {
-      this.timer = setTimeout(() => {
-        void this.heartbeat().finally(() => !this.life.signal.aborted && tick());
-      }, this.opts.heartbeatMs * (0.75 + Math.random() / 2));
-      this.timer.unref();
-    };
-    tick();
+    every(this.opts.heartbeatMs, () => this.heartbeat(), this.life.signal);
   }
 
   async stop(): Promise<void> {
     this.life.abort();
-    clearTimeout(this.timer);
     for (const c of this.cleanups.splice(0)) c();
     for (const off of this.topics.values()) off();
     this.topics.clear();
-    await Promise.allSettled([...this.inflight.values()]);
+    await this.inflight.settled();
   }
 
   /** Namespaces this node follows on the network (subscribed topics). */
@@ -305,12 +298,7 @@ export class GovernanceReplicator {
 
   /** Pulls what `peer` has of a namespace; one exchange per (namespace, peer) at a time. */
   private pull(namespaceId: string, peer: PeerKey, opts: { timeoutMs?: number } = {}): Promise<boolean> {
-    const key = `${namespaceId}|${peer}`;
-    const running = this.inflight.get(key);
-    if (running) return running;
-    const run = this.pullNow(namespaceId, peer, opts.timeoutMs ?? this.opts.requestTimeoutMs).finally(() => this.inflight.delete(key));
-    this.inflight.set(key, run);
-    return run;
+    return this.inflight.run(`${namespaceId}|${peer}`, () => this.pullNow(namespaceId, peer, opts.timeoutMs ?? this.opts.requestTimeoutMs));
   }
 
   private async pullNow(namespaceId: string, peer: PeerKey, timeoutMs: number): Promise<boolean> {

@@ -1,11 +1,12 @@
 /**
  * Contexts: create one (in a namespace of its application, or a new namespace), list them with
- * their alias names, and for the one selected: its state, a form to call a method with JSON
- * arguments, its identities and aliases.
+ * their alias names and sync status, and for the one selected: its state, its sync status, a form
+ * to call a method with JSON arguments, its identities and aliases.
  *
  * Extending: a new column of the list is one entry in {@link CONTEXT_COLUMNS}; a new panel of the
- * selected context (e.g. its sync status) is one entry in {@link CONTEXT_PANELS}. Both receive a
- * {@link ContextRow}, which carries what the list already loaded.
+ * selected context is one entry in {@link CONTEXT_PANELS} (the sync status is both, from
+ * ./context-sync.tsx). Both receive a {@link ContextRow}, which carries what the list already
+ * loaded, and may say for which rows they show (`shows`).
  */
 import type { ComponentChildren, FunctionComponent } from 'preact';
 import { useState } from 'preact/hooks';
@@ -14,6 +15,7 @@ import { useDashboard } from '../app-context.ts';
 import { pretty, size } from '../format.ts';
 import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, valueOf, type Column } from '../ui.tsx';
 import { aliasesById, appName } from './applications.tsx';
+import { SYNC_COLUMN, SYNC_PANEL } from './context-sync.tsx';
 
 /** A context as the list shows it. */
 export interface ContextRow {
@@ -31,14 +33,22 @@ export interface PanelProps {
 export interface ContextPanel {
   title: string;
   component: FunctionComponent<PanelProps>;
+  /** shown only for the contexts this holds for (default: all) */
+  shows?: (row: ContextRow) => boolean;
+}
+
+export interface ContextColumn extends Column<ContextRow> {
+  /** shown only when this holds for some context of the list (default: always) */
+  shows?: (row: ContextRow) => boolean;
 }
 
 /** Columns of the contexts list, in order. */
-export const CONTEXT_COLUMNS: Column<ContextRow>[] = [
+export const CONTEXT_COLUMNS: ContextColumn[] = [
   { header: 'Name', cell: (r) => (r.aliases.length ? <strong>{r.aliases.join(', ')}</strong> : (r.context.name ?? <span class="muted">–</span>)) },
   { header: 'Context', cell: (r) => <Id value={r.context.id} /> },
   { header: 'Application', cell: (r) => (r.application ? appName(r.application) : <Id value={r.context.applicationId} />) },
   { header: 'Group', cell: (r) => <Id value={r.context.groupId} /> },
+  SYNC_COLUMN,
 ];
 
 function StatePanel({ row }: PanelProps) {
@@ -187,6 +197,7 @@ function AliasPanel({ row, reload }: PanelProps) {
 /** Panels of the selected context, in order. */
 export const CONTEXT_PANELS: ContextPanel[] = [
   { title: 'State', component: StatePanel },
+  SYNC_PANEL,
   { title: 'Call a method', component: CallPanel },
   { title: 'Aliases', component: AliasPanel },
   { title: 'Identities', component: IdentitiesPanel },
@@ -282,7 +293,7 @@ function Selected({ row, reload, onDeleted }: { row: ContextRow; reload: () => v
       </p>
       <ErrorNote error={removing.error} />
       <div class="panels">
-        {CONTEXT_PANELS.map((p) => (
+        {CONTEXT_PANELS.filter((p) => p.shows?.(row) ?? true).map((p) => (
           <Panel title={p.title}>
             <p.component row={row} reload={reload} />
           </Panel>
@@ -321,7 +332,7 @@ export function Contexts() {
   const rows = data.data?.rows ?? [];
   const current = rows.find((r) => r.context.id === selected);
   const columns: Column<ContextRow>[] = [
-    ...CONTEXT_COLUMNS,
+    ...CONTEXT_COLUMNS.filter((c) => !c.shows || rows.some(c.shows)),
     {
       header: '',
       cell: (r) => (
