@@ -15,3 +15,33 @@ export function deadline(ms: number): Deadline {
   timer.unref(); // a deadline alone does not keep the process alive
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
+
+/** `p`, or a rejection as soon as `signal` aborts (`p` runs on; its failure is then ignored). */
+export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  p.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export const ABORTED: unique symbol = Symbol('aborted');
+
+/** `p`, or `ABORTED` as soon as `signal` aborts (`p` runs on; its failure is then ignored). */
+export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  return untilAborted(p, signal).catch((e: unknown) => {
+    if (signal.aborted && e === signal.reason) return ABORTED;
+    throw e;
+  });
+}

@@ -23,7 +23,7 @@ import {
 import type { NetworkCounters } from './counters.ts';
 import { FramingError, readBody, readRequestLength, readResponse, refusalFrame, requestFrame, responseFrame, TAG } from './frames.ts';
 import { peerKeyOf } from './peer-id.ts';
-import { deadline } from './deadline.ts';
+import { deadline, untilAborted } from './deadline.ts';
 import { closeWrite, readerOf, reset, stopReading, write } from './stream-io.ts';
 
 /** a reader pauses its stream past this many buffered bytes (plus the frame it waits for) */
@@ -253,25 +253,6 @@ async function answer(host: ExchangeHost, served: Served, stream: Stream, peer: 
   if (stream.remoteWriteStatus !== 'closed') reset(stream, new Error('the requester kept its side open'));
 }
 
-/** `p`, or a rejection as soon as `signal` aborts (`p` runs on; its failure is then ignored). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  p.catch(() => undefined);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}
 
 async function* only(frame: Uint8Array): AsyncIterable<Uint8Array> {
   yield frame;

@@ -25,7 +25,7 @@ import {
   type RequestOptions,
 } from './contract.ts';
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
-import { deadline } from './deadline.ts';
+import { ABORTED, deadline, raceAbort } from './deadline.ts';
 import { libp2pPeerIdOf } from './peer-id.ts';
 import { PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
@@ -407,22 +407,3 @@ export class MemoryNetwork implements Network {
   }
 }
 
-const ABORTED = Symbol('aborted');
-
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
-}

@@ -235,7 +235,11 @@ describe('the dashboard', () => {
     await open('Metrics', 'Metrics');
     await expect.poll(async () => Number(await page.getByTestId('requests-total').textContent()), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(Number(await page.getByTestId('calls-total').textContent())).toBeGreaterThanOrEqual(2);
-    await page.getByTestId('chart-requests').locator('polyline').waitFor({ timeout: 15_000 });
+    // attached, not 'visible': a flat series (a steady request rate) is a line whose bounding box has no
+    // height, which Playwright counts as hidden although it is drawn
+    const series = page.getByTestId('chart-requests').locator('polyline');
+    await series.waitFor({ state: 'attached', timeout: 15_000 });
+    await expect.poll(async () => ((await series.getAttribute('points')) ?? '').trim().split(/\s+/).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
   });
 
   it('refreshes an expired access token silently', async () => {
