@@ -131,6 +131,21 @@ describe('versions, reinstall and uninstall', () => {
     await expect(apps.wasmOfVersion(versions[0].blobId)).rejects.toMatchObject({ kind: 'not_found' });
   });
 
+  it('tells its install listeners of each version once it is durable (migrations waiting for it resume)', async () => {
+    const apps = service();
+    const key = signingKey();
+    const v1 = await makeBundle({ wasm: tinyWasm({ extra: 1 }), key, version: '1.0.0', dir });
+    const heard: { version: string; bundleBlobId: string }[] = [];
+    const off = apps.onInstalled((r) => void heard.push({ version: r.version, bundleBlobId: r.bundleBlobId }));
+    await apps.installDev(v1.path);
+    expect(heard).toEqual([{ version: '1.0.0', bundleBlobId: (await apps.get(v1.applicationId))!.bundleBlobId }]);
+    expect(await apps.installedRelease(heard[0].bundleBlobId)).toMatchObject({ applicationId: v1.applicationId, version: '1.0.0' });
+    await expect(apps.installDev(join(dir, 'missing.mpk'))).rejects.toMatchObject({ kind: 'not_found' });
+    off();
+    await apps.installDev((await makeBundle({ wasm: tinyWasm({ extra: 2 }), key, version: '2.0.0', dir })).path);
+    expect(heard).toHaveLength(1); // a failed install tells nobody; a removed listener hears nothing
+  });
+
   it('releases the blob a re-signed version replaced', async () => {
     const apps = service();
     const key = signingKey();

@@ -68,10 +68,17 @@ export class ApplicationService implements ApplicationCatalog {
   private readonly cache = new Map<string, Promise<VerifiedBundle>>();
   private readonly readOnly = new WeakMap<VerifiedBundle, Map<string, Set<string>>>();
   private readonly now: () => number;
+  private readonly installed = new Set<(release: InstalledRelease) => void>();
 
   constructor(private readonly deps: ApplicationServiceDeps) {
     this.apps = new ApplicationStore(deps.store);
     this.now = deps.now ?? Date.now;
+  }
+
+  /** Hears of every version installed, once its record is durable (upgrades waiting for it resume). */
+  onInstalled(listener: (release: InstalledRelease) => void): () => void {
+    this.installed.add(listener);
+    return () => this.installed.delete(listener);
   }
 
   // ---- installs -------------------------------------------------------------------------------
@@ -187,6 +194,7 @@ export class ApplicationService implements ApplicationCatalog {
         };
         await this.deps.blobs.change({ add: staged, release: replaced ? blobsOf(replaced) : [], extra: [this.apps.putOp(record)] });
         if (replaced) for (const blobId of blobsOf(replaced)) this.cache.delete(blobId);
+        for (const l of this.installed) l(releaseOf(record, entry));
         return { applicationId: id };
       } finally {
         for (const s of staged) await this.deps.blobs.discard(s);

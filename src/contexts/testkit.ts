@@ -120,6 +120,7 @@ export interface World extends Contexts {
   identity: NodeIdentity;
   runtime: FakeRuntime;
   catalog: FakeCatalog;
+  bus: EventBus;
   events: NodeEvent[];
   namespaceId: string;
 }
@@ -140,5 +141,5 @@ export async function world(): Promise<World> {
   const runtime = new FakeRuntime();
   const catalog = new FakeCatalog();
   const parts = createContexts({ store, governance, identity, applications: catalog, runtime, bus, clock });
-  return { ...parts, store, governance, identity, runtime, catalog, events, namespaceId: ns.id };
+  return { ...parts, store, governance, identity, runtime, catalog, bus, events, namespaceId: ns.id };
 }

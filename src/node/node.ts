@@ -325,6 +325,8 @@ export class HearthNode {
       clock,
       onError: (err) => this.opts.logger.error({ err }, 'migration failed'),
     });
+    // a migration waiting for the target version here resumes once it is installed
+    this.applications.onInstalled((r) => void this.upgrades.bundleInstalled(r.bundleBlobId).catch((err: unknown) => this.opts.logger.error({ err }, 'resuming migrations failed')));
     this.intents = new IntentService({ store: this.store, contexts: this.contexts, applications: this.applications, identity: this.identity, clock });
     this.groupIntents = new GroupIntentService({ governance: this.governance, contexts: this.contexts, identity: this.identity, clock });
     this.signingKeys = new SigningKeyService({ store: this.store, governance: this.governance, identity: this.identity, clock });

@@ -10,6 +10,12 @@
  *
  * Heads: applying delta D removes D's parents from the heads and adds D, so concurrent deltas leave
  * several heads, which the next local write (parented on all of them) merges.
+ *
+ * Upgrades: while the context's group targets a version this node's copy has not migrated to
+ * (`deferral` says why), remote deltas are deferred — neither applied nor kept — because they may
+ * come from the new version's code and this node would merge them with the old one's. Peers' heads
+ * keep advertising them, so they are pulled again, and merged by the new code, once the context
+ * migrated (docs/governance.md "Upgrades and migrations").
  */
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/bus.ts';
@@ -23,7 +29,7 @@ import type { SyncStatusBoard } from './status.ts';
 
 export const SYNC_ENTRY = '__calimero_sync_next';
 
-export type ReceiveOutcome = 'applied' | 'duplicate' | 'pending' | 'quarantined' | 'unknown_context';
+export type ReceiveOutcome = 'applied' | 'duplicate' | 'pending' | 'deferred' | 'quarantined' | 'unknown_context';
 
 export interface ApplierDeps {
   records: ContextStore;
@@ -36,6 +42,11 @@ export interface ApplierDeps {
   now: () => number;
   /** deltas held for missing parents, per context (domain.md §7: 10k) */
   maxPending?: number;
+  /**
+   * Why remote deltas of this context must wait, or undefined: its group moved to a version this
+   * node's copy has not migrated to yet.
+   */
+  deferral?: (meta: ContextMeta) => string | undefined;
 }
 
 export interface Snapshot {
@@ -116,6 +127,10 @@ export class DeltaApplier {
       const dag = await this.dag(delta.contextId);
       if (dag.has(delta.id)) return 'duplicate';
       if (this.quarantined.get(delta.contextId)?.has(delta.id)) return 'quarantined';
+      if (this.defers(meta)) {
+        this.d.status.known(delta.contextId, delta.id);
+        return 'deferred';
+      }
       if (delta.parents.some((p) => p !== GENESIS_PARENT && !dag.has(p))) {
         this.hold(delta, from);
         return 'pending';
@@ -137,7 +152,7 @@ export class DeltaApplier {
     return this.d.executor.locks.run(contextId, true, async () => {
       const meta = await this.d.records.getMeta(contextId);
       const dag = await this.dag(contextId);
-      if (!meta) return false;
+      if (!meta || this.defers(meta)) return false;
       const built = buildDag(snap.deltas);
       if (snap.heads.some((h) => !built.has(h))) throw new Error('snapshot heads name deltas it does not carry');
       const empty = meta.rootHash === UNINITIALIZED_HASH && dag.size <= 1;
@@ -176,6 +191,14 @@ export class DeltaApplier {
     this.dags.delete(contextId);
     this.pending.delete(contextId);
     this.quarantined.delete(contextId);
+  }
+
+  /** Whether remote deltas of the context wait for its migration (the status says why). */
+  private defers(meta: ContextMeta): boolean {
+    const why = this.d.deferral?.(meta);
+    if (why) this.d.status.reason(meta.id, 'upgrade_pending', why);
+    else this.d.status.clear(meta.id, 'upgrade_pending');
+    return why !== undefined;
   }
 
   private async applyOne(meta: ContextMeta, dag: OpDag, delta: DeltaRecord): Promise<ReceiveOutcome> {
@@ -222,9 +245,9 @@ export class DeltaApplier {
     for (;;) {
       const ready = held && [...held.values()].find((h) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p)));
       if (!ready) break;
-      held!.delete(ready.delta.id);
       const meta = await this.d.records.getMeta(contextId);
-      if (!meta) break;
+      if (!meta || this.defers(meta)) break; // held ones stay held until the context migrated
+      held!.delete(ready.delta.id);
       if (!dag.has(ready.delta.id)) await this.applyOne(meta, dag, ready.delta);
     }
     this.d.status.setPending(contextId, this.pendingCount(contextId));

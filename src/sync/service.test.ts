@@ -11,6 +11,7 @@ import { ed25519Sign, generateKeyPair, privateKeyObject } from '../crypto/keys.t
 import { contextTopic } from '../network/contract.ts';
 import { MemoryHub } from '../network/memory.ts';
 import { encodeJson } from '../network/router.ts';
+import { UPGRADE_OPS } from '../upgrades/types.ts';
 import { syncNode, until, type SyncNode } from './testkit.ts';
 import { deltaDigest } from './wire.ts';
 
@@ -212,5 +213,33 @@ describe('context sync', () => {
     c.sync.syncNow(contextId);
     await new Promise((r) => setTimeout(r, 300));
     expect(await call(c, contextId, 'get', { key: 'secret' }, true)).toBeNull();
+  });
+
+  it('defers remote deltas while the context’s upgrade is pending on this node, and merges them once it migrated', async () => {
+    const { nodes, nsId, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    const V2 = '02'.repeat(32);
+    /** what src/upgrades/migrator.ts does to a context, minus running a migration entry */
+    const migrate = async (n: SyncNode) => {
+      await n.executor.locks.run(contextId, true, async () => n.records.meta.put(contextId, { ...(await meta(n, contextId)), bundleBlobId: V2 }));
+      n.bus.publish({ type: 'context', contextId, kind: 'AppVersionChanged', data: { toVersion: '2.0.0' } });
+    };
+    const body = { groupIds: [nsId], targetApplicationId: APP_ID, fromVersion: '1.0.0', toVersion: '2.0.0', fromAppKey: '01'.repeat(32), toAppKey: V2, toStateVersion: 0, cascade: false };
+    await a.governance.submit(nsId, nsId, UPGRADE_OPS.set, body);
+    await until('B applied the upgrade op', () => b.governance.namespace(nsId)?.groups[nsId]?.upgrade?.toAppKey === V2);
+    await migrate(a); // A runs the new version; B has not migrated yet
+    await call(a, contextId, 'set', { key: 'after', value: 'new-code' });
+    await until('B defers it and says why', async () => (await b.sync.view(contextId)).reasons.some((r) => r.reason === 'upgrade_pending'));
+    // B's own writes still go out, and A merges them
+    await call(b, contextId, 'set', { key: 'fromB', value: 'old-code' });
+    await until('A merges B’s write', async () => (await call(a, contextId, 'get', { key: 'fromB' }, true)) === 'old-code');
+    await new Promise((r) => setTimeout(r, 300)); // several heartbeats and pulls: the deferral holds
+    expect(await call(b, contextId, 'get', { key: 'after' }, true)).toBeNull();
+    expect((await b.sync.view(contextId)).caughtUp).toBe(false);
+
+    await migrate(b);
+    await until('B merges what it deferred', () => sameState([a, b], contextId));
+    expect(await call(b, contextId, 'get', { key: 'after' }, true)).toBe('new-code');
+    expect((await b.sync.view(contextId)).reasons.map((r) => r.reason)).not.toContain('upgrade_pending');
   });
 });

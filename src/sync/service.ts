@@ -94,6 +94,7 @@ export class ContextSync {
         const reg = d.locate(contextId);
         return reg ? memberAccount(reg, key) : undefined;
       },
+      deferral: (meta) => upgradePending(d.locate(meta.id), meta),
     });
     const serve = { maxRequestBytes: 64 * 1024, timeoutMs: 60_000 };
     d.router.register(KINDS.heads, (req, ctx) => this.serveHeads(req, ctx), serve);
@@ -117,6 +118,8 @@ export class ContextSync {
       }),
     );
     this.cleanups.push(this.d.network.onPeer((e) => e.type === 'connected' && void this.onConnected(e.peer)));
+    // a context that migrated (src/upgrades/migrator.ts) pulls at once the deltas it deferred meanwhile
+    this.cleanups.push(this.d.bus.subscribe((e) => e.type === 'context' && e.kind === 'AppVersionChanged' && this.syncNow(e.contextId)));
     every(this.opts.heartbeatMs, () => this.heartbeat(), this.life.signal);
   }
 
@@ -464,3 +467,13 @@ export class ContextSync {
   }
 }
 
+/**
+ * Why remote deltas of a context wait (apply.ts `deferral`): its group's latest upgrade, not
+ * aborted, targets a version this node's copy does not run yet (its migration is queued, running,
+ * failed, or waits for the version to be installed here).
+ */
+export function upgradePending(reg: Registration | undefined, meta: ContextMeta): string | undefined {
+  const u = reg?.group.upgrade;
+  if (!u || u.aborted || reg.group.appKey !== u.toAppKey || meta.bundleBlobId === u.toAppKey) return undefined;
+  return `group ${reg.group.id.slice(0, 12)}… moved to version ${u.toVersion}; this node's copy has not migrated yet (see the group's upgrade status), so remote deltas wait until it has`;
+}

@@ -28,7 +28,9 @@ export type BehindReason =
   /** joined, state not received yet */
   | 'not_initialized'
   /** the last pull from a peer failed */
-  | 'pull_failed';
+  | 'pull_failed'
+  /** the group moved to a version this node's copy has not migrated to: remote deltas wait for it */
+  | 'upgrade_pending';
 
 export interface ContextSyncStatus {
   state: SyncState;
@@ -130,6 +132,11 @@ export class SyncStatusBoard {
   /** Heads a peer advertised that this node lacks (replaced at each heads message). */
   advertised(contextId: string, missing: string[]): void {
     this.entry(contextId).advertised = new Set(missing);
+  }
+
+  /** A delta this node knows of and does not hold yet (deferred until its context migrated). */
+  known(contextId: string, id: string): void {
+    this.entry(contextId).advertised.add(id);
   }
 
   /** A delta now held: no longer counted as advertised. */

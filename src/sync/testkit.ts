@@ -126,6 +126,7 @@ export interface SyncNode extends Contexts {
   keys: GroupKeys;
   replicator: GovernanceReplicator;
   events: NodeEvent[];
+  bus: EventBus;
   specialized: SpecializedInvites;
   /** stops every part (the store stays, for a restart) */
   stop(): Promise<void>;
@@ -199,6 +200,7 @@ export async function syncNode(
     keys,
     replicator,
     events,
+    bus,
     specialized: invites,
     stop: async () => {
       invites.stop();

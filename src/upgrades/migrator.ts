@@ -68,6 +68,8 @@ class MigrationRefusal extends Error {
   constructor(
     readonly reason: MigrationFailureReason,
     message: string,
+    /** the target's bundle, when it is what this node lacks */
+    readonly awaitsBundle?: string,
   ) {
     super(message);
   }
@@ -188,11 +190,11 @@ export class Migrator {
       const meta = await records.getMeta(contextId);
       if (!meta || meta.bundleBlobId === u.toAppKey) return;
       const from = await releaseOf(applications, meta);
-      const fail = (reason: MigrationFailureReason, message: string) =>
-        records.store.batch([progress.failureOp(u.id, contextId, { reason, message, at: unixSecs(this.d.clock) })]);
+      const fail = (reason: MigrationFailureReason, message: string, awaitsBundle?: string) =>
+        records.store.batch([progress.failureOp(u.id, contextId, { reason, message, at: unixSecs(this.d.clock), ...(awaitsBundle ? { awaitsBundle } : {}) })]);
       try {
         const target = applications.installedRelease ? await applications.installedRelease(u.toAppKey) : null;
-        if (!target) throw new MigrationRefusal('no_migration_path', `version ${u.toVersion} (bundle ${u.toAppKey}) is not installed on this node`);
+        if (!target) throw new MigrationRefusal('no_migration_path', `version ${u.toVersion} (bundle ${u.toAppKey}) is not installed on this node; installing it resumes the migration`, u.toAppKey);
         if (from && compareVersions(from.version, target.version) >= 0) {
           throw new MigrationRefusal('no_migration_path', `the context runs version ${from.version}, which is not older than ${target.version}`);
         }
@@ -211,7 +213,7 @@ export class Migrator {
         }
         this.d.bus.publish({ type: 'context', contextId, kind: 'AppVersionChanged', data: { fromVersion: from?.version, toVersion: target.version } });
       } catch (err) {
-        if (err instanceof MigrationRefusal) return fail(err.reason, err.message);
+        if (err instanceof MigrationRefusal) return fail(err.reason, err.message, err.awaitsBundle);
         if (err instanceof HearthError) return fail('no_migration_path', err.message);
         throw err;
       }

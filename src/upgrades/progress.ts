@@ -16,6 +16,8 @@ export interface MigrationFailure {
   message: string;
   /** unix seconds */
   at: number;
+  /** the target's bundle blob id when it was not installed here: installing it resumes the migration */
+  awaitsBundle?: string;
 }
 
 export interface LocalCounts {

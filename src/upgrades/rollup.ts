@@ -9,6 +9,7 @@ import type { NodeIdentity } from '../accounts/identity.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
 import type { NamespaceState } from '../governance/types.ts';
+import { speaksFor } from '../governance/signers.ts';
 import { effectiveMembers } from '../governance/views.ts';
 import type { UpgradeProgress } from './progress.ts';
 import type { GroupUpgradeRecord, MigrationFailureReason } from './types.ts';
@@ -51,6 +52,17 @@ export function latestUpgrade(ns: NamespaceState): GroupUpgradeRecord | undefine
   return best;
 }
 
+/**
+ * The signing keys that speak for `account` in the namespace: its member nodes' keys (bound by the
+ * credentials their ops carry, `ns.signers`) and its other bound devices, revoked ones left out.
+ */
+function devicesOf(ns: NamespaceState, account: string): string[] {
+  const keys = new Set<string>();
+  for (const [key, s] of Object.entries(ns.signers ?? {})) if (s.account === account && speaksFor(ns, key, account)) keys.add(key);
+  for (const binding of Object.values(ns.deviceBindings?.[account] ?? {})) if (binding.revokedAt === undefined) keys.add(binding.signingKey);
+  return [...keys];
+}
+
 export async function fleetRollup(d: { identity: NodeIdentity; progress: UpgradeProgress; clock: Clock }, ns: NamespaceState): Promise<FleetRollup> {
   const record = latestUpgrade(ns);
   const root = ns.groups[ns.id];
@@ -88,9 +100,7 @@ export async function fleetRollup(d: { identity: NodeIdentity; progress: Upgrade
   ];
   for (const account of accounts) {
     if (account === me) continue;
-    for (const binding of Object.values(ns.deviceBindings?.[account] ?? {})) {
-      if (binding.revokedAt === undefined) members.push({ peer: binding.signingKey, account, state: 'unknown' });
-    }
+    for (const peer of devicesOf(ns, account)) members.push({ peer, account, state: 'unknown' });
   }
   const mine = accounts.includes(me) ? 1 : 0;
   const unknown = accounts.length - mine;

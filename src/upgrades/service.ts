@@ -90,6 +90,25 @@ export class UpgradeService {
     await this.migrator.stop();
   }
 
+  /**
+   * A version was installed on this node: every upgrade targeting it whose contexts here wait for it
+   * — failed for lack of the bundle, or joined after the op on the previous version — migrates now.
+   * (A node that lacks the target cannot migrate and, being a plain member, often may not retry.)
+   */
+  async bundleInstalled(bundleBlobId: string): Promise<void> {
+    for (const ns of this.d.governance.namespaces()) {
+      for (const g of Object.values(ns.groups)) {
+        const u = g.upgrade;
+        if (!u || u.aborted || u.toAppKey !== bundleBlobId) continue;
+        const c = await this.progress.counts(g, u);
+        const waiting = [...c.failed].filter(([, f]) => f.awaitsBundle === bundleBlobId).map(([contextId]) => contextId);
+        if (c.swapped.length + c.failed.size - waiting.length >= c.contexts.length) continue;
+        await this.d.store.batch(waiting.map((contextId) => this.progress.clearFailureOp(u.id, contextId)));
+        this.migrator.enqueue({ namespaceId: ns.id, upgradeId: u.id, groupIds: [g.id], announce: false });
+      }
+    }
+  }
+
   async upgrade(groupId: string, req: UpgradeRequest): Promise<UpgradeAnswer> {
     const { governance, applications, identity } = this.d;
     const { ns, group } = governance.requireGroup(groupId);

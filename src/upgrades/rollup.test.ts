@@ -1,0 +1,59 @@
+/**
+ * The fleet rollup as one node sees it: itself from its own progress, every other member `unknown`
+ * with one row per signing key that speaks for it — member nodes bound by the credentials their ops
+ * carry (`signers`) as well as extra bound devices, revoked ones left out.
+ */
+import { describe, expect, it } from 'vitest';
+import type { NodeIdentity } from '../accounts/identity.ts';
+import { namespaceIdOf } from '../crypto/ids.ts';
+import { emptyNamespace } from '../governance/genesis.ts';
+import { applyOp } from '../governance/testkit.ts';
+import type { NamespaceState } from '../governance/types.ts';
+import type { UpgradeProgress } from './progress.ts';
+import { fleetRollup } from './rollup.ts';
+import { UPGRADE_OPS } from './types.ts';
+
+const A = 'a1'.repeat(32);
+const B = 'b2'.repeat(32);
+const C = 'c3'.repeat(32);
+const KEY_A = 'aa'.repeat(32);
+const KEY_B = 'bb'.repeat(32);
+const KEY_C = 'cc'.repeat(32);
+const KEY_C2 = 'dd'.repeat(32);
+const KEY_C3 = 'ee'.repeat(32);
+const APP = 'ef'.repeat(32);
+
+function upgraded(): NamespaceState {
+  const salt = '11'.repeat(32);
+  const id = namespaceIdOf(A, salt);
+  const g = { salt, applicationId: APP, appKey: '01'.repeat(32) };
+  const at = (account: string) => ({ account, signer: KEY_A });
+  let ns = applyOp(emptyNamespace(id, A, g, 1), id, 'namespace.created', g, at(A));
+  ns = applyOp(ns, id, 'group.member_added', { members: [{ account: B, role: 'Member' }, { account: C, role: 'Member' }] }, at(A));
+  ns.groups[id].contexts['77'.repeat(32)] = { metadata: null, registeredAt: 1 };
+  const body = { groupIds: [id], targetApplicationId: APP, fromVersion: '1.0.0', toVersion: '2.0.0', fromAppKey: '01'.repeat(32), toAppKey: '02'.repeat(32), toStateVersion: 2, cascade: false };
+  ns = applyOp(ns, id, UPGRADE_OPS.set, body, at(A));
+  // B's node key is known from the credential its join op carried; C has its node key and two devices, one revoked
+  ns.signers = { [KEY_A]: { account: A, deviceId: 'a' }, [KEY_B]: { account: B, deviceId: 'b' }, [KEY_C]: { account: C, deviceId: 'c' } };
+  ns.deviceBindings = { [C]: { c2: { signingKey: KEY_C2, linkedAt: 1 }, c3: { signingKey: KEY_C3, linkedAt: 1, revokedAt: 2 } } };
+  return ns;
+}
+
+describe('fleetRollup', () => {
+  it('lists every other member node as unknown, one row per key that speaks for it', async () => {
+    const ns = upgraded();
+    const progress = { counts: async () => ({ contexts: ['c'], swapped: ['c'], failed: new Map() }) } as unknown as UpgradeProgress;
+    const identity = { accountId: A, publicKey: KEY_A } as NodeIdentity;
+    const r = await fleetRollup({ identity, progress, clock: { now: () => 5_000 } }, ns);
+    expect(r).toMatchObject({ migrated: 1, inProgress: 0, failed: 0, unknown: 2, total: 3, allMigrated: false });
+    expect(r.members.map((m) => [m.account, m.peer, m.state]).sort()).toEqual(
+      [
+        [A, KEY_A, 'migrated'],
+        [B, KEY_B, 'unknown'],
+        [C, KEY_C, 'unknown'],
+        [C, KEY_C2, 'unknown'],
+      ].sort(),
+    );
+    expect(r.members.find((m) => m.account === B)).not.toHaveProperty('report'); // no report travelled
+  });
+});
