@@ -168,7 +168,7 @@ export class DeltaApplier {
       await this.d.records.store.batch(ops);
       this.dags.set(contextId, Promise.resolve(built));
       for (const r of snap.deltas) this.d.status.held(contextId, r.id);
-      this.d.bus.publish({ type: 'context', contextId, kind: 'StateMutation', data: { newRoot: snap.rootHash, events: [] } });
+      this.announce(contextId, snap.rootHash, empty ? [] : snap.deltas.filter((r) => !dag.has(r.id)), built);
       await this.cascade(contextId, built);
       return true;
     });
@@ -191,6 +191,23 @@ export class DeltaApplier {
     this.dags.delete(contextId);
     this.pending.delete(contextId);
     this.quarantined.delete(contextId);
+  }
+
+  /**
+   * Tells subscribers of an installed snapshot: the events of every delta it brought that this node
+   * had not applied, in causal order (height, then id), each as a `StateMutation` naming the root
+   * the node now holds; one without events when none had any. A node that replaced its state loses
+   * no event its subscribers would have seen had it replayed the deltas; a joiner's snapshot is the
+   * history from before it joined, so `fresh` is empty there.
+   */
+  private announce(contextId: string, newRoot: string, fresh: readonly DeltaRecord[], built: OpDag): void {
+    const order = (r: DeltaRecord) => built.seqOf(r.id) ?? 0n;
+    const withEvents = fresh.filter((r) => (r.events?.length ?? 0) > 0).sort((x, y) => (order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : x.id < y.id ? -1 : 1));
+    if (withEvents.length === 0) {
+      this.d.bus.publish({ type: 'context', contextId, kind: 'StateMutation', data: { newRoot, events: [] } });
+      return;
+    }
+    for (const r of withEvents) this.d.bus.publish({ type: 'context', contextId, kind: 'StateMutation', data: { newRoot, events: eventsOf(r) } });
   }
 
   /** Whether remote deltas of the context wait for its migration (the status says why). */
@@ -234,7 +251,7 @@ export class DeltaApplier {
       type: 'context',
       contextId: meta.id,
       kind: 'StateMutation',
-      data: { newRoot: next.rootHash, events: (delta.events ?? []).map((e) => ({ kind: e.kind, data: [...Buffer.from(e.data, 'hex')], handler: e.handler })) },
+      data: { newRoot: next.rootHash, events: eventsOf(delta) },
     });
     return 'applied';
   }
@@ -268,6 +285,11 @@ export class DeltaApplier {
 }
 
 /** Height of a delta with these parents: one above the highest (the genesis parent is height 0). */
+/** A delta's recorded events as a `StateMutation` frame carries them (bytes as numbers, as for a local call). */
+function eventsOf(delta: DeltaRecord): { kind: string; data: number[]; handler: string | null }[] {
+  return (delta.events ?? []).map((e) => ({ kind: e.kind, data: [...Buffer.from(e.data, 'hex')], handler: e.handler }));
+}
+
 function heightOf(dag: OpDag, parents: readonly string[]): bigint {
   let max = 0n;
   for (const p of parents) {

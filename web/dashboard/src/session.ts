@@ -45,8 +45,12 @@ export function takeHandedTokens(store: TokenStore): boolean {
 /** Why the user is sent to the login page; the login page words each one. */
 export type LoginReason = 'token_revoked' | 'token_reuse' | 'token_expired' | 'invalid_token' | 'signed_out';
 
-export function loginUrl(reason?: string): string {
-  const params = new URLSearchParams({ 'callback-url': `${location.origin}${location.pathname}`, permissions: 'admin' });
+/**
+ * The login page's address, coming back to this very page: its query too (the contexts page keeps
+ * the selected context there), so signing in again lands where the user was.
+ */
+export function loginUrl(reason?: string, here: Pick<Location, 'origin' | 'pathname' | 'search'> = location): string {
+  const params = new URLSearchParams({ 'callback-url': `${here.origin}${here.pathname}${here.search}`, permissions: 'admin' });
   if (reason) params.set('reason', reason);
   return `/auth/login?${params}`;
 }

@@ -28,6 +28,13 @@ describe('syncSummary', () => {
     expect(syncSummary(status({ caughtUp: false, behind: 2, reasons: because('no_peers') }))!.label).toBe('behind 2, waiting for peers');
   });
 
+  it('names a pending upgrade before the count of what it holds back', () => {
+    const waiting = syncSummary(status({ caughtUp: false, behind: 2, reasons: because('upgrade_pending') }))!;
+    expect(waiting).toMatchObject({ label: 'waiting for its upgrade (behind 2)', tone: 'warn' });
+    expect(waiting.explanation).toContain('migrated');
+    expect(syncSummary(status({ caughtUp: false, reasons: because('upgrade_pending') }))!.label).toBe('waiting for its upgrade');
+  });
+
   it('a node without the state: waiting for peers, receiving a snapshot, or a failed pull', () => {
     expect(syncSummary(status({ caughtUp: false, state: 'waitingForPeers', reasons: because('not_initialized', 'no_peers') }))).toMatchObject({ label: 'waiting for peers' });
     expect(syncSummary(status({ caughtUp: false, state: 'receivingSnapshot', reasons: because('not_initialized') }))).toMatchObject({ label: 'receiving a snapshot' });

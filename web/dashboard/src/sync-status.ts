@@ -41,6 +41,14 @@ export function syncSummary(sync: ContextSyncStatus | undefined): SyncSummary | 
     const troubled = sync.quarantined > 0 || sync.reasons.length > 0;
     return { label: `caught up${refused}`, tone: troubled ? 'warn' : 'good', explanation: 'Nothing any peer told this node about is missing here.' };
   }
+  if (has(sync, 'upgrade_pending')) {
+    // deltas made by a newer version wait until this node's copy migrated (docs/sync.md, `upgrade_pending`)
+    return {
+      label: `waiting for its upgrade${sync.behind > 0 ? ` (behind ${sync.behind})` : ''}`,
+      tone: 'warn',
+      explanation: "The context's group moved to a newer version of the application that this node's copy has not migrated to yet (see the group's upgrade status): remote writes wait until it has.",
+    };
+  }
   if (sync.behind > 0) {
     return {
       label: `behind ${sync.behind}${noPeers ? ', waiting for peers' : ''}`,
