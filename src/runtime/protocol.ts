@@ -60,7 +60,11 @@ export type BridgeRequest =
   | { op: 'blobPut'; bytes: Uint8Array }
   | { op: 'openSealed'; envelope: Uint8Array };
 
-export type BridgeResponse = ({ ok: true; value: unknown } | { ok: false; error: string }) & { seq: number };
+/** A bridge request as posted: `id` numbers the worker's asks (its answer carries it back). */
+export type AskedRequest = BridgeRequest & { id: number };
+
+/** `seq` is the call's, `id` the ask's: a worker drops an answer that matches neither. */
+export type BridgeResponse = ({ ok: true; value: unknown } | { ok: false; error: string }) & { seq: number; id: number };
 
 export interface JobDone {
   type: 'result';

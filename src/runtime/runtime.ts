@@ -34,7 +34,7 @@ import {
 import { availableParallelism } from 'node:os';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import type { BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
+import type { AskedRequest, BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
 import { Trap } from './trap.ts';
 
 export interface WasmRuntimeOptions {
@@ -209,7 +209,7 @@ export class WasmRuntime implements Runtime {
     const shared = new SharedArrayBuffer(4);
     worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits: this.limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
     const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [] };
-    port1.on('message', (msg: BridgeRequest) => void slot.server?.answer(msg));
+    port1.on('message', (msg: AskedRequest) => void slot.server?.answer(msg));
     // the bridge must not keep the process alive on its own (the worker's own handle decides)
     port1.unref();
     slot.ready = new Promise<void>((resolve, reject) => {
@@ -397,12 +397,12 @@ class BridgeServer {
     this.streams.clear();
   }
 
-  async answer(msg: BridgeRequest): Promise<void> {
+  async answer(msg: AskedRequest): Promise<void> {
     let res: BridgeResponse;
     try {
-      res = { ok: true, value: await this.serve(msg), seq: this.seq };
+      res = { ok: true, value: await this.serve(msg), seq: this.seq, id: msg.id };
     } catch (e) {
-      res = { ok: false, error: e instanceof Error ? e.message : String(e), seq: this.seq };
+      res = { ok: false, error: e instanceof Error ? e.message : String(e), seq: this.seq, id: msg.id };
     }
     if (this.closed) return;
     this.port.postMessage(res);

@@ -9,7 +9,7 @@
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
 import type { SyncBackend } from './host-state.ts';
-import type { BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
+import type { AskedRequest, BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
 import type { VMLimits } from './limits.ts';
 import { InstancePool } from './instances.ts';
 import { StateCache } from './state-cache.ts';
@@ -23,24 +23,32 @@ let limits: VMLimits;
 const modules = new Map<string, { exportTypes: Record<string, FuncType>; instances: InstancePool }>();
 const states = new StateCache();
 
+/** Numbers this worker's bridge requests, so that an answer is matched to the ask it answers. */
+let asks = 0;
+
 function bridge(job: CallJob): SyncBackend {
   const ask = <T>(req: BridgeRequest): T => {
+    const id = ++asks;
     Atomics.store(flag, 0, 0);
-    port.postMessage(req);
-    while (Atomics.wait(flag, 0, 0, WAIT_SLICE_MS) === 'timed-out') {
-      // keep waiting: the main thread owns the deadline and terminates this worker when it passes
+    port.postMessage({ ...req, id } satisfies AskedRequest);
+    for (;;) {
+      const msg = receiveMessageOnPort(port);
+      if (msg) {
+        const res = msg.message as BridgeResponse;
+        if (res.seq === job.seq && res.id === id) {
+          if (!res.ok) throw new Error(res.error);
+          return res.value as T;
+        }
+        // an answer to an ask that is no longer waiting: dropped. The flag it raised is lowered
+        // before looking again, and the look comes first, so this ask's own answer is not missed.
+        Atomics.store(flag, 0, 0);
+        continue;
+      }
+      // Sleep until the main thread raises the flag, in slices so that a `worker.terminate()` at
+      // the call's deadline lands promptly (the main thread owns the deadline). The answer is posted
+      // before the flag is raised; should its delivery lag the flag, look again a millisecond later.
+      if (Atomics.wait(flag, 0, 0, WAIT_SLICE_MS) === 'not-equal') Atomics.wait(flag, 0, 1, 1);
     }
-    let msg = receiveMessageOnPort(port);
-    // the answer is posted before the flag is set; should its delivery still lag, wait it out
-    for (let spins = 0; !msg && spins < 1000; spins++) {
-      Atomics.wait(flag, 0, 1, 1);
-      msg = receiveMessageOnPort(port);
-    }
-    if (!msg) throw new Error('runtime bridge: no answer from the main thread');
-    const res = msg.message as BridgeResponse;
-    if (res.seq !== job.seq) throw new Error(`runtime bridge: an answer for call ${res.seq} during call ${job.seq}`);
-    if (!res.ok) throw new Error(res.error);
-    return res.value as T;
   };
   return {
     hasIndexMeta: job.hasIndexMeta,
