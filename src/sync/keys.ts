@@ -120,7 +120,8 @@ export class GroupKeys {
     const located = this.d.governance.locate(groupId);
     if (!located) return undefined;
     const members = network.peers().filter((p) => this.memberOf(located.ns, located.group, p));
-    const peers = [...new Set([...(hint && network.peers().includes(hint) ? [hint] : []), ...members])];
+    // the hint (the delta's publisher) first when it is a member's node: it surely holds the key
+    const peers = [...new Set([...(hint && members.includes(hint) ? [hint] : []), ...members])];
     for (const peer of peers) {
       try {
         const answer = await router.request(peer, KEY_REQUEST, { groupId, keyId }, { timeoutMs: this.d.requestTimeoutMs ?? 5_000, maxResponseFrameBytes: 1024 });

@@ -10,10 +10,10 @@ import { UNINITIALIZED_HASH } from '../contexts/types.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../crypto/keys.ts';
 import { contextTopic } from '../network/contract.ts';
 import { MemoryHub } from '../network/memory.ts';
-import { encodeJson } from '../network/router.ts';
+import { encodeJson, SYNC_PROTOCOL } from '../network/router.ts';
 import { UPGRADE_OPS } from '../upgrades/types.ts';
 import { syncNode, until, type SyncNode } from './testkit.ts';
-import { deltaDigest } from './wire.ts';
+import { deltaDigest, KINDS } from './wire.ts';
 
 const running: SyncNode[] = [];
 afterEach(async () => {
@@ -167,6 +167,44 @@ describe('context sync', () => {
     expect(await call(b, contextId, 'get', { key: 'still' }, true)).toBe('works');
   });
 
+  it('never pulls from a non-member that republishes a member’s delta, nor counts it as a peer heard from', async () => {
+    const { hub, nodes, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    const topic = contextTopic(contextId);
+    // X: not a member; it sees A's sealed gossip and answers any sync request it gets
+    const x = hub.join('ef'.repeat(32));
+    let asked = 0;
+    x.handle(SYNC_PROTOCOL, async () => {
+      asked++;
+      return encodeJson({ part: 'boundary', rootHash: '00'.repeat(32), heads: [] });
+    }, { maxRequestBytes: 1 << 16, timeoutMs: 5_000 });
+    const seen: Uint8Array[] = [];
+    x.subscribe(topic, (m) => {
+      if ((JSON.parse(new TextDecoder().decode(m.data)) as { type?: string }).type === 'delta') seen.push(m.data);
+    });
+    // B has the group key already (a write while linked): what it lacks later is only a parent
+    await call(a, contextId, 'set', { key: 'zero', value: '0' });
+    await until('B has the first write', async () => (await call(b, contextId, 'get', { key: 'zero' }, true)) === '0');
+    hub.link(x.self, a.identity.publicKey);
+    hub.unlink(a.identity.publicKey, b.identity.publicKey);
+    await call(a, contextId, 'set', { key: 'first', value: '1' });
+    await call(a, contextId, 'set', { key: 'second', value: '2' });
+    await until('X saw both deltas', () => seen.length >= 2);
+    // B hears only X, which hands it the second delta: its parent is missing
+    hub.unlink(x.self, a.identity.publicKey);
+    hub.link(x.self, b.identity.publicKey);
+    await until('B hears X on the topic', () => b.net.topicPeers(topic).includes(x.self) && x.topicPeers(topic).includes(b.identity.publicKey));
+    await x.publish(topic, seen[1]!);
+    await until('B holds the delta for its parent', async () => (await b.sync.view(contextId)).pending === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(asked).toBe(0);
+    expect((await b.sync.view(contextId)).peers.map((p) => p.peer)).not.toContain(x.self);
+    // a member brings the parent, and both apply
+    hub.link(a.identity.publicKey, b.identity.publicKey);
+    await until('B converges with A', () => sameState([a, b], contextId));
+    expect(asked).toBe(0);
+  });
+
   it('a bad seal, an oversized artifact and parents that never arrive show in the status, and nothing breaks', async () => {
     const { hub, nodes, nsId, contextId } = await cluster(2);
     const [a, b] = nodes as [SyncNode, SyncNode];
@@ -241,6 +279,10 @@ describe('context sync', () => {
     await new Promise((r) => setTimeout(r, 300)); // several heartbeats and pulls: the deferral holds
     expect(await call(b, contextId, 'get', { key: 'after' }, true)).toBeNull();
     expect((await b.sync.view(contextId)).caughtUp).toBe(false);
+
+    // nor does B hand out a snapshot of the version it still runs
+    const ask = a.net.request(b.identity.publicKey, SYNC_PROTOCOL, encodeJson({ type: KINDS.snapshot, contextId }), { timeoutMs: 3_000, maxResponseFrameBytes: 1 << 20 });
+    await expect(ask).rejects.toMatchObject({ kind: 'refused', message: expect.stringMatching(/no snapshot from here: .*not migrated/) });
 
     await migrate(b);
     await until('B merges what it deferred', () => sameState([a, b], contextId));

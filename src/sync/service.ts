@@ -226,7 +226,7 @@ export class ContextSync {
     if (head.contextId !== contextId) return drop('invalid_message', 'a delta for another context on this topic');
     const verdict = verifyHead(reg, head);
     if (!verdict.ok) return drop(verdict.penalty, verdict.why);
-    this.status.heard(contextId, msg.from);
+    if (memberAccount(reg, msg.from) !== undefined) this.status.heard(contextId, msg.from);
     if (await this.applier.knows(contextId, head.id)) return;
     if (!isHex64(raw.keyId) || typeof raw.nonce !== 'string' || typeof raw.ciphertext !== 'string') return drop('invalid_message', 'delta without a seal');
     const key = await this.d.keys.get(reg.group.id, raw.keyId, msg.from);
@@ -255,8 +255,14 @@ export class ContextSync {
 
   // ——— catch-up ———
 
-  /** Pulls what `peer` holds of a context; one exchange per (context, peer) at a time. */
+  /**
+   * Pulls what `peer` holds of a context; one exchange per (context, peer) at a time. Only from a
+   * member's node: gossip's publisher may be any subscriber of the topic (one that republished a
+   * member's sealed delta, say), and a snapshot's state rows are taken on the sender's word.
+   */
   private pull(contextId: string, peer: PeerKey): Promise<boolean> {
+    const reg = this.d.locate(contextId);
+    if (!reg || memberAccount(reg, peer) === undefined) return Promise.resolve(false);
     return this.inflight.run(`${contextId}|${peer}`, () => this.pullNow(contextId, peer));
   }
 
@@ -420,12 +426,13 @@ export class ContextSync {
       this.d.network.penalize(ctx.peer, 'invalid_message', 'backfill heads malformed');
       throw new PeerRefusal('backfill needs at most 256 heads');
     }
-    const { meta } = await this.served(req, ctx);
+    const { reg, meta } = await this.served(req, ctx);
     const deltas = await this.applier.lacking(meta.id, heads);
     // far behind, and nothing this node lacks: a snapshot is cheaper than replaying every delta
+    // (not from a copy that has not migrated yet: it would refuse the snapshot)
     const above = typeof req.snapshotAbove === 'number' && Number.isSafeInteger(req.snapshotAbove) ? req.snapshotAbove : undefined;
     const dag = await this.applier.dag(meta.id);
-    if (above !== undefined && deltas.length > above && heads.every((h) => dag.has(h))) {
+    if (above !== undefined && deltas.length > above && heads.every((h) => dag.has(h)) && !upgradePending(reg, meta)) {
       return (async function* () {
         yield { contextId: meta.id, snapshotAdvised: deltas.length };
       })();
@@ -440,7 +447,10 @@ export class ContextSync {
    * streamed: the boundary, the state rows, the delta records.
    */
   private async serveSnapshot(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
-    const { meta: first } = await this.served(req, ctx);
+    const { reg, meta: first } = await this.served(req, ctx);
+    // rows of the version this node still runs would be wrong under the group's current one
+    const stale = upgradePending(reg, first);
+    if (stale) throw new PeerRefusal(`no snapshot from here: ${stale}`);
     const taken = await this.d.executor.locks.run(first.id, false, async () => {
       const meta = (await this.d.records.getMeta(first.id))!;
       const rows: [string, string][] = [];
