@@ -18,10 +18,12 @@ async function guarded() {
       a.get('/admin-api/peers', async (req) => ({ count: 0, key: req.principal?.keyId }));
       a.get('/admin-api/applications', async (req) => ({ key: req.principal?.keyId }));
       a.get('/admin-api/health', async () => ({ data: { status: 'alive' } }));
+      a.get('/admin-api/contexts', async () => ({ data: [] }));
+      a.post('/admin-api/contexts', async () => ({ data: {} }));
     },
   });
-  const get = async (url: string, token?: string) => {
-    const res = await app.inject({ url, headers: { host: '127.0.0.1', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  const get = async (url: string, token?: string, method: 'GET' | 'POST' = 'GET') => {
+    const res = await app.inject({ method, url, headers: { host: '127.0.0.1', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
     return { status: res.statusCode, reason: res.headers['x-auth-error'], body: res.json() as Record<string, unknown> };
   };
   return { k, app, get };
@@ -43,6 +45,16 @@ describe('the guard', () => {
     const allowed = await get('/admin-api/applications', pair.access_token);
     expect(allowed.status).toBe(200);
     expect(await get('/admin-api/applications', pair.access_token)).toEqual(allowed);
+  });
+
+  it('decides each method of a path on its own (the remembered decisions are per method and path)', async () => {
+    const { k, get } = await guarded();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair } = await k.keys.createClientKey(admin, { permissions: ['context:list'] });
+    for (let i = 0; i < 2; i++) {
+      expect((await get('/admin-api/contexts', pair.access_token)).status).toBe(200);
+      expect(await get('/admin-api/contexts', pair.access_token, 'POST')).toMatchObject({ status: 403, reason: 'permission_denied' });
+    }
   });
 
   it('answers a missing or bad token, and leaves public routes alone', async () => {

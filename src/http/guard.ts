@@ -15,8 +15,10 @@ import { bearerOf, originOf, pathOf, queryTokenOf } from './request.ts';
 
 /** The auth spec accepts `?token=` only on the stream routes (a URL reaches proxy logs). */
 const QUERY_TOKEN_PATHS = /^\/(ws|sse)(\/|$)/;
-/** (method, path) decisions remembered: classifying a path was a visible part of a guarded request */
+/** path decisions remembered per method: classifying a path was a visible part of a guarded request */
 const DECISIONS_KEPT = 1_000;
+/** distinct methods remembered (Node's parser accepts only its known methods; a bound all the same) */
+const METHODS_KEPT = 64;
 /** longer paths are classified each time (a long path is rare, and would make the memo heavy) */
 const MEMO_PATH_MAX = 256;
 
@@ -27,15 +29,20 @@ export interface GuardOptions extends RouteOptions {
 
 export function registerGuard(app: FastifyInstance, auth: AuthService, options: GuardOptions = {}): void {
   // the decision depends only on (method, path): the options are fixed for the guard's life
-  const decisions = new Map<string, GuardDecision>();
+  // method → path → decision (no key string built per request); bounded per method
+  const decisions = new Map<string, Map<string, GuardDecision>>();
   const classify = (method: string, path: string): GuardDecision => {
     if (path.length > MEMO_PATH_MAX) return classifyRoute(method, path, options);
-    const memoKey = `${method} ${path}`;
-    let decision = decisions.get(memoKey);
+    let byPath = decisions.get(method);
+    if (byPath === undefined) {
+      if (decisions.size >= METHODS_KEPT) decisions.clear(); // methods are client-chosen strings
+      decisions.set(method, (byPath = new Map()));
+    }
+    let decision = byPath.get(path);
     if (decision === undefined) {
       decision = classifyRoute(method, path, options);
-      if (decisions.size >= DECISIONS_KEPT) decisions.clear();
-      decisions.set(memoKey, decision);
+      if (byPath.size >= DECISIONS_KEPT) byPath.clear();
+      byPath.set(path, decision);
     }
     return decision;
   };
