@@ -118,22 +118,22 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
     });
 
     it('reports connections and disconnections, and dials a node by its address', async () => {
-      const [a, b, c] = await nodes(3);
+      const [a, b, c, d] = await nodes(4);
       const events: string[] = [];
       a!.onPeer((e) => events.push(`${e.type}:${e.peer}`));
       expect(a!.peerCount()).toBe(0);
       await connect(a!, b!);
       expect(a!.peers()).toEqual([b!.self]);
       expect(a!.peerCount()).toBe(1);
-      await connect(a!, c!);
+      await connect(a!, d!);
       expect(a!.peerCount()).toBe(2);
-      expect(c!.peerCount()).toBe(1);
+      expect(d!.peerCount()).toBe(1);
       await h.stop(b!);
       await eventually(() => a!.peers().length === 1, 'a to see b go');
       expect(a!.peerCount()).toBe(1);
-      expect(events).toEqual([`connected:${b!.self}`, `connected:${c!.self}`, `disconnected:${b!.self}`]);
-      await h.stop(c!);
-      await eventually(() => a!.peers().length === 0, 'a to see c go');
+      expect(events).toEqual([`connected:${b!.self}`, `connected:${d!.self}`, `disconnected:${b!.self}`]);
+      await h.stop(d!);
+      await eventually(() => a!.peers().length === 0, 'a to see d go');
       expect(a!.peerCount()).toBe(0);
       expect(await kindOf(a!.dial(h.deadAddress(), { timeoutMs: 2_000 }))).toMatch(/^unreachable:/);
       expect(await kindOf(a!.dial('not an address', { timeoutMs: 2_000 }))).toMatch(/^unreachable:/);
