@@ -68,9 +68,12 @@ export interface Process {
   stop(): Promise<void>;
 }
 
-/** The bare node:http baseline (bench/bare-server.mjs) in its own process. */
-export function startBare(): Promise<Process> {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/bare-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * The bare node:http baseline (bench/bare-server.mjs) in its own process, or another baseline
+ * server script that prints its `{ url }` line the same way (bench/fastify-server.mjs).
+ */
+export function startBare(script = 'bench/bare-server.mjs'): Promise<Process> {
+  const child = spawn(process.execPath, [join(ROOT, script)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
