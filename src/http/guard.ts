@@ -61,31 +61,33 @@ export function registerGuard(app: FastifyInstance, auth: AuthService, options: 
   // Callback-style, with a synchronous path: a token verified before whose keys are cached (every
   // request of a client after its first) is decided without a promise (issue #14). Otherwise the
   // store is read; both paths answer the same (AuthService.authenticateCached).
+  // `done()` is called outside the try blocks: the rest of the request runs inside it, and an error
+  // there must not reach this hook's catch (which would answer the request a second time).
   app.addHook('onRequest', (req, _reply, done) => {
-    let decision: GuardedDecision;
-    let token: string;
+    let decision: GuardDecision;
+    let token: string | undefined;
     let origin: RequestOrigin;
+    let decided = false;
     try {
       const path = pathOf(req);
-      const d = classify(req.method, path);
-      if (d.kind !== 'guarded') return done();
-      decision = d;
-      const found = bearerOf(req) ?? (QUERY_TOKEN_PATHS.test(path) ? queryTokenOf(req) : undefined);
-      if (!found) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
-      token = found;
-      origin = originOf(req);
-      const principal = auth.authenticateCached(token, origin);
-      if (principal) {
-        admit(req, decision, principal);
-        return done();
+      decision = classify(req.method, path);
+      if (decision.kind === 'guarded') {
+        token = bearerOf(req) ?? (QUERY_TOKEN_PATHS.test(path) ? queryTokenOf(req) : undefined);
+        if (!token) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
+        origin = originOf(req);
+        const principal = auth.authenticateCached(token, origin);
+        if (principal) admit(req, decision, principal);
+        decided = principal !== undefined;
       }
     } catch (err) {
       return done(err as Error);
     }
-    auth.authenticate(token, origin).then(
+    if (decision.kind !== 'guarded' || decided) return done();
+    const guarded = decision;
+    auth.authenticate(token!, origin!).then(
       (principal) => {
         try {
-          admit(req, decision, principal);
+          admit(req, guarded, principal);
         } catch (err) {
           return done(err as Error);
         }
