@@ -68,9 +68,12 @@ export interface Process {
   stop(): Promise<void>;
 }
 
-/** The bare node:http baseline (bench/bare-server.mjs) in its own process. */
-export function startBare(): Promise<Process> {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/bare-server.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * The bare node:http baseline (bench/bare-server.mjs) in its own process, or another baseline
+ * server script that prints its `{ url }` line the same way (bench/fastify-server.mjs).
+ */
+export function startBare(script = 'bench/bare-server.mjs'): Promise<Process> {
+  const child = spawn(process.execPath, [join(ROOT, script)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -104,12 +107,21 @@ export async function ensureBuilt(): Promise<void> {
   built = true;
 }
 
+/**
+ * BENCH_NODE_FLAGS: Node.js flags for the node processes only (e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS refuses). `exec` keeps the node's pid.
+ */
+function nodeFlagsWrap(): string[] {
+  const flags = process.env.BENCH_NODE_FLAGS?.trim();
+  return flags ? ['sh', '-c', `exec "$0" ${flags} "$@"`] : [];
+}
+
 /** A compiled node in a fresh home, logged in as the admin. */
 export async function startNode(extraArgs: string[] = []): Promise<BenchNode> {
   await ensureBuilt();
   const paths = await makeHome();
   const home = join(paths.dir, '..');
-  const spawned = await spawnNode(['run', '--home', home, '--node', 'test', ...extraArgs], { ...ADMIN_ENV, ...DEFAULT_LOGGING }, 60_000);
+  const spawned = await spawnNode(['run', '--home', home, '--node', 'test', ...extraArgs], { ...ADMIN_ENV, ...DEFAULT_LOGGING }, 60_000, nodeFlagsWrap());
   const client = createClient({ baseUrl: spawned.url, tokenStore: new MemoryTokenStore() });
   const { accessToken } = await client.auth.login({ username: ADMIN_ENV.MERO_AUTH_ADMIN_USER, password: ADMIN_ENV.MERO_AUTH_ADMIN_PASSWORD });
   return {
@@ -125,6 +137,29 @@ export async function startNode(extraArgs: string[] = []): Promise<BenchNode> {
       await rm(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Linux: CPU seconds a process has used so far (user + system, `/proc/<pid>/stat`). CPU per request
+ * moves far less with the machine's load than requests per second do, so the HTTP bench prints it
+ * beside the throughput ratio.
+ */
+export async function cpuSecs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // fields after the command name (which may hold spaces) start at state; utime and stime are 14, 15
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+/** USER_HZ: 100 on every Linux this runs on */
+const CLOCK_TICKS = 100;
+
+/** `measure`, also answering the CPU time `pid` spent per request of the measured load (µs). */
+export async function measureWithCpu(spec: LoadSpec, pid: number): Promise<LoadResult & { cpuUsPerRequest: number }> {
+  await loadgen({ ...spec, durationSecs: 1 });
+  const before = await cpuSecs(pid);
+  const result = await loadgen({ durationSecs: LOAD_SECS, connections: CONNECTIONS, ...spec });
+  const used = (await cpuSecs(pid)) - before;
+  return { ...result, cpuUsPerRequest: result.requests > 0 ? (used * 1e6) / result.requests : NaN };
 }
 
 /** Linux: a process's resident set now (VmRSS), in MB (10^6 bytes, as the goals are written). */

@@ -172,18 +172,29 @@ export class AuthService {
    * client's. Every refusal is a 401 (auth spec: "401: the token is invalid"); `token_revoked` tells
    * clients (mero-js) to drop their tokens rather than refresh.
    */
-  private async liveKey(claims: Claims, fail: (message: string, reason: AuthReason) => HearthError): Promise<{ key: KeyRecord; root: KeyRecord }> {
+  private async liveKey(claims: Claims, fail: Fail): Promise<{ key: KeyRecord; root: KeyRecord }> {
     const now = unixSecs(this.d.clock);
     const key = await this.d.keys.get(claims.sub);
-    if (!key) throw fail('Key not found', 'invalid_token');
-    if (key.revokedAt !== null) throw fail('Key has been revoked', 'token_revoked');
-    if (key.expiresAt !== null && key.expiresAt <= now) throw fail('Key has expired', 'invalid_token');
-    if ((claims.gen ?? 0) < key.generation) throw fail('Token has been revoked', 'token_revoked');
+    checkKey(claims, key, now, fail);
     if (key.type !== 'client') return { key, root: key };
     const root = await this.d.keys.get(key.rootKeyId ?? '');
-    if (!root) throw fail('The root key this client key was issued under no longer exists', 'invalid_token');
-    if (root.revokedAt !== null) throw fail('The root key this client key was issued under has been revoked', 'token_revoked');
-    if (root.expiresAt !== null && root.expiresAt <= now) throw fail('The root key this client key was issued under has expired', 'invalid_token');
+    checkRoot(root, now, fail);
+    return { key, root };
+  }
+
+  /**
+   * {@link liveKey} from the key cache alone: the same checks in the same order, or undefined when
+   * a record it needs is not cached (the caller then takes the path that reads the store).
+   */
+  private liveKeyCached(claims: Claims, fail: Fail): { key: KeyRecord; root: KeyRecord } | undefined {
+    const now = unixSecs(this.d.clock);
+    const key = this.d.keys.cached(claims.sub);
+    if (!key) return undefined;
+    checkKey(claims, key, now, fail);
+    if (key.type !== 'client') return { key, root: key };
+    const root = this.d.keys.cached(key.rootKeyId ?? '');
+    if (!root) return undefined;
+    checkRoot(root, now, fail);
     return { key, root };
   }
 
@@ -252,17 +263,52 @@ export class AuthService {
   async authenticate(token: string, origin: RequestOrigin): Promise<Principal> {
     const claims = await this.d.tokens.verify(token, 'access');
     if (!this.hostOk(claims.node_url, origin.host)) throw unauthenticated('Token is bound to another node', 'invalid_token');
-    const { key, root } = await this.liveKey(claims, (m, reason) => unauthenticated(m, reason));
+    const { key, root } = await this.liveKey(claims, bearerFail);
+    return this.principalOf(claims, key, root);
+  }
+
+  /**
+   * {@link authenticate} without waiting, for a token verified before whose keys are cached (every
+   * guarded request after a client's first): the same principal, or the same error thrown, as
+   * `authenticate` would give; undefined when something it needs is not cached, and then the caller
+   * calls `authenticate`. A key write replaces the cached record when it completes, so a revoked
+   * key or a bumped generation is refused from the next request on, as by `authenticate`.
+   */
+  authenticateCached(token: string, origin: RequestOrigin): Principal | undefined {
+    const claims = this.d.tokens.cached(token, 'access');
+    if (!claims) return undefined;
+    if (!this.hostOk(claims.node_url, origin.host)) throw unauthenticated('Token is bound to another node', 'invalid_token');
+    const live = this.liveKeyCached(claims, bearerFail);
+    return live && this.principalOf(claims, live.key, live.root);
+  }
+
+  /**
+   * (claims, key record, root record) → principal, remembered per claims object while both records
+   * are the same objects: cached claims and key records are frozen and a key write caches a new
+   * record, so an unchanged triple means an unchanged answer. Principals are frozen (shared).
+   */
+  private readonly principals = new WeakMap<Claims, { key: KeyRecord; root: KeyRecord; principal: Principal }>();
+
+  private principalOf(claims: Claims, key: KeyRecord, root: KeyRecord): Principal {
+    const memo = this.principals.get(claims);
+    if (memo && memo.key === key && memo.root === root) return memo.principal;
     const live = new Set(key.permissions);
     // a client key holds only what its root key still holds
     const permissions = claims.permissions.filter((p) => live.has(p) && (key.type !== 'client' || satisfies(root.permissions, p)));
-    return {
+    const binding = bindingOf(permissions, key.applicationId ?? null);
+    const principal: Principal = Object.freeze({
       keyId: key.id,
       keyType: key.type,
       rootKeyId: key.rootKeyId ?? key.id,
-      permissions,
-      binding: bindingOf(permissions, key.applicationId ?? null),
-    };
+      permissions: Object.freeze(permissions) as string[],
+      binding: Object.freeze({
+        contexts: Object.freeze(binding.contexts) as string[],
+        groups: Object.freeze(binding.groups) as string[],
+        applications: Object.freeze(binding.applications) as string[],
+      }),
+    });
+    if (Object.isFrozen(claims) && Object.isFrozen(key) && Object.isFrozen(root)) this.principals.set(claims, { key, root, principal });
+    return principal;
   }
 
   /** Development nodes only (auth spec rule 2); the route is refused elsewhere. */
@@ -294,6 +340,24 @@ export class AuthService {
       return { pair: await this.mintFor(key, input.node_url), keyId: id };
     });
   }
+}
+
+type Fail = (message: string, reason: AuthReason) => HearthError;
+const bearerFail: Fail = (m, reason) => unauthenticated(m, reason);
+
+/** The checks of a token's own key (auth-wire §4.3, hardened): throws `fail(...)` for the first that fails. */
+function checkKey(claims: Claims, key: KeyRecord | undefined, now: number, fail: Fail): asserts key is KeyRecord {
+  if (!key) throw fail('Key not found', 'invalid_token');
+  if (key.revokedAt !== null) throw fail('Key has been revoked', 'token_revoked');
+  if (key.expiresAt !== null && key.expiresAt <= now) throw fail('Key has expired', 'invalid_token');
+  if ((claims.gen ?? 0) < key.generation) throw fail('Token has been revoked', 'token_revoked');
+}
+
+/** The checks of the root key a client key was issued under. */
+function checkRoot(root: KeyRecord | undefined, now: number, fail: Fail): asserts root is KeyRecord {
+  if (!root) throw fail('The root key this client key was issued under no longer exists', 'invalid_token');
+  if (root.revokedAt !== null) throw fail('The root key this client key was issued under has been revoked', 'token_revoked');
+  if (root.expiresAt !== null && root.expiresAt <= now) throw fail('The root key this client key was issued under has expired', 'invalid_token');
 }
 
 function hostOfUrl(s: string): string | undefined {

@@ -71,6 +71,16 @@ export class KeyStore {
     return key;
   }
 
+  /**
+   * The cached record of a key, without reading the store; undefined when it is not cached (which
+   * says nothing about whether the key exists). A write drops the record before it reaches the
+   * store and caches the new one once written, so this never answers a record older than the last
+   * completed write.
+   */
+  cached(id: string): KeyRecord | undefined {
+    return this.cache.get(id);
+  }
+
   /** The root keys of a username, oldest first (each has its own password). */
   async byUsername(username: string): Promise<KeyRecord[]> {
     const keys = await Promise.all((await this.idsOf(username)).map((id) => this.get(id)));

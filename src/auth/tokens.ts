@@ -76,9 +76,8 @@ export class TokenIssuer {
    * decodes (refresh must read the expired access token, auth-wire §2.2).
    */
   async verify(token: string, type: TokenType, opts: { ignoreExpiry?: boolean } = {}): Promise<Claims> {
-    const hit = opts.ignoreExpiry ? undefined : this.verified.get(token);
-    // jose's rule: expired once exp <= now - tolerance
-    if (hit && hit.token_type === type && hit.exp + this.leewaySecs > unixSecs(this.clock)) return hit;
+    const hit = opts.ignoreExpiry ? undefined : this.cached(token, type);
+    if (hit) return hit;
     let payload: Record<string, unknown>;
     try {
       const now = opts.ignoreExpiry ? new Date(0) : new Date(this.clock.now());
@@ -105,6 +104,17 @@ export class TokenIssuer {
       this.verified.set(token, claims);
     }
     return claims;
+  }
+
+  /**
+   * The claims of a token verified before, of `type` and not expired now; undefined otherwise (the
+   * caller then verifies it with {@link verify}, which gives the reason). The guard's synchronous
+   * path: a cache hit answers exactly what `verify` would.
+   */
+  cached(token: string, type: TokenType): Claims | undefined {
+    const hit = this.verified.get(token);
+    // jose's rule: expired once exp <= now - tolerance
+    return hit && hit.token_type === type && hit.exp + this.leewaySecs > unixSecs(this.clock) ? hit : undefined;
   }
 
   /** Seconds since the token's expiry, negative while it is still valid. */

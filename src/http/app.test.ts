@@ -6,7 +6,7 @@ import { buildApp, requestIds } from './app.ts';
 
 /** An app with one route whose logger writes JSON lines into `lines`. */
 async function appLogging(level: string, accessLog?: boolean) {
-  const lines: Array<{ level: number; msg: string; route?: string; status?: number }> = [];
+  const lines: Array<{ level: number; msg: string; route?: string; status?: number; reqId?: string }> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l));
@@ -54,7 +54,7 @@ describe('access log', () => {
 
   it('logs one info line per request when the operator asks (server.access_log)', async () => {
     const { app, requests } = await appLogging('info', true);
-    await app.inject('/thing');
+    const answered = await app.inject('/thing');
     await app.inject('/nowhere?token=secret');
     // successful probes stay at debug: orchestrators poll them
     await app.inject('/admin-api/health');
@@ -62,5 +62,7 @@ describe('access log', () => {
       { level: 30, route: '/thing', status: 200 },
       { level: 30, route: '/nowhere?…', status: 404 },
     ]);
+    // the per-request logger (made when the request logs) carries the request id
+    expect(requests()[0]!.reqId).toBe(answered.headers['x-request-id']);
   });
 });

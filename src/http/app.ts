@@ -14,6 +14,7 @@ import { stringifyExact } from './json.ts';
 import { lazyValidators } from './lazy-validators.ts';
 import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
 import { loggablePath } from './logging.ts';
+import { lazyChildLogger } from './request-logger.ts';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
 import { RouteCatalogue } from './openapi.ts';
 
@@ -62,6 +63,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     // fastify's own request lines would log raw URLs (with ?token=); ours log route templates
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIds(),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     schemaErrorFormatter: (errors: unknown, dataVar: string) => formatValidation(errors as never, dataVar),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },

@@ -55,7 +55,8 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): vo
   }));
 
   const Peers = Type.Object({ count: Type.Integer({ minimum: 0, description: 'connected peers' }) });
-  app.get('/admin-api/peers', { schema: { summary: 'Connected peer count (flat)', response: { 200: Peers, ...Errors(401, 403) } } }, async () => ({
+  // synchronous: fastify sends a plain return value without a promise (issue #14)
+  app.get('/admin-api/peers', { schema: { summary: 'Connected peer count (flat)', response: { 200: Peers, ...Errors(401, 403) } } }, () => ({
     count: deps.peerCount(),
   }));
 }

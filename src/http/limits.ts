@@ -56,25 +56,86 @@ export function resolveMaxConnections(configured: number, fdLimit: number | unde
  * not close connections that never send a byte, nor reliably slow headers (tested on Node 20); idle
  * and trickling sockets are exactly what a descriptor-exhaustion flood is made of. A request whose
  * headers are in (a stream, a WebSocket upgrade, a long upload) is not limited by this.
+ *
+ * One sweep over the waiting connections every `ms / 8` (at most 1 s) closes those past their
+ * deadline, rather than a timer armed and cleared per request (issue #14: a timer per request was a
+ * visible part of a request's cost). A connection therefore goes between `ms` and `ms` plus one
+ * sweep after it started waiting, never before. Answers a function that stops the sweeps.
  */
-export function enforceHeaderDeadline(server: Server, ms: number): void {
-  const arm = (socket: Socket) => {
-    clearTimeout(timers.get(socket));
-    const timer = setTimeout(() => socket.destroy(), ms);
-    timer.unref();
-    timers.set(socket, timer);
-  };
-  const disarm = (socket: Socket) => clearTimeout(timers.get(socket));
-  const timers = new WeakMap<Socket, NodeJS.Timeout>();
+export function enforceHeaderDeadline(server: Server, ms: number): () => void {
+  const watchdog = new HeaderWatchdog(ms);
   server.on('connection', (socket: Socket) => {
-    arm(socket);
-    socket.once('close', () => disarm(socket));
+    watchdog.arm(socket);
+    socket.once('close', () => watchdog.disarm(socket));
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    disarm(req.socket);
-    res.once('finish', () => {
-      if (!req.socket.destroyed) arm(req.socket);
-    });
+    watchdog.disarm(req.socket);
+    res.on('finish', watchdog.rearmAfter);
   });
-  server.on('upgrade', (req: IncomingMessage) => disarm(req.socket));
+  server.on('upgrade', (req: IncomingMessage) => watchdog.disarm(req.socket));
+  server.once('close', () => watchdog.stop());
+  return () => watchdog.stop();
+}
+
+/** Longest time between sweeps: a deadline is kept to within this much. */
+const MAX_SWEEP_MS = 1_000;
+
+/** The connections waiting for a request's headers, each with its deadline, swept on one timer. */
+export class HeaderWatchdog {
+  /** socket → the time (ms, on `now`) it must have sent a request's headers by */
+  private readonly waiting = new Map<Socket, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly sweepMs: number;
+
+  constructor(
+    private readonly ms: number,
+    /** a monotonic clock in ms (wall-clock changes must not close or spare connections) */
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.sweepMs = Math.max(1, Math.min(MAX_SWEEP_MS, Math.ceil(ms / 8)));
+    const watchdog = this;
+    this.rearmAfter = function (this: ServerResponse) {
+      const socket = this.req.socket;
+      if (!socket.destroyed) watchdog.arm(socket);
+    };
+  }
+
+  arm(socket: Socket): void {
+    this.waiting.set(socket, this.now() + this.ms);
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.sweep(), this.sweepMs);
+      this.timer.unref();
+    }
+  }
+
+  disarm(socket: Socket): void {
+    this.waiting.delete(socket);
+  }
+
+  /**
+   * A response's 'finish' listener (`this` is the response): its connection waits for the next
+   * request. One function for every response, so a request allocates no listener.
+   */
+  readonly rearmAfter: (this: ServerResponse) => void;
+
+  /** Closes every connection past its deadline; the timer stops while none waits. */
+  sweep(): void {
+    const now = this.now();
+    for (const [socket, deadline] of this.waiting) {
+      if (deadline > now) continue;
+      this.waiting.delete(socket);
+      socket.destroy();
+    }
+    if (this.waiting.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** connections waiting for headers now (tests) */
+  get size(): number {
+    return this.waiting.size;
+  }
 }

@@ -118,14 +118,23 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
     });
 
     it('reports connections and disconnections, and dials a node by its address', async () => {
-      const [a, b, c] = await nodes(3);
+      const [a, b, c, d] = await nodes(4);
       const events: string[] = [];
       a!.onPeer((e) => events.push(`${e.type}:${e.peer}`));
+      expect(a!.peerCount()).toBe(0);
       await connect(a!, b!);
       expect(a!.peers()).toEqual([b!.self]);
+      expect(a!.peerCount()).toBe(1);
+      await connect(a!, d!);
+      expect(a!.peerCount()).toBe(2);
+      expect(d!.peerCount()).toBe(1);
       await h.stop(b!);
-      await eventually(() => a!.peers().length === 0, 'a to see b go');
-      expect(events).toEqual([`connected:${b!.self}`, `disconnected:${b!.self}`]);
+      await eventually(() => a!.peers().length === 1, 'a to see b go');
+      expect(a!.peerCount()).toBe(1);
+      expect(events).toEqual([`connected:${b!.self}`, `connected:${d!.self}`, `disconnected:${b!.self}`]);
+      await h.stop(d!);
+      await eventually(() => a!.peers().length === 0, 'a to see d go');
+      expect(a!.peerCount()).toBe(0);
       expect(await kindOf(a!.dial(h.deadAddress(), { timeoutMs: 2_000 }))).toMatch(/^unreachable:/);
       expect(await kindOf(a!.dial('not an address', { timeoutMs: 2_000 }))).toMatch(/^unreachable:/);
       expect(c!.addresses().length).toBeGreaterThan(0);
@@ -303,6 +312,7 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       expect(a.peers()).toContain(b.self);
       a.penalize(b.self, 'bad_signature');
       await eventually(() => !a.peers().includes(b.self) && !b.peers().includes(a.self), 'the banned peer to be disconnected');
+      expect(a.peerCount()).toBe(a.peers().length);
       expect(a.status().penalties).toEqual({ invalid_message: h.banThreshold - 1, bad_signature: 1 });
       expect(a.status().banned.map((x) => x.peer)).toEqual([b.self]);
       expect(a.status().banned[0]!.until).toBeGreaterThan(Date.now());
@@ -314,6 +324,8 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       expect(a.peers()).not.toContain(b.self);
       await eventually(() => !b.peers().includes(a.self), 'the banned peer to be hung up on');
       expect(a.peers()).toContain(c.self);
+      expect(a.peerCount()).toBe(a.peers().length);
+      expect(b.peerCount()).toBe(b.peers().length);
     });
   });
 }

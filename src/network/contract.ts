@@ -123,6 +123,12 @@ export interface Network {
   peers(): PeerKey[];
 
   /**
+   * `peers().length`, kept as connections come and go rather than counted per call (the admin
+   * `GET /admin-api/peers` route answers it on every request).
+   */
+  peerCount(): number;
+
+  /**
    * Addresses other nodes can dial this node at (libp2p multiaddrs ending in `/p2p/<peer id>`;
    * `/memory/<key>` in memory), e.g. for an invitation's `admitter_addrs` hints.
    */

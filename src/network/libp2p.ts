@@ -93,6 +93,11 @@ export class Libp2pNetwork implements Network {
   private readonly peerListeners = new Set<(e: PeerEvent) => void>();
   /** peers whose connection was announced to the listeners (a disconnect is announced only for these) */
   private readonly announced = new Set<PeerKey>();
+  /**
+   * peers libp2p holds a connection to, as its peer:connect / peer:disconnect events say (the first
+   * connection to a peer opens, the last closes): `getPeers()` without walking the connections
+   */
+  private readonly connected = new Set<PeerKey>();
   private readonly counters = new NetworkCounters();
   private readonly topics = new TopicHandlers(this.counters, (msg, err) =>
     this.log.debug({ peer: msg.from, topic: msg.topic, err: (err as Error)?.message }, 'network: gossip message dropped by its handler'),
@@ -243,6 +248,10 @@ export class Libp2pNetwork implements Network {
   peers(): PeerKey[] {
     if (!this.node || this.state !== 'started') return [];
     return keysOf(this.node.getPeers());
+  }
+
+  peerCount(): number {
+    return this.node && this.state === 'started' ? this.connected.size : 0;
   }
 
   addresses(): string[] {
@@ -408,6 +417,9 @@ export class Libp2pNetwork implements Network {
   private peerEvent(type: PeerEvent['type'], id: PeerId): void {
     const peer = peerKeyOf(id);
     if (!peer) return;
+    // counted whatever follows: libp2p holds the connection until a ban's disconnect lands
+    if (type === 'connected') this.connected.add(peer);
+    else this.connected.delete(peer);
     if (type === 'connected') {
       if (this.box.isBanned(peer)) return this.disconnect(peer); // a ban that landed mid-upgrade
       this.announced.add(peer);

@@ -186,6 +186,11 @@ export class MemoryNetwork implements Network {
     return this.hub.neighbours(this.self).map((n) => n.self);
   }
 
+  /** the hub's links are the connections: counting them is already cheap */
+  peerCount(): number {
+    return this.hub.neighbours(this.self).length;
+  }
+
   addresses(): string[] {
     return [`/memory/${this.self}`];
   }

@@ -378,7 +378,7 @@ export class HearthNode {
             store: this.store,
             lifecycle: () => this.state,
             // a standalone node (no network) answers 0, as the reference without a swarm
-            peerCount: () => this.network?.peers().length ?? 0,
+            peerCount: () => this.network?.peerCount() ?? 0,
             network: {
               status: () => this.network?.status(),
               peerId: libp2pPeerIdOf(this.identity.publicKey),

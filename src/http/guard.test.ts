@@ -1,0 +1,86 @@
+/**
+ * The node guard over a real app (fastify `inject`): a client's first request takes the path that
+ * reads the store, the next ones the synchronous path (issue #14); both answer the same statuses and
+ * `X-Auth-Error` reasons, and a revoked key is refused on the very next request.
+ */
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { authKit } from '../auth/testkit.ts';
+import { buildApp } from './app.ts';
+import { registerGuard } from './guard.ts';
+
+async function guarded() {
+  const k = await authKit();
+  const app = await buildApp({
+    logger: pino({ level: 'silent' }),
+    routes: (a) => {
+      registerGuard(a, k.auth);
+      a.get('/admin-api/peers', async (req) => ({ count: 0, key: req.principal?.keyId }));
+      a.get('/admin-api/applications', async (req) => ({ key: req.principal?.keyId }));
+      a.get('/admin-api/health', async () => ({ data: { status: 'alive' } }));
+      a.get('/admin-api/contexts', async () => ({ data: [] }));
+      a.post('/admin-api/contexts', async () => ({ data: {} }));
+    },
+  });
+  const get = async (url: string, token?: string, method: 'GET' | 'POST' = 'GET') => {
+    const res = await app.inject({ method, url, headers: { host: '127.0.0.1', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    return { status: res.statusCode, reason: res.headers['x-auth-error'], body: res.json() as Record<string, unknown> };
+  };
+  return { k, app, get };
+}
+
+describe('the guard', () => {
+  it('answers the same on a first request and on the cached ones after it', async () => {
+    const { k, get } = await guarded();
+    const admin = (await k.login()).access_token;
+    const first = await get('/admin-api/peers', admin);
+    expect(first).toMatchObject({ status: 200, reason: undefined, body: { count: 0 } });
+    expect(k.auth.authenticateCached(admin, { host: '127.0.0.1' })).toBeDefined(); // the next request takes the synchronous path
+    expect(await get('/admin-api/peers', admin)).toEqual(first);
+
+    const { pair } = await k.keys.createClientKey(await k.principalOf(admin), { permissions: ['application:list'] });
+    const denied = await get('/admin-api/peers', pair.access_token);
+    expect(denied).toMatchObject({ status: 403, reason: 'permission_denied' });
+    expect(await get('/admin-api/peers', pair.access_token)).toEqual(denied);
+    const allowed = await get('/admin-api/applications', pair.access_token);
+    expect(allowed.status).toBe(200);
+    expect(await get('/admin-api/applications', pair.access_token)).toEqual(allowed);
+  });
+
+  it('decides each method of a path on its own (the remembered decisions are per method and path)', async () => {
+    const { k, get } = await guarded();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair } = await k.keys.createClientKey(admin, { permissions: ['context:list'] });
+    for (let i = 0; i < 2; i++) {
+      expect((await get('/admin-api/contexts', pair.access_token)).status).toBe(200);
+      expect(await get('/admin-api/contexts', pair.access_token, 'POST')).toMatchObject({ status: 403, reason: 'permission_denied' });
+    }
+  });
+
+  it('answers a missing or bad token, and leaves public routes alone', async () => {
+    const { get } = await guarded();
+    for (let i = 0; i < 2; i++) {
+      expect(await get('/admin-api/peers')).toMatchObject({ status: 401, reason: 'missing_token' });
+      expect(await get('/admin-api/peers', 'not-a-jwt')).toMatchObject({ status: 401, reason: 'invalid_token' });
+      expect(await get('/admin-api/health')).toMatchObject({ status: 200, reason: undefined });
+    }
+  });
+
+  it('refuses a revoked client key on the very next request', async () => {
+    const { k, get } = await guarded();
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair, clientId } = await k.keys.createClientKey(admin, { permissions: ['application:list'] });
+    expect((await get('/admin-api/applications', pair.access_token)).body).toEqual({ key: clientId });
+    expect((await get('/admin-api/applications', pair.access_token)).status).toBe(200);
+    await k.keys.revoke(admin, clientId);
+    expect(await get('/admin-api/applications', pair.access_token)).toMatchObject({ status: 401, reason: 'token_revoked' });
+  });
+
+  it('refuses an expired token with token_expired after it was cached', async () => {
+    const { k, get } = await guarded();
+    const token = (await k.login()).access_token;
+    expect((await get('/admin-api/peers', token)).status).toBe(200);
+    k.clock.advance(3600 + 61);
+    expect(await get('/admin-api/peers', token)).toMatchObject({ status: 401, reason: 'token_expired' });
+  });
+});
