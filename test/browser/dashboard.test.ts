@@ -3,7 +3,8 @@
  * every page loads without an error, and the main flows work end to end — install an application
  * from a file (with progress), create a context, call it and see its event arrive in the live log,
  * see its sync status (and none on a node without a network), upload and download a blob, manage
- * a group's capabilities, read the metrics, refresh an expired token without the user noticing,
+ * a group's capabilities, see the node's network (a peer connecting, and a standalone node saying it
+ * has none), read the metrics, refresh an expired token without the user noticing,
  * and revoke this session's key (which sends the user to the login page with the reason).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -36,6 +37,7 @@ const PAGES = [
   ['Blobs', 'Blobs'],
   ['Keys', 'Keys'],
   ['Event log', 'Event log'],
+  ['Network', 'Network'],
   ['Metrics', 'Metrics'],
 ] as const;
 
@@ -198,10 +200,72 @@ describe('the dashboard', () => {
       expect(await table.getByRole('columnheader', { name: 'Sync', exact: true }).count()).toBe(0);
       expect(await p.getByTestId('sync-badge').count()).toBe(0);
       expect(await p.getByRole('region', { name: 'Sync', exact: true }).count()).toBe(0);
+
+      // its Network page says it has no network, instead of empty tables
+      const status = await client.admin.networkStatus();
+      expect(status.standalone).toBe(true);
+      await p.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Network', exact: true }).click();
+      await p.getByTestId('network-summary').waitFor();
+      expect(await p.getByTestId('network-summary').textContent()).toMatch(/^This node runs without a network/);
+      expect(await p.getByTestId('local-peer-id').locator('code').getAttribute('data-id')).toBe(status.localPeerId);
+      expect(await p.getByRole('table').count()).toBe(0);
+      expect(await p.getByRole('region', { name: 'Connected peers' }).count()).toBe(0);
+      expect(await p.getByRole('alert').count()).toBe(0);
     } finally {
       await other.close();
       await standalone.destroy();
     }
+  });
+
+  it("shows the node's network: its peer id and addresses, a peer that connects, and the topics of what it holds", async () => {
+    const client = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
+    await client.auth.login({ username: node.adminUser, password: node.adminPassword });
+    const status = await client.admin.networkStatus();
+    expect(status.standalone).toBe(false);
+    expect(status.externalAddrs.length).toBeGreaterThan(0);
+    await open('Network', 'Network');
+    await page.getByTestId('local-peer-id').waitFor();
+    expect(await page.getByTestId('local-peer-id').locator('code').getAttribute('data-id')).toBe(status.localPeerId);
+    const addrs = page.getByRole('list', { name: 'dialable addresses' }).locator('code');
+    expect(await addrs.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).toEqual(status.externalAddrs);
+    expect(await page.getByRole('list', { name: 'dialable addresses' }).getByRole('button', { name: `copy ${status.externalAddrs[0]}` }).count()).toBe(1);
+    expect(await page.getByTestId('network-summary').textContent()).toMatch(/^No peer connected/);
+
+    // the context created above is followed: its topic row says what it is and leads to it
+    const [held] = await client.contexts.list();
+    const topics = page.getByRole('table', { name: 'topics' });
+    const topicRow = topics.getByRole('row').filter({ has: page.locator(`code[data-topic="${held!.id}"]`) });
+    await topicRow.waitFor();
+    expect(await topicRow.getByRole('link').textContent()).toBe("a context's state");
+    expect(await topics.locator(`code[data-topic="ns/${held!.groupId}"]`).count()).toBe(1);
+
+    // a second node bootstrapping from the first address shown connects, and appears in the table
+    const second = await startTestNode({ configure: (cfg) => void (cfg.bootstrap.nodes = [status.externalAddrs[0]!]) });
+    try {
+      const secondId = second.node.network!.status().peerId;
+      const row = page.getByRole('table', { name: 'connected peers' }).getByRole('row').filter({ has: page.locator(`code[data-peer-id="${secondId}"]`) });
+      await row.waitFor({ timeout: 20_000 });
+      expect(await row.getByRole('cell').nth(1).textContent()).toMatch(/^\/ip4\/127\.0\.0\.1\/tcp\/\d+/);
+      expect(await row.getByRole('cell').nth(2).textContent()).toBe('inbound');
+      expect(await row.locator('time').textContent()).toMatch(/^\d+ s ago$/);
+      await expect.poll(() => page.getByTestId('network-summary').textContent()).toMatch(/^1 peer connected/);
+      // the connection's traffic is counted; nobody misbehaved
+      await expect.poll(() => page.getByTestId('traffic').textContent()).toMatch(/^Bytes[1-9][\d.]* (B|KiB|MiB) in, [1-9][\d.]* (B|KiB|MiB) out/);
+      expect(await page.getByTestId('no-penalties').count()).toBe(1);
+      expect(await page.getByRole('region', { name: 'Penalties and bans' }).getByText('No peer is banned.').count()).toBe(1);
+      expect(await page.getByRole('region', { name: 'Governance replication' }).count()).toBe(1);
+      const now = await client.admin.networkStatus();
+      expect(now.connections).toEqual(expect.arrayContaining([expect.objectContaining({ peerId: secondId, direction: 'inbound' })]));
+    } finally {
+      await second.destroy();
+    }
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    await topicRow.getByRole('link').click();
+    await page.getByRole('heading', { level: 1, name: 'Contexts' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('context')).toBe(held!.id);
+    await page.locator('#selected-context').waitFor();
+    expect(pageErrors).toEqual([]);
   });
 
   it('uploads a blob with progress and downloads it again', async () => {

@@ -9,6 +9,7 @@ import { Events } from './pages/events.tsx';
 import { Groups } from './pages/groups.tsx';
 import { Keys } from './pages/keys.tsx';
 import { Metrics } from './pages/metrics.tsx';
+import { Network } from './pages/network.tsx';
 import { Overview } from './pages/overview.tsx';
 
 export const PAGES: { path: string; title: string; component: FunctionComponent }[] = [
@@ -19,6 +20,7 @@ export const PAGES: { path: string; title: string; component: FunctionComponent 
   { path: 'blobs', title: 'Blobs', component: Blobs },
   { path: 'keys', title: 'Keys', component: Keys },
   { path: 'events', title: 'Event log', component: Events },
+  { path: 'network', title: 'Network', component: Network },
   { path: 'metrics', title: 'Metrics', component: Metrics },
 ];
 
