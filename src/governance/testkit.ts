@@ -5,6 +5,7 @@
  * over a MemoryHub) and compare the states they fold (`govNode`, `pull`, `stateText`).
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { ed25519Sign, generateKeyPair, privateKeyObject } from '../crypto/keys.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
 import type { Clock } from '../clock.ts';
 import { EventBus } from '../events/bus.ts';
@@ -13,7 +14,7 @@ import { canonicalJson } from './canonical.ts';
 import { GroupService } from './groups/service.ts';
 import { MembersService } from './groups/members-service.ts';
 import { InvitationService } from './invitations/service.ts';
-import { Governance } from './log.ts';
+import { Governance, opIdOf } from './log.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { NamespaceManageService } from './namespaces/manage-service.ts';
 import { createAppliers } from './ops.ts';
@@ -98,4 +99,26 @@ export function refusalOf(fn: () => unknown): string {
     throw e;
   }
   return 'ok';
+}
+
+/**
+ * An op that claims `account` but is signed by a stranger's key no credential binds to it, placed
+ * right after the namespace's current heads: well formed, correctly signed, and not authorized.
+ */
+export function forgedOp(governance: Governance, nsId: string, account: string, kind: string, body: Record<string, unknown>): GovOp {
+  const stranger = generateKeyPair('ed25519');
+  const unsigned = {
+    namespaceId: nsId,
+    groupId: nsId,
+    seq: (BigInt(governance.stateOf(nsId)!.seq) + 1n).toString(),
+    parents: governance.heads(nsId),
+    signer: stranger.publicKey,
+    account,
+    nonce: '1',
+    kind,
+    body,
+    timestampMs: 1,
+  };
+  const id = opIdOf(unsigned);
+  return { ...unsigned, id, signature: ed25519Sign(privateKeyObject(stranger.privateKey), Buffer.from(id, 'hex')) } as GovOp;
 }

@@ -35,6 +35,27 @@ const dec = new TextDecoder('utf-8', { fatal: true });
 export const encodeJson = (value: unknown): Uint8Array => enc.encode(JSON.stringify(value));
 
 /** Decodes one frame as a JSON object; undefined when it is not one. */
+/**
+ * Splits `items` into runs whose sizes (JSON length by default) add up to at most `budget`, so a
+ * long answer streams as frames within the frame bound; an item larger than the budget is a run of
+ * its own.
+ */
+export function* batches<T>(items: Iterable<T>, budget: number, size: (item: T) => number = (item) => JSON.stringify(item).length): Generator<T[]> {
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const n = size(item);
+    if (batch.length > 0 && bytes + n > budget) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(item);
+    bytes += n;
+  }
+  if (batch.length > 0) yield batch;
+}
+
 export function decodeJson(bytes: Uint8Array): JsonObject | undefined {
   try {
     const v: unknown = JSON.parse(dec.decode(bytes));

@@ -28,7 +28,7 @@ import type { ContextStore } from '../contexts/store.ts';
 import { UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
 import type { EventBus } from '../events/bus.ts';
 import { contextTopic, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, NetworkError, PeerRefusal, type GossipMessage, type Network, type PeerKey, type PenaltyReason } from '../network/contract.ts';
-import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
+import { batches, decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
@@ -460,18 +460,7 @@ export class ContextSync {
     });
     return (async function* () {
       yield { part: 'boundary', contextId: taken.meta.id, rootHash: taken.meta.rootHash, heads: taken.meta.dagHeads, rowCount: taken.rows.length, deltaCount: taken.deltas.length };
-      let batch: [string, string][] = [];
-      let bytes = 0;
-      for (const row of taken.rows) {
-        if (batch.length > 0 && bytes + row[0].length + row[1].length > FRAME_BUDGET) {
-          yield { part: 'rows', rows: batch };
-          batch = [];
-          bytes = 0;
-        }
-        batch.push(row);
-        bytes += row[0].length + row[1].length + 8;
-      }
-      if (batch.length > 0) yield { part: 'rows', rows: batch };
+      for (const rows of batches(taken.rows, FRAME_BUDGET, ([k, v]) => k.length + v.length + 8)) yield { part: 'rows', rows };
       for (const frame of deltaFrames(taken.meta.id, taken.deltas)) yield { part: 'deltas', ...frame };
     })();
   }

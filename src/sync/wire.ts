@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../governance/canonical.ts';
 import type { DeltaRecord } from '../contexts/types.ts';
+import { batches } from '../network/router.ts';
 import { parseStamp } from './hlc.ts';
 
 /** Largest artifact a delta may carry between nodes (its hex fits one 8 MiB stream frame). */
@@ -151,18 +152,5 @@ export const recordWire = (d: DeltaRecord): Record<string, unknown> => ({
 
 /** Packs records into frames of at most FRAME_BUDGET bytes of JSON. */
 export function* deltaFrames(contextId: string, deltas: readonly DeltaRecord[]): Generator<{ contextId: string; deltas: Record<string, unknown>[] }> {
-  let batch: Record<string, unknown>[] = [];
-  let bytes = 0;
-  for (const d of deltas) {
-    const w = recordWire(d);
-    const size = JSON.stringify(w).length;
-    if (batch.length > 0 && bytes + size > FRAME_BUDGET) {
-      yield { contextId, deltas: batch };
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(w);
-    bytes += size;
-  }
-  if (batch.length > 0) yield { contextId, deltas: batch };
+  for (const batch of batches(deltas.map(recordWire), FRAME_BUDGET)) yield { contextId, deltas: batch };
 }

@@ -7,7 +7,6 @@
  */
 import pino from 'pino';
 import { afterAll, expect, it } from 'vitest';
-import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../crypto/keys.ts';
 import { namespaceTopic } from '../../network/contract.ts';
 import type { Libp2pNetwork } from '../../network/libp2p.ts';
 import { encodeJson, StreamRouter, SYNC_PROTOCOL } from '../../network/router.ts';
@@ -15,8 +14,7 @@ import { newNodeKey, TestNodes } from '../../network/test-nodes.ts';
 import { NodeIdentity } from '../../accounts/identity.ts';
 import { MemoryStore } from '../../store/memory.ts';
 import { InvitationService } from '../invitations/service.ts';
-import { opIdOf } from '../log.ts';
-import { govNode, tickingClock, TEST_APP, type GovNode } from '../testkit.ts';
+import { forgedOp, govNode, tickingClock, TEST_APP, type GovNode } from '../testkit.ts';
 import { GovernanceReplicator } from './replicator.ts';
 import { KIND } from './wire.ts';
 
@@ -72,21 +70,7 @@ it('drops and penalizes hostile governance input over libp2p, bans the sender, a
   // X's publishes reach A only once X has heard A's subscription too (gossip drops them otherwise)
   await wait('X sees A on the topic', () => x.topicPeers(topic).includes(a.net.self));
 
-  const stranger = generateKeyPair('ed25519');
-  const unsigned = {
-    namespaceId: ns.id,
-    groupId: ns.id,
-    seq: (BigInt(a.governance.stateOf(ns.id)!.seq) + 1n).toString(),
-    parents: a.governance.heads(ns.id),
-    signer: stranger.publicKey,
-    account: a.identity.accountId,
-    nonce: '1',
-    kind: 'metadata.set',
-    body: { target: 'group', name: 'owned', data: {} },
-    timestampMs: 1,
-  };
-  const id = opIdOf(unsigned);
-  const forged = { ...unsigned, id, signature: ed25519Sign(privateKeyObject(stranger.privateKey), Buffer.from(id, 'hex')) };
+  const forged = forgedOp(a.governance, ns.id, a.identity.accountId, 'metadata.set', { target: 'group', name: 'owned', data: {} });
   await x.publish(topic, new TextEncoder().encode('not json'));
   await x.publish(topic, encodeJson({ type: 'op', op: forged }));
   await x.publish(topic, encodeJson({ type: 'op', op: { ...forged, signature: '00'.repeat(64) } }));

@@ -5,13 +5,11 @@
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../crypto/keys.ts';
 import { MemoryHub, type MemoryNetwork } from '../../network/memory.ts';
 import { encodeJson, StreamRouter, SYNC_PROTOCOL } from '../../network/router.ts';
 import { namespaceTopic, NetworkError } from '../../network/contract.ts';
 import { InvitationService } from '../invitations/service.ts';
-import { opIdOf } from '../log.ts';
-import { govNode, stateText, TEST_APP, type GovNode } from '../testkit.ts';
+import { forgedOp, govNode, stateText, TEST_APP, type GovNode } from '../testkit.ts';
 import { GovernanceReplicator } from './replicator.ts';
 import { KIND } from './wire.ts';
 
@@ -142,21 +140,7 @@ describe('governance replication', () => {
     hub.link(x.self, a.identity.publicKey);
     x.subscribe(namespaceTopic(nsId), () => undefined);
     const topic = namespaceTopic(nsId);
-    const stranger = generateKeyPair('ed25519');
-    const unsigned = {
-      namespaceId: nsId,
-      groupId: nsId,
-      seq: (BigInt(a.governance.stateOf(nsId)!.seq) + 1n).toString(),
-      parents: a.governance.heads(nsId),
-      signer: stranger.publicKey,
-      account: a.identity.accountId,
-      nonce: '1',
-      kind: 'group.metadata.set',
-      body: { target: 'group', name: 'owned', data: {} },
-      timestampMs: 1,
-    };
-    const id = opIdOf(unsigned);
-    const forged = { ...unsigned, id, signature: ed25519Sign(privateKeyObject(stranger.privateKey), Buffer.from(id, 'hex')) };
+    const forged = forgedOp(a.governance, nsId, a.identity.accountId, 'group.metadata.set', { target: 'group', name: 'owned', data: {} });
     await x.publish(topic, new TextEncoder().encode('not json'));
     await x.publish(topic, encodeJson({ type: 'op', op: { id: 'zz' } }));
     await x.publish(topic, encodeJson({ type: 'mystery' }));

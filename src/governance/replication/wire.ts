@@ -7,6 +7,7 @@
  * other code reads it; a malformed message is reported with why.
  */
 import type { GovOp } from '../types.ts';
+import { batches } from '../../network/router.ts';
 
 /** A signed op may be at most 64 KiB (domain.md §1.4). */
 export const MAX_OP_BYTES = 64 * 1024;
@@ -101,17 +102,5 @@ export function parseOpsFrame(raw: Record<string, unknown>): { namespaceId: stri
 
 /** Packs ops into frames of at most BACKFILL_FRAME_BYTES of JSON each (one op per frame at worst). */
 export function* opFrames(namespaceId: string, ops: readonly GovOp[]): Generator<{ namespaceId: string; ops: GovOp[] }> {
-  let batch: GovOp[] = [];
-  let bytes = 0;
-  for (const op of ops) {
-    const size = JSON.stringify(op).length;
-    if (batch.length > 0 && bytes + size > BACKFILL_FRAME_BYTES) {
-      yield { namespaceId, ops: batch };
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(op);
-    bytes += size;
-  }
-  if (batch.length > 0) yield { namespaceId, ops: batch };
+  for (const batch of batches(ops, BACKFILL_FRAME_BYTES)) yield { namespaceId, ops: batch };
 }
