@@ -43,7 +43,7 @@ import { readSecret, type HomePaths } from '../config/home.ts';
 import { buildApp, type App } from '../http/app.ts';
 import type { RouteCatalogue, RouteRecord } from '../http/openapi.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
-import { registerRoutes } from '../http/routes.ts';
+import { registerRoutes } from './routes.ts';
 import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
