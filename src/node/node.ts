@@ -34,7 +34,7 @@ import { Governance } from '../governance/log.ts';
 import { NamespaceService } from '../governance/namespaces/service.ts';
 import { NamespaceManageService } from '../governance/namespaces/manage-service.ts';
 import { AccountService } from '../accounts/service.ts';
-import { createAppliers } from '../governance/ops.ts';
+import { nodeAppliers } from './ops.ts';
 import { OwnerService } from '../governance/owner/service.ts';
 import { InvitationService } from '../governance/invitations/service.ts';
 import { SettingsService } from '../governance/settings/service.ts';
@@ -43,7 +43,7 @@ import { readSecret, type HomePaths } from '../config/home.ts';
 import { buildApp, type App } from '../http/app.ts';
 import type { RouteCatalogue, RouteRecord } from '../http/openapi.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
-import { registerRoutes } from '../http/routes.ts';
+import { registerRoutes } from './routes.ts';
 import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
@@ -52,6 +52,7 @@ import { loadTeeBackend } from '../tee/provider.ts';
 import { TeeService } from '../tee/service.ts';
 import { SigningKeyService } from '../governance/signing-key/service.ts';
 import { UpgradeService } from '../upgrades/service.ts';
+import { GroupUpgradeStatus } from '../upgrades/schemas.ts';
 import { IntentService } from '../delegation/intents.ts';
 import { GroupIntentService } from '../delegation/group-intents.ts';
 import { AdminMissingError } from './credentials.ts';
@@ -209,7 +210,7 @@ export class HearthNode {
     this.applications = createApplications({ store: this.store, blobs: blobStore, config, now: () => clock.now() });
     const nodeKey = createPrivateKey(await readFile(paths.nodeKey));
     this.identity = await NodeIdentity.load(this.store, nodeKey, clock.now());
-    this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
+    this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: nodeAppliers() });
     await this.governance.load();
     const factory = this.opts.network === undefined ? libp2pFromConfig : this.opts.network;
     const book = new AddressBook(this.store, () => clock.now());
@@ -415,7 +416,8 @@ export class HearthNode {
               invitations: this.invitations,
               sync: this.replicator,
               contextUsage: (id) => this.contexts.contexts.usage(id),
-              activeUpgrade: (groupId) => this.upgrades.activeUpgrade(groupId),
+              // GroupInfo `activeUpgrade`: the group's upgrade while it is in progress on this node
+              groupInfoFields: { activeUpgrade: { schema: GroupUpgradeStatus, read: (groupId) => this.upgrades.activeUpgrade(groupId) } },
             },
             auth: {
               auth: this.auth,

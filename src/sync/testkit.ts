@@ -21,7 +21,8 @@ import type { MemoryHub, MemoryNetwork } from '../network/memory.ts';
 import { StreamRouter } from '../network/router.ts';
 import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
 import { MemoryStore } from '../store/memory.ts';
-import { GroupKeys } from './keys.ts';
+import { registerUpgradeOps } from '../upgrades/ops.ts';
+import { GroupKeys, registerKeyOps } from './keys.ts';
 import { ContextSync } from './service.ts';
 import { SpecializedInvites } from './specialized.ts';
 
@@ -148,7 +149,7 @@ export async function syncNode(
   const bus = new EventBus();
   const events: NodeEvent[] = [];
   bus.subscribe((e) => events.push(e));
-  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers() });
+  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers(registerKeyOps, registerUpgradeOps) });
   await governance.load();
   const net = hub.join(identity.publicKey);
   const router = new StreamRouter(net);
