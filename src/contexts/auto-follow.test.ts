@@ -158,6 +158,11 @@ describe('auto-follow', () => {
     expect((await b.autoFollow!.records()).has(ctx)).toBe(false);
     await a.autoFollow!.settled();
     expect(await owned(a, ctx)).toEqual([a.identity.publicKey]);
+    // deleted on A: B leaves it too
+    const other = await create(a, ns.id, 'two');
+    await until('B follows the other context', async () => (await read(b, other, 'k')) === 'two');
+    expect(await a.contexts.delete(other)).toBe(true);
+    await until('B left the deleted context', async () => (await owned(b, other)).length === 0);
   });
 
   it('at most passLimit contexts per pass; a restart in the middle of the passes resumes them', async () => {
