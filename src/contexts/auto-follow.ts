@@ -104,6 +104,8 @@ export class AutoFollow {
   private stopped = false;
   private dirty = false;
   private running?: Promise<void>;
+  /** the ids of `ctx.autofollow`, read once at the first pass */
+  private recorded?: Set<string>;
 
   constructor(private readonly d: AutoFollowDeps) {
     this.joined = d.store.space<AutoFollowRecord>('ctx.autofollow');
@@ -158,26 +160,32 @@ export class AutoFollow {
   }
 
   private async pass(): Promise<PassReport> {
-    const held = new Set((await this.d.records.listMeta()).map((m) => m.id));
-    const wanted = followable(this.d.governance.namespaces(), this.d.account).filter((c) => !held.has(c.contextId));
+    this.recorded ??= new Set((await collect(this.joined.entries())).map(([id]) => id));
+    const candidates = followable(this.d.governance.namespaces(), this.d.account);
+    const held = candidates.length > 0 ? new Set((await this.d.records.listMeta()).map((m) => m.id)) : new Set<string>();
+    const wanted = candidates.filter((c) => !held.has(c.contextId));
     const joined: string[] = [];
     for (const c of wanted.slice(0, this.limit)) {
       if (this.stopped) break;
       const record: AutoFollowRecord = { namespaceId: c.namespaceId, groupId: c.groupId, joinedAt: this.d.now() };
       try {
-        if (await this.d.contexts.follow(c.contextId, [this.joined.putOp(c.contextId, record)])) joined.push(c.contextId);
+        if (await this.d.contexts.follow(c.contextId, [this.joined.putOp(c.contextId, record)])) {
+          joined.push(c.contextId);
+          this.recorded.add(c.contextId);
+        }
       } catch (err) {
-        this.d.onError?.(err, c.contextId);
+        // unregistered meanwhile (a later op detached or deleted it): nothing to join
+        if (!(err instanceof HearthError && err.kind === 'not_found')) this.d.onError?.(err, c.contextId);
       }
     }
-    const left = this.stopped ? [] : await this.leaveDetached();
+    const left = this.stopped ? [] : await this.leaveDetached(this.recorded);
     return { joined, left, remaining: Math.max(0, wanted.length - this.limit) };
   }
 
   /** Leaves each context joined automatically that no group registers any more (module header). */
-  private async leaveDetached(): Promise<string[]> {
+  private async leaveDetached(recorded: Set<string>): Promise<string[]> {
     const left: string[] = [];
-    for (const [contextId] of await collect(this.joined.entries())) {
+    for (const contextId of [...recorded]) {
       if (this.d.contexts.registration(contextId)) continue;
       try {
         await this.d.contexts.leave(contextId);
@@ -190,6 +198,7 @@ export class AutoFollow {
         }
       }
       await this.joined.del(contextId);
+      recorded.delete(contextId);
     }
     return left;
   }
