@@ -16,7 +16,8 @@
  * the rest is still wanted) and whenever governance stores ops (a join by invitation or admission,
  * a member added, a context registered, a flag changed — local or replicated). Passes never
  * overlap; ops stored during one run another after it. One pass joins at most `passLimit` (1,000)
- * contexts; the rest go to the next pass, which starts at once after it.
+ * contexts; the rest go to the next pass, which starts at once after it. Within a pass, joins are
+ * paced by their first pulls (first-pulls.ts): a few at a time, a refused one re-synced soon.
  *
  * Joining is `ContextService.follow`, the explicit join's own path (identity, uninitialized record,
  * then context sync pulls a snapshot or a backfill and reports its status and events as for a
@@ -25,6 +26,8 @@
  * left, as `POST /contexts/{id}/leave` would (its identities dropped, its state kept).
  */
 import { HearthError } from '../errors.ts';
+import type { EventBus } from '../events/bus.ts';
+import { FirstPulls } from './first-pulls.ts';
 import type { Governance } from '../governance/log.ts';
 import { inheritedAnchor, isMember } from '../governance/authority.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
@@ -61,7 +64,7 @@ export interface PassReport {
 
 export interface AutoFollowDeps {
   governance: Pick<Governance, 'namespaces' | 'onOps'>;
-  contexts: Pick<ContextService, 'follow' | 'leave' | 'registration'>;
+  contexts: Pick<ContextService, 'follow' | 'leave' | 'registration' | 'sync'>;
   records: Pick<ContextStore, 'listMeta'>;
   store: Store;
   /** this node's account */
@@ -72,6 +75,12 @@ export interface AutoFollowDeps {
   /** a join or leave that failed (it is tried again on the next pass) */
   onError?: (err: unknown, contextId: string) => void;
   passLimit?: number;
+  /**
+   * the node's bus: its `SyncStatus` frames say when a joined context's first pull ended, so a pass
+   * paces its joins and re-syncs a refused first pull soon (first-pulls.ts); no pacing without it
+   */
+  bus?: Pick<EventBus, 'subscribe'>;
+  firstPulls?: { max?: number; deadlineMs?: number; retriesMs?: readonly number[] };
 }
 
 /** Whether this account's node follows the contexts of `group` (module header). */
@@ -106,10 +115,12 @@ export class AutoFollow {
   private running?: Promise<void>;
   /** the ids of `ctx.autofollow`, read once at the first pass */
   private recorded?: Set<string>;
+  private readonly pulls?: FirstPulls;
 
   constructor(private readonly d: AutoFollowDeps) {
     this.joined = d.store.space<AutoFollowRecord>('ctx.autofollow');
     this.limit = Math.max(1, d.passLimit ?? AUTO_FOLLOW_PASS_LIMIT);
+    if (d.bus) this.pulls = new FirstPulls({ bus: d.bus, resync: (id) => d.contexts.sync(id), ...d.firstPulls });
   }
 
   /** Hears of governance ops and runs a first pass (resuming one a restart interrupted). */
@@ -117,6 +128,7 @@ export class AutoFollow {
     if (this.unsubscribe) return;
     this.stopped = false;
     this.unsubscribe = this.d.governance.onOps(() => this.kick());
+    this.pulls?.start();
     this.kick();
   }
 
@@ -125,6 +137,7 @@ export class AutoFollow {
     this.stopped = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.pulls?.stop();
     await this.running;
   }
 
@@ -166,14 +179,17 @@ export class AutoFollow {
     const wanted = candidates.filter((c) => !held.has(c.contextId));
     const joined: string[] = [];
     for (const c of wanted.slice(0, this.limit)) {
+      await this.pulls?.slot();
       if (this.stopped) break;
       const record: AutoFollowRecord = { namespaceId: c.namespaceId, groupId: c.groupId, joinedAt: this.d.now() };
+      this.pulls?.hold(c.contextId); // before the join: its pull may end before `follow` answers
       try {
         if (await this.d.contexts.follow(c.contextId, [this.joined.putOp(c.contextId, record)])) {
           joined.push(c.contextId);
           this.recorded.add(c.contextId);
-        }
+        } else this.pulls?.release(c.contextId);
       } catch (err) {
+        this.pulls?.release(c.contextId);
         // unregistered meanwhile (a later op detached or deleted it): nothing to join
         if (!(err instanceof HearthError && err.kind === 'not_found')) this.d.onError?.(err, c.contextId);
       }

@@ -308,6 +308,7 @@ export class HearthNode {
         contexts: this.contexts.contexts,
         records: this.contexts.records,
         store: this.store,
+        bus: this.bus,
         account: this.identity.accountId,
         now: () => clock.now(),
         onPass: (r) => {

@@ -191,7 +191,7 @@ export async function syncNode(
   await sync.start();
   invites.start();
   const follow = autoFollow
-    ? new AutoFollow({ governance, contexts: parts.contexts, records: parts.records, store, account: identity.accountId, now: () => clock.now(), ...autoFollow })
+    ? new AutoFollow({ governance, contexts: parts.contexts, records: parts.records, store, bus, account: identity.accountId, now: () => clock.now(), ...autoFollow })
     : undefined;
   follow?.start();
   const s = sync;
