@@ -6,12 +6,14 @@
  * does not join a new context (and joins it, with its stream reporting it, once the flag is on
  * again); an open subgroup's context is followed only with `autoFollowSubgroups`; a node killed -9
  * during the passes that follow a namespace of many contexts holds and reads all of them after its
- * restart; the explicit join stays idempotent with the same member key.
+ * restart; the explicit join stays idempotent with the same member key; the CLI sets the flag.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
+import { CliUser } from '../helpers/cli.ts';
 import { eventually, startCluster, type Cluster, type ClusterNode } from '../helpers/cluster.ts';
+import { ADMIN_PASSWORD, ADMIN_USER } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 let cluster: Cluster;
@@ -78,7 +80,19 @@ describe('auto-follow across three node processes', { timeout: 120_000 }, () => 
   });
 
   it('a member with auto-follow off does not join a new context; on again, it joins and its stream reports the context', async () => {
-    await c.client.groups.setAutoFollow(ns, accounts.get(c)!, { autoFollowContexts: false, autoFollowSubgroups: false });
+    // through the CLI: a bad switch is one line naming the option, then the real call
+    const cli = await CliUser.create(c.url);
+    try {
+      await cli.login(ADMIN_USER, ADMIN_PASSWORD);
+      const bad = await cli.run(['group', 'members', 'set-auto-follow', ns, accounts.get(c)!, '--contexts', 'maybe']);
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toMatch(/--contexts.*expected on or off/);
+      const set = await cli.json(['group', 'members', 'set-auto-follow', ns, accounts.get(c)!, '--contexts', 'off']);
+      expect(set).toEqual({ groupId: ns, account: accounts.get(c), autoFollowContexts: false, autoFollowSubgroups: false });
+    } finally {
+      await cli.destroy();
+    }
     // C applied its own flag before answering: whatever order the ops reach the nodes in, C's state
     // has the flag off when it learns of the next context
     const thirdCtx = await create(ns, 'three');
@@ -128,6 +142,7 @@ describe('auto-follow across three node processes', { timeout: 120_000 }, () => 
     });
     await b.kill();
     console.log(`auto-follow restart: B held ${heldAtKill} of ${ids.length} contexts when it was killed`);
+    expect(heldAtKill, 'B was killed in the middle of its passes').toBeLessThan(ids.length);
     await b.start();
     for (const [i, id] of ids.entries()) await eventually(`B reads context ${i}`, reads(b, id, 'k', `m${i}`), 60_000);
     expect((await b.client.contexts.list()).filter((x) => ids.includes(x.id))).toHaveLength(ids.length);
