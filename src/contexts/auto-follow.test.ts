@@ -10,7 +10,9 @@ import { GroupService } from '../governance/groups/service.ts';
 import type { GroupState, MemberState, NamespaceState } from '../governance/types.ts';
 import { MemoryHub } from '../network/memory.ts';
 import { syncNode, until, type SyncNode } from '../sync/testkit.ts';
-import { followable, followsGroup, type PassReport } from './auto-follow.ts';
+import { AutoFollow, followable, followsGroup, type PassReport } from './auto-follow.ts';
+import { MemoryStore } from '../store/memory.ts';
+import type { ContextMeta } from './types.ts';
 import { APP_ID } from './testkit.ts';
 import { UNINITIALIZED_HASH } from './types.ts';
 
@@ -246,5 +248,56 @@ describe('followable', () => {
     const ns = state(row(false, false));
     ns.groups.closed!.members[B] = row(true, false);
     expect(followable([ns], B).map((c) => c.contextId)).toEqual(['c5']);
+  });
+});
+
+describe('AutoFollow passes', () => {
+  it('a pass that fails (the store) is reported, not thrown, and the next op runs a pass again', async () => {
+    const store = new MemoryStore();
+    await store.open();
+    const account = 'bb'.repeat(32);
+    const ns = {
+      id: 'ns',
+      groups: {
+        ns: {
+          id: 'ns',
+          parentId: null,
+          subgroupVisibility: 'open',
+          members: { [account]: { role: 'Member', autoFollow: { contexts: true, subgroups: false }, metadata: null, joinedAt: 1 } },
+          contexts: { c1: { metadata: null, registeredAt: 1 } },
+        },
+      },
+    } as unknown as NamespaceState;
+    let listener: (() => void) | undefined;
+    let failures = 1;
+    const followed: string[] = [];
+    const errors: unknown[] = [];
+    const follow = new AutoFollow({
+      governance: { namespaces: () => [ns], onOps: (l) => ((listener = () => l({ namespaceId: 'ns', ops: [], local: false })), () => undefined) },
+      contexts: {
+        follow: async (id) => (followed.push(id), { contextId: id, memberPublicKey: 'k' }),
+        leave: async () => undefined,
+        registration: () => ({}) as never,
+        sync: async () => undefined,
+      },
+      records: {
+        listMeta: async (): Promise<ContextMeta[]> => {
+          if (failures-- > 0) throw new Error('store closed');
+          return [];
+        },
+      },
+      store,
+      account,
+      now: () => 1,
+      onError: (err) => errors.push(err),
+    });
+    follow.start();
+    await follow.settled();
+    expect(errors).toHaveLength(1);
+    expect(followed).toEqual([]);
+    listener!();
+    await follow.settled();
+    expect(followed).toEqual(['c1']);
+    await follow.stop();
   });
 });

@@ -72,7 +72,7 @@ export interface AutoFollowDeps {
   now: () => number;
   /** after each pass (the node logs what it joined) */
   onPass?: (report: PassReport) => void;
-  /** a join or leave that failed (it is tried again on the next pass) */
+  /** a join or leave that failed, or a whole pass (contextId ''); tried again on the next pass */
   onError?: (err: unknown, contextId: string) => void;
   passLimit?: number;
   /**
@@ -155,9 +155,11 @@ export class AutoFollow {
     if (this.stopped) return;
     this.dirty = true;
     if (this.running) return;
-    this.running = this.loop().finally(() => {
-      this.running = undefined;
-    });
+    this.running = this.loop()
+      .catch((err: unknown) => this.d.onError?.(err, '')) // the store failed: the next op or start tries again
+      .finally(() => {
+        this.running = undefined;
+      });
   }
 
   private async loop(): Promise<void> {

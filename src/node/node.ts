@@ -314,7 +314,10 @@ export class HearthNode {
         onPass: (r) => {
           if (r.joined.length + r.left.length > 0) followLog.info({ joined: r.joined, left: r.left, remaining: r.remaining }, 'auto-follow pass');
         },
-        onError: (err, contextId) => followLog.warn({ err, contextId }, 'auto-follow could not join or leave a context (tried again on the next pass)'),
+        onError: (err, contextId) =>
+          contextId
+            ? followLog.warn({ err, contextId }, 'auto-follow could not join or leave a context (tried again on the next pass)')
+            : followLog.error({ err }, 'an auto-follow pass failed (tried again on the next governance op or start)'),
       });
       this.specialized = new SpecializedInvites({
         network: this.network,
