@@ -127,6 +127,25 @@ describe('auto-follow', () => {
     await until('B follows the open subgroup’s context', async () => (await read(b, inOpen, 'k')) === 'open');
     await b.autoFollow!.settled();
     expect(await b.records.getMeta(inClosed)).toBeUndefined();
+    // added to the restricted subgroup by an admin: B's node follows its contexts (direct row)
+    await a.members.addMembers(closed, [{ identity: b.identity.accountId, role: 'Member' }]);
+    await until('B follows the restricted subgroup’s context once added', async () => (await read(b, inClosed, 'k')) === 'closed');
+  });
+
+  it('an inherited join (join-via-inheritance) of an open subgroup follows its contexts without autoFollowSubgroups', async () => {
+    const hub = new MemoryHub();
+    const a = await node(hub, 1_700_000_000_000);
+    const b = await node(hub, 1_700_000_100_000);
+    const ns = await a.namespaces.found({ applicationId: APP_ID });
+    const groups = new GroupService({ governance: a.governance, identity: a.identity, namespaces: a.namespaces });
+    const open = await groups.create({ applicationId: APP_ID, parentGroupId: ns.id, visibility: 'open' });
+    const inOpen = await create(a, open, 'open');
+    await joinNamespace(a, b, ns.id);
+    await until('B knows the subgroup’s context', () => b.contexts.registration(inOpen) !== undefined);
+    await b.autoFollow!.settled();
+    expect(await b.records.getMeta(inOpen)).toBeUndefined();
+    expect((await b.members.joinViaInheritance(open)).wasInherited).toBe(true);
+    await until('B follows the subgroup’s context', async () => (await read(b, inOpen, 'k')) === 'open');
   });
 
   it('a context the user left is not joined again automatically; an explicit join takes it back', async () => {
