@@ -115,6 +115,11 @@ export class AutoFollow {
   private running?: Promise<void>;
   /** the ids of `ctx.autofollow`, read once at the first pass */
   private recorded?: Set<string>;
+  /**
+   * followable contexts this node is known to hold a record of (listed once at the first pass, then
+   * kept), so a pass does not list every context's record on each governance op
+   */
+  private held?: Set<string>;
   private readonly pulls?: FirstPulls;
 
   constructor(private readonly d: AutoFollowDeps) {
@@ -177,7 +182,11 @@ export class AutoFollow {
   private async pass(): Promise<PassReport> {
     this.recorded ??= new Set((await collect(this.joined.entries())).map(([id]) => id));
     const candidates = followable(this.d.governance.namespaces(), this.d.account);
-    const held = candidates.length > 0 ? new Set((await this.d.records.listMeta()).map((m) => m.id)) : new Set<string>();
+    const held = (this.held ??= new Set((await this.d.records.listMeta()).map((m) => m.id)));
+    // only followable ids are kept: one that stops being followable (detached, deleted, the flag
+    // off) is looked at again under its lock if it becomes followable later
+    const followableIds = new Set(candidates.map((c) => c.contextId));
+    for (const id of held) if (!followableIds.has(id)) held.delete(id);
     const wanted = candidates.filter((c) => !held.has(c.contextId));
     const joined: string[] = [];
     for (const c of wanted.slice(0, this.limit)) {
@@ -190,6 +199,7 @@ export class AutoFollow {
           joined.push(c.contextId);
           this.recorded.add(c.contextId);
         } else this.pulls?.release(c.contextId);
+        held.add(c.contextId);
       } catch (err) {
         this.pulls?.release(c.contextId);
         // unregistered meanwhile (a later op detached or deleted it): nothing to join
