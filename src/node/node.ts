@@ -23,6 +23,7 @@ import { contextApplicationVia } from '../events/access.ts';
 import { presenceRpcMethods } from '../events/presence-rpc.ts';
 import { PresenceIntentService } from '../events/presence-intents.ts';
 import { contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
+import { AutoFollow } from '../contexts/auto-follow.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { identitySealing } from '../runtime/sealing.ts';
@@ -163,6 +164,8 @@ export class HearthNode {
   groupKeys?: GroupKeys;
   /** specialized-node invitations (read-only replicas) */
   specialized?: SpecializedInvites;
+  /** joins the contexts of this node's groups by itself (src/contexts/auto-follow.ts; absent when standalone) */
+  autoFollow?: AutoFollow;
   /** TEE information and attestation through the configured provider (docs/tee.md) */
   tee!: TeeService;
   /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
@@ -299,6 +302,19 @@ export class HearthNode {
         logger,
       });
       this.contexts.contexts.attachSync(this.sync);
+      const followLog = this.opts.logger.child({ component: 'auto-follow' });
+      this.autoFollow = new AutoFollow({
+        governance: this.governance,
+        contexts: this.contexts.contexts,
+        records: this.contexts.records,
+        store: this.store,
+        account: this.identity.accountId,
+        now: () => clock.now(),
+        onPass: (r) => {
+          if (r.joined.length + r.left.length > 0) followLog.info({ joined: r.joined, left: r.left, remaining: r.remaining }, 'auto-follow pass');
+        },
+        onError: (err, contextId) => followLog.warn({ err, contextId }, 'auto-follow could not join or leave a context (tried again on the next pass)'),
+      });
       this.specialized = new SpecializedInvites({
         network: this.network,
         router: this.router,
@@ -444,6 +460,7 @@ export class HearthNode {
       this.replicator?.start();
       this.groupKeys?.start();
       await this.sync?.start();
+      this.autoFollow?.start();
       this.specialized?.start();
       await this.upgrades.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
@@ -453,6 +470,7 @@ export class HearthNode {
       this.state = 'ready';
     } catch (err) {
       await this.app?.close().catch(() => undefined);
+      await this.autoFollow?.stop().catch(() => undefined);
       await this.sync?.stop().catch(() => undefined);
       this.groupKeys?.stop();
       await this.replicator?.stop().catch(() => undefined);
@@ -506,6 +524,7 @@ export class HearthNode {
     await this.upgrades?.stop();
     this.blobPeers?.stop();
     this.specialized?.stop();
+    await this.autoFollow?.stop();
     await this.sync?.stop();
     this.groupKeys?.stop();
     await this.replicator?.stop();
