@@ -35,11 +35,15 @@ export async function inviteAndJoin(inviter: ClusterNode, joiner: ClusterNode, n
   return joiner.client.invitations.joinNamespace(ns, invitation);
 }
 
-/** Waits until `node` holds context `ctx` by itself (auto-follow), without a context join call. */
+/**
+ * Waits until `node` holds context `ctx` by itself (auto-follow), without a context join call: it
+ * is listed, and its state has landed (the root hash is no longer the uninitialised one).
+ */
 export async function follows(node: ClusterNode, ctx: string, timeoutMs = 30_000): Promise<void> {
   await eventually(`${node.name} follows context ${ctx.slice(0, 8)}`, async () => {
     const listed = await node.client.contexts.list();
-    return listed.some((c) => c.id === ctx);
+    const held = listed.find((c) => c.id === ctx);
+    return held !== undefined && held.contextStateHash !== UNINITIALIZED;
   }, timeoutMs);
 }
 

@@ -146,13 +146,14 @@ export function defineScenarios(app: string): void {
       await inviteAndJoin(a, b, ns);
       await inviteAndJoin(a, c, ns);
       await Promise.all([follows(b, first), follows(c, first)]);
-      // created right after the joins, on a joiner, and written to at once: registration and
-      // auto-follow race on the other nodes
-      const second = await context(b, ns);
+      // created right after the joins and written to at once: its registration and the joiners'
+      // auto-follow race
+      const second = await context(a, ns);
       const t = Date.now();
-      await set(b, second, 'in-second', 'b');
-      await Promise.all([follows(a, second), follows(c, second)]);
-      await converged('second context', 'created on a joiner, followed by the others', second, t, { 'in-second': 'b' });
+      await set(a, second, 'in-second', 'a');
+      await Promise.all([follows(b, second), follows(c, second)]);
+      await set(c, second, 'from-c', 'c');
+      await converged('second context', 'created after the joins, followed by both', second, t, { 'in-second': 'a', 'from-c': 'c' });
       const listed = await c.client.contexts.list();
       expect(listed.map((x) => x.id)).toEqual(expect.arrayContaining([first, second]));
     });
