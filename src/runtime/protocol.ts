@@ -70,4 +70,8 @@ export interface JobDone {
   type: 'result';
   seq: number;
   result: CallResult;
+  /** instances this call created (0 when it ran on a kept one) */
+  created?: number;
+  /** blocking reads this call asked the main thread for */
+  asks?: number;
 }

@@ -5,8 +5,11 @@
  *   gets a module once and keeps it (the main thread tracks which it holds, bounded the same way).
  * - Calls run in a pool of `worker_threads` workers (one per core and one more by default, at least three),
  *   started when calls first need them (an idle node holds no worker: issue #14). V8
- *   has no gas, so a call that passes its wall-clock deadline (or whose `signal` aborts) is stopped
- *   by terminating its worker, which the pool then replaces; the call answers `Deadline` / `Aborted`.
+ *   has no gas, so a call that passes its wall-clock deadline is stopped by terminating its worker,
+ *   which the pool then replaces; the call answers `Deadline`. A call whose `signal` aborts (its
+ *   client went away) answers `Aborted` at once, but its worker is not terminated (issue #22: every
+ *   load run used to end with workers replaced): the call is abandoned and the worker finishes it,
+ *   or meets the deadline as any runaway.
  * - Isolation between contexts (issue #17 finding 8): one context holds at most all workers but
  *   one, so a runaway in one context cannot delay another context's calls by its deadline; calls
  *   waiting for a worker are bounded (in all, and per context a quarter of that), and a call past
@@ -164,13 +167,51 @@ export class WasmRuntime implements Runtime {
     if (slot === 'timeout') return failure('Deadline', `no worker was free within ${waitMs} ms (every worker is busy)`);
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
     try {
-      return await this.run(slot, compiled, req);
-    } finally {
-      const left = (this.holding.get(context) ?? 1) - 1;
-      if (left > 0) this.holding.set(context, left);
-      else this.holding.delete(context);
-      this.dispatch();
+      // the context holds the worker until the worker is done, which an abandoned call outlives
+      return await this.run(slot, compiled, req, () => this.unhold(context));
+    } catch (e) {
+      this.unhold(context);
+      this.release(slot, false);
+      throw e;
     }
+  }
+
+  private unhold(context: string): void {
+    const left = (this.holding.get(context) ?? 1) - 1;
+    if (left > 0) this.holding.set(context, left);
+    else this.holding.delete(context);
+  }
+
+  /** Running totals since start, for /metrics and the benches (`series()`). */
+  readonly stats = {
+    /** calls a worker finished (answered or abandoned) */
+    calls: 0,
+    /** instances the workers created (a kept instance is created once per module and worker) */
+    instancesCreated: 0,
+    /** reads and blob operations a worker asked the main thread for, blocking */
+    roundTrips: 0,
+    /** calls whose caller went away (client disconnected) while a worker ran them: answered `Aborted`, the worker let finish */
+    abandoned: 0,
+    /** workers terminated and replaced, by why */
+    replaced: { deadline: 0, error: 0, exit: 0 } as Record<'deadline' | 'error' | 'exit', number>,
+  };
+
+  /** The runtime's counters as metric series (`hearth_runtime_*`). */
+  series(): Array<{ name: string; help: string; type: 'counter' | 'gauge'; read: () => Array<{ labels?: Record<string, string>; value: number }> }> {
+    const st = this.stats;
+    return [
+      { name: 'hearth_runtime_calls_total', help: 'Application calls the runtime workers finished', type: 'counter', read: () => [{ value: st.calls }] },
+      { name: 'hearth_runtime_instances_created_total', help: 'WebAssembly instances created (a kept instance serves many calls)', type: 'counter', read: () => [{ value: st.instancesCreated }] },
+      { name: 'hearth_runtime_round_trips_total', help: 'Blocking reads a worker asked the main thread for', type: 'counter', read: () => [{ value: st.roundTrips }] },
+      { name: 'hearth_runtime_calls_abandoned_total', help: 'Calls whose caller went away while running (the worker was let finish)', type: 'counter', read: () => [{ value: st.abandoned }] },
+      {
+        name: 'hearth_runtime_workers_replaced_total',
+        help: 'Runtime workers terminated and replaced, by reason',
+        type: 'counter',
+        read: () => Object.entries(st.replaced).map(([reason, value]) => ({ labels: { reason }, value })),
+      },
+      { name: 'hearth_runtime_workers', help: 'Runtime workers started', type: 'gauge', read: () => [{ value: this.slots.length }] },
+    ];
   }
 
   /** Workers one context may hold at once: all but one, so other contexts always find one. */
@@ -281,6 +322,8 @@ export class WasmRuntime implements Runtime {
       const i = this.slots.indexOf(slot);
       // the replacement joins the pool when it has loaded (see spawn)
       if (i >= 0 && this.running) this.slots[i] = this.spawn();
+      // the context's share freed up: a waiting call may take another free worker
+      this.dispatch();
       return;
     }
     slot.busy = false;
@@ -318,7 +361,13 @@ export class WasmRuntime implements Runtime {
     return { moduleKey: key, module: { module: compiled.module, exportTypes: compiled.exportTypes, reuse: compiled.reuse }, drop };
   }
 
-  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest): Promise<CallResult> {
+  /**
+   * Runs the call on `slot`. The answer comes when the worker answers, the deadline passes, or the
+   * caller aborts; on an abort (a client that disconnected) the worker is not terminated: the call
+   * is abandoned, and the worker is freed (`freed`, then back to the pool) when it finishes the
+   * call or, at the deadline, terminated and replaced as any runaway.
+   */
+  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void): Promise<CallResult> {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
     const seq = ++slot.seq;
     const served = new BridgeServer(req, this.blobs, slot.flag, slot.port, seq, this.sealing);
@@ -343,10 +392,17 @@ export class WasmRuntime implements Runtime {
     };
 
     return new Promise<CallResult>((resolve) => {
-      let settled = false;
-      const finish = (result: CallResult, replace: boolean) => {
-        if (settled) return;
-        settled = true;
+      let answered = false;
+      let done = false;
+      const answer = (result: CallResult) => {
+        if (answered) return;
+        answered = true;
+        req.signal?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const free = (replace: false | keyof WasmRuntime['stats']['replaced']) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
         slot.worker.off('message', onMessage);
@@ -354,20 +410,35 @@ export class WasmRuntime implements Runtime {
         slot.worker.off('exit', onExit);
         served.close();
         if (slot.server === served) slot.server = undefined;
-        this.release(slot, replace);
-        resolve(result);
+        this.stats.calls++;
+        if (replace) this.stats.replaced[replace]++;
+        freed();
+        this.release(slot, replace !== false);
       };
       const onMessage = (msg: JobDone) => {
-        if (msg?.type === 'result' && msg.seq === seq) finish(msg.result, false);
+        if (msg?.type !== 'result' || msg.seq !== seq) return;
+        this.stats.instancesCreated += msg.created ?? 0;
+        this.stats.roundTrips += msg.asks ?? 0;
+        answer(msg.result);
+        free(false);
       };
-      const onError = (err: Error) => finish(failure('HostError', `host panicked: ${err.message}`), true);
-      const onExit = () =>
-        finish(this.running ? failure('HostError', 'host panicked: the execution worker exited') : failure('Aborted', 'runtime stopped'), true);
-      const onAbort = () => finish(failure('Aborted', 'execution aborted'), true);
-      const timer = setTimeout(
-        () => finish(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`), true),
-        deadlineMs,
-      );
+      const onError = (err: Error) => {
+        answer(failure('HostError', `host panicked: ${err.message}`));
+        free('error');
+      };
+      const onExit = () => {
+        answer(this.running ? failure('HostError', 'host panicked: the execution worker exited') : failure('Aborted', 'runtime stopped'));
+        free('exit');
+      };
+      // the caller went away: it gets its answer now, the worker finishes the call (or meets the deadline)
+      const onAbort = () => {
+        this.stats.abandoned++;
+        answer(failure('Aborted', 'execution aborted'));
+      };
+      const timer = setTimeout(() => {
+        answer(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`));
+        free('deadline');
+      }, deadlineMs);
       req.signal?.addEventListener('abort', onAbort, { once: true });
       slot.worker.on('message', onMessage);
       slot.worker.once('error', onError);

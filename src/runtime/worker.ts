@@ -73,7 +73,9 @@ function run(job: CallJob): JobDone {
   }
   const context = Buffer.from(job.req.contextId).toString('hex');
   const backend = states.wrap(bridge(job), context, job.stateVersion);
-  return { type: 'result', seq: job.seq, result: execute(compiled.instances, compiled.exportTypes, job.req, backend, limits) };
+  const [created, asked] = [compiled.instances.created, asks];
+  const result = execute(compiled.instances, compiled.exportTypes, job.req, backend, limits);
+  return { type: 'result', seq: job.seq, result, created: compiled.instances.created - created, asks: asks - asked };
 }
 
 parentPort!.on('message', (msg: WorkerInit | CallJob) => {
