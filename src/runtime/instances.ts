@@ -66,6 +66,11 @@ export class InstancePool {
     return { instance: kept.instance, pages: kept.pages, done: () => this.giveBack(kept) };
   }
 
+  /** Makes the kept instance ahead of the first call (`WasmRuntime.prepare`); nothing for a module instantiated per call. */
+  warm(): void {
+    if (this.plan && !this.idle) this.idle = this.instantiate();
+  }
+
   /** A kept instance; undefined (and no reuse from now on) when the start function called the host. */
   private instantiate(): Kept | undefined {
     this.created++;

@@ -51,6 +51,14 @@ export interface CallJob {
   hasSealing?: boolean;
 }
 
+/** Readies a module in a worker ahead of its first call there (`WasmRuntime.prepare`): kept, and its instance made. */
+export interface LoadJob {
+  type: 'load';
+  moduleKey: string;
+  module: NonNullable<CallJob['module']>;
+  drop: string[];
+}
+
 export type BridgeRequest =
   | { op: 'get'; space: Space; key: Uint8Array }
   | { op: 'range'; lo: Uint8Array; hi: Uint8Array | undefined; limit: number }

@@ -402,6 +402,33 @@ describe('workers started on demand (issue #14)', () => {
   });
 });
 
+describe('prepare: a module ready before its first call (issue #22)', () => {
+  it('compiles the module, starts a worker and makes its instance, so the first call creates none', async () => {
+    const lazy = new WasmRuntime({ poolSize: 2 });
+    await lazy.start();
+    try {
+      let loads = 0;
+      const wasm = async () => {
+        loads++;
+        return apps.kv;
+      };
+      await lazy.prepare({ applicationId: 'prepared', wasm });
+      expect(lazy.workers).toBe(1);
+      expect(lazy.cachedModules).toBe(1);
+      const v = newViews();
+      const init = await lazy.call({ ...request('prepared', apps.kv, 'init', undefined, v), wasm });
+      expect(init.ok).toBe(true);
+      expect(lazy.stats.instancesCreated).toBe(0); // the worker made its instance when it got the module
+      expect(loads).toBe(1);
+      // a module that does not compile is left for its first call to report
+      await lazy.prepare({ applicationId: 'broken', wasm: async () => new Uint8Array([1, 2, 3]) });
+      expect(await lazy.call(request('broken', new Uint8Array([1, 2, 3]), 'init', undefined, newViews()))).toMatchObject({ ok: false, kind: 'CompileError' });
+    } finally {
+      await lazy.stop();
+    }
+  });
+});
+
 describe('reads kept in the worker (issue #14)', () => {
   it('answers reads of a context from the worker under the same state version, and asks again under a new one', async () => {
     const one = new WasmRuntime({ poolSize: 1 });

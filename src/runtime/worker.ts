@@ -9,7 +9,7 @@
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
 import type { SyncBackend } from './host-state.ts';
-import type { AskedRequest, BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
+import type { AskedRequest, BridgeRequest, BridgeResponse, CallJob, JobDone, LoadJob, WorkerInit } from './protocol.ts';
 import type { VMLimits } from './limits.ts';
 import { InstancePool } from './instances.ts';
 import { StateCache } from './state-cache.ts';
@@ -78,11 +78,18 @@ function run(job: CallJob): JobDone {
   return { type: 'result', seq: job.seq, result, created: compiled.instances.created - created, asks: asks - asked };
 }
 
-parentPort!.on('message', (msg: WorkerInit | CallJob) => {
+parentPort!.on('message', (msg: WorkerInit | CallJob | LoadJob) => {
   if (msg.type === 'init') {
     port = msg.port as unknown as MessagePort;
     flag = new Int32Array(msg.flag);
     limits = msg.limits;
+    return;
+  }
+  if (msg.type === 'load') {
+    for (const key of msg.drop) modules.delete(key);
+    const instances = new InstancePool(msg.module.module, msg.module.reuse);
+    modules.set(msg.moduleKey, { exportTypes: msg.module.exportTypes, instances });
+    instances.warm();
     return;
   }
   parentPort!.postMessage(run(msg));
