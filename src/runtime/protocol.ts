@@ -45,6 +45,12 @@ export interface CallJob {
   req: CallRequestData;
   /** the context's state version: reads under it may be answered from the worker's cache (state-cache.ts) */
   stateVersion?: number;
+  /**
+   * The worker last ran this context under another version: the current values (null: absent) of
+   * the rows its cache held for it, read by the main thread; the worker keeps them under
+   * `stateVersion` instead of starting the context over (issue #22).
+   */
+  refresh?: Array<[Space, Uint8Array, Uint8Array | null]>;
   hasIndexMeta: boolean;
   hasBlobs: boolean;
   /** the node can open envelopes (`open_sealed`); absent = the runtime has no sealing access */
@@ -82,4 +88,9 @@ export interface JobDone {
   created?: number;
   /** blocking reads this call asked the main thread for */
   asks?: number;
+  /** rows the call read (at most HOT_ROWS): what the main thread refreshes for this worker under the next version */
+  read?: Array<[Space, Uint8Array]>;
 }
+
+/** Rows of a context a worker's cache is refreshed with at most, when the context's version moved. */
+export const HOT_ROWS = 64;

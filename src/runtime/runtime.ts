@@ -19,7 +19,11 @@
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
  *   (protocol.ts), over one channel per worker. A call that names its context's state version
  *   has its reads kept in the worker (state-cache.ts), so calls under the same version read from
- *   memory. The call's writes stay in the worker and come back in the result.
+ *   memory; when the version moved (a write committed), the rows that worker last read or wrote
+ *   for the context are read here at once and sent with the job, so its cache carries over
+ *   (issue #22). A call goes to a free worker that last ran its context when there is one
+ *   (affinity, within the context's share). The call's writes stay in the worker and come back in
+ *   the result.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RuntimeBlobs } from './blob-access.ts';
@@ -37,7 +41,9 @@ import {
 import { availableParallelism } from 'node:os';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import type { AskedRequest, BridgeRequest, BridgeResponse, CallJob, JobDone, LoadJob, WorkerInit } from './protocol.ts';
+import { HOT_ROWS, type AskedRequest, type BridgeRequest, type BridgeResponse, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
+import type { Space } from './host-state.ts';
+import { STATE_CACHE_CONTEXTS } from './state-cache.ts';
 import { Trap } from './trap.ts';
 
 export interface WasmRuntimeOptions {
@@ -68,6 +74,12 @@ interface Slot {
   seq: number;
   /** module keys the worker holds, least recently used first (bounded like the main cache) */
   modules: string[];
+  /**
+   * Per context this worker ran (least recently used first, bounded like its cache): the state
+   * version of its last call there and the rows that call read or wrote — what its cache holds
+   * for the context, refreshed when the next call comes under another version (state-cache.ts).
+   */
+  hot: Map<string, { version: number; rows: Array<[Space, Uint8Array]> }>;
 }
 
 interface Waiter {
@@ -168,12 +180,64 @@ export class WasmRuntime implements Runtime {
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
     try {
       // the context holds the worker until the worker is done, which an abandoned call outlives
-      return await this.run(slot, compiled, req, () => this.unhold(context));
+      const refresh = await this.refreshFor(slot, context, req);
+      if (req.signal?.aborted) {
+        this.unhold(context);
+        this.release(slot, false);
+        return failure('Aborted', 'execution aborted');
+      }
+      return await this.run(slot, compiled, req, () => this.unhold(context), context, refresh);
     } catch (e) {
       this.unhold(context);
       this.release(slot, false);
       throw e;
     }
+  }
+
+  /**
+   * The current values of the rows `slot`'s worker holds for `context`, when the context's version
+   * moved since that worker's last call there (a write committed, most often that very call's):
+   * read here, all at once, so the worker keeps its cache instead of asking again row by row.
+   */
+  private async refreshFor(slot: Slot, context: string, req: CallRequest): Promise<CallJob['refresh']> {
+    const hot = slot.hot.get(context);
+    if (!hot || req.stateVersion === undefined || hot.version === req.stateVersion) return undefined;
+    const views = { state: req.state, private: req.privateState, index: req.index, indexMeta: undefined } as const;
+    try {
+      return await Promise.all(
+        hot.rows.map(async ([space, key]) => [space, key, (await views[space]?.get(key)) ?? null] as [Space, Uint8Array, Uint8Array | null]),
+      );
+    } catch {
+      return undefined; // the worker asks for what it needs, as without a refresh
+    }
+  }
+
+  /** What `slot`'s worker now holds for `context`: the rows its last call there read and wrote. */
+  private noteHot(slot: Slot, context: string, req: CallRequest, msg: JobDone): void {
+    if (req.stateVersion === undefined) return;
+    // under the same version the worker's cache holds what earlier calls read too
+    const earlier = slot.hot.get(context);
+    const rows: Array<[Space, Uint8Array]> = [...(msg.read ?? [])];
+    const r = msg.result;
+    if (r.ok) {
+      for (const [space, writes] of [['state', r.writes], ['private', r.privateWrites], ['index', r.indexWrites]] as const) {
+        for (const [key] of writes) rows.push([space, key]);
+      }
+    }
+    const seen = new Set<string>();
+    const distinct = rows.filter(([space, key]) => {
+      const id = `${space}:${Buffer.from(key).toString('hex')}`;
+      return seen.has(id) ? false : (seen.add(id), true);
+    });
+    if (earlier?.version === req.stateVersion) {
+      for (const [space, key] of earlier.rows) {
+        const id = `${space}:${Buffer.from(key).toString('hex')}`;
+        if (!seen.has(id)) (seen.add(id), distinct.push([space, key]));
+      }
+    }
+    slot.hot.delete(context);
+    slot.hot.set(context, { version: req.stateVersion, rows: distinct.slice(0, HOT_ROWS) });
+    while (slot.hot.size > STATE_CACHE_CONTEXTS) slot.hot.delete(slot.hot.keys().next().value!);
   }
 
   private unhold(context: string): void {
@@ -279,7 +343,7 @@ export class WasmRuntime implements Runtime {
     const { port1, port2 } = new MessageChannel();
     const shared = new SharedArrayBuffer(4);
     worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits: this.limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
-    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [] };
+    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [], hot: new Map() };
     port1.on('message', (msg: AskedRequest) => void slot.server?.answer(msg));
     // the bridge must not keep the process alive on its own (the worker's own handle decides)
     port1.unref();
@@ -309,7 +373,8 @@ export class WasmRuntime implements Runtime {
    * Refuses (503) when the wait list is full, or this context's part of it is.
    */
   private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Promise<Slot | null | 'timeout'> {
-    const free = this.mayRun(context) ? this.slots.find((s) => !s.busy) : undefined;
+    // affinity: a free worker that ran this context last has its rows cached; any free one otherwise
+    const free = this.mayRun(context) ? (this.slots.find((s) => !s.busy && s.hot.has(context)) ?? this.slots.find((s) => !s.busy)) : undefined;
     if (free) {
       free.busy = true;
       this.hold(context);
@@ -397,7 +462,7 @@ export class WasmRuntime implements Runtime {
    * is abandoned, and the worker is freed (`freed`, then back to the pool) when it finishes the
    * call or, at the deadline, terminated and replaced as any runaway.
    */
-  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void): Promise<CallResult> {
+  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void, context: string, refresh?: CallJob['refresh']): Promise<CallResult> {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
     const seq = ++slot.seq;
     const served = new BridgeServer(req, this.blobs, slot.flag, slot.port, seq, this.sealing);
@@ -407,6 +472,7 @@ export class WasmRuntime implements Runtime {
       seq,
       ...this.moduleFor(slot, req.applicationId, compiled),
       ...(req.stateVersion !== undefined ? { stateVersion: req.stateVersion } : {}),
+      ...(refresh ? { refresh } : {}),
       req: {
         method: req.method,
         input: req.input,
@@ -449,6 +515,7 @@ export class WasmRuntime implements Runtime {
         if (msg?.type !== 'result' || msg.seq !== seq) return;
         this.stats.instancesCreated += msg.created ?? 0;
         this.stats.roundTrips += msg.asks ?? 0;
+        this.noteHot(slot, context, req, msg);
         answer(msg.result);
         free(false);
       };

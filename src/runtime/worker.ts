@@ -8,8 +8,8 @@
  */
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
-import type { SyncBackend } from './host-state.ts';
-import type { AskedRequest, BridgeRequest, BridgeResponse, CallJob, JobDone, LoadJob, WorkerInit } from './protocol.ts';
+import type { Space, SyncBackend } from './host-state.ts';
+import { HOT_ROWS, type AskedRequest, type BridgeRequest, type BridgeResponse, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
 import type { VMLimits } from './limits.ts';
 import { InstancePool } from './instances.ts';
 import { StateCache } from './state-cache.ts';
@@ -72,10 +72,11 @@ function run(job: CallJob): JobDone {
     return { type: 'result', seq: job.seq, result: { ok: false, kind: 'HostError', message: 'host panicked: the worker lost the compiled module', logs: [] } };
   }
   const context = Buffer.from(job.req.contextId).toString('hex');
-  const backend = states.wrap(bridge(job), context, job.stateVersion);
+  const read = { rows: [] as Array<[Space, Uint8Array]>, max: HOT_ROWS };
+  const backend = states.wrap(bridge(job), context, job.stateVersion, job.refresh, job.stateVersion !== undefined ? read : undefined);
   const [created, asked] = [compiled.instances.created, asks];
   const result = execute(compiled.instances, compiled.exportTypes, job.req, backend, limits);
-  return { type: 'result', seq: job.seq, result, created: compiled.instances.created - created, asks: asks - asked };
+  return { type: 'result', seq: job.seq, result, created: compiled.instances.created - created, asks: asks - asked, ...(read.rows.length > 0 ? { read: read.rows } : {}) };
 }
 
 parentPort!.on('message', (msg: WorkerInit | CallJob | LoadJob) => {
