@@ -27,6 +27,7 @@
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RuntimeBlobs } from './blob-access.ts';
+import { BridgeServer, threadCpuSecs } from './bridge-server.ts';
 import type { RuntimeSealing } from './sealing.ts';
 import { compileGuest, type CompiledGuest } from './compile.ts';
 import type { CallFailure, CallRequest, CallResult, FailureKind, Runtime } from './contract.ts';
@@ -41,7 +42,7 @@ import {
 import { availableParallelism } from 'node:os';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import { HOT_ROWS, type AskedRequest, type BridgeRequest, type BridgeResponse, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
+import { HOT_ROWS, type AskedRequest, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
 import type { Space } from './host-state.ts';
 import { STATE_CACHE_CONTEXTS } from './state-cache.ts';
 import { Trap } from './trap.ts';
@@ -80,6 +81,8 @@ interface Slot {
    * for the context, refreshed when the next call comes under another version (state-cache.ts).
    */
   hot: Map<string, { version: number; rows: Array<[Space, Uint8Array]> }>;
+  /** the worker thread's Linux thread id, once it is up (its CPU time, `series`) */
+  tid?: number;
 }
 
 interface Waiter {
@@ -275,6 +278,15 @@ export class WasmRuntime implements Runtime {
         read: () => Object.entries(st.replaced).map(([reason, value]) => ({ labels: { reason }, value })),
       },
       { name: 'hearth_runtime_workers', help: 'Runtime workers started', type: 'gauge', read: () => [{ value: this.slots.length }] },
+      {
+        name: 'hearth_runtime_worker_cpu_seconds',
+        help: 'CPU time of the worker thread on each pool slot (Linux; a replaced worker starts at 0)',
+        type: 'gauge',
+        read: () => this.slots.flatMap((slot, i) => {
+          const cpu = slot.tid === undefined ? undefined : threadCpuSecs(slot.tid);
+          return cpu === undefined ? [] : [{ labels: { slot: String(i) }, value: cpu }];
+        }),
+      },
     ];
   }
 
@@ -348,8 +360,9 @@ export class WasmRuntime implements Runtime {
     // the bridge must not keep the process alive on its own (the worker's own handle decides)
     port1.unref();
     slot.ready = new Promise<void>((resolve, reject) => {
-      const onReady = (msg: { type?: string }) => {
+      const onReady = (msg: { type?: string; tid?: number }) => {
         if (msg?.type !== 'ready') return;
+        slot.tid = msg.tid;
         worker.off('message', onReady);
         worker.off('error', reject);
         resolve();
@@ -545,89 +558,3 @@ export class WasmRuntime implements Runtime {
   }
 }
 
-/** Answers one call's bridge requests (on its worker's port) from the request's views and the blob access. */
-class BridgeServer {
-  private readonly streams = new Map<bigint, { it: AsyncIterator<Uint8Array> | null; rest: Uint8Array }>();
-  private closed = false;
-
-  constructor(
-    private readonly req: CallRequest,
-    private readonly blobs: RuntimeBlobs | undefined,
-    private readonly flag: Int32Array,
-    private readonly port: MessagePort,
-    private readonly seq: number,
-    private readonly sealing?: RuntimeSealing,
-  ) {}
-
-  close(): void {
-    this.closed = true;
-    for (const s of this.streams.values()) void s.it?.return?.();
-    this.streams.clear();
-  }
-
-  async answer(msg: AskedRequest): Promise<void> {
-    let res: BridgeResponse;
-    try {
-      res = { ok: true, value: await this.serve(msg), seq: this.seq, id: msg.id };
-    } catch (e) {
-      res = { ok: false, error: e instanceof Error ? e.message : String(e), seq: this.seq, id: msg.id };
-    }
-    if (this.closed) return;
-    this.port.postMessage(res);
-    Atomics.store(this.flag, 0, 1);
-    Atomics.notify(this.flag, 0);
-  }
-
-  private async serve(msg: BridgeRequest): Promise<unknown> {
-    const req = this.req;
-    switch (msg.op) {
-      case 'get': {
-        const view = msg.space === 'state' ? req.state : msg.space === 'private' ? req.privateState : msg.space === 'index' ? req.index : req.indexMeta;
-        return view ? await view.get(msg.key) : undefined;
-      }
-      case 'range':
-        return req.index.range(msg.lo, msg.hi, msg.limit);
-      case 'blobHas':
-        return this.needBlobs().has(msg.blobId);
-      case 'blobFetch':
-        return (await this.needBlobs().open(msg.blobId, msg.contextId)) !== null;
-      case 'blobPut':
-        return this.needBlobs().put(msg.bytes);
-      case 'blobRead':
-        return this.readBlob(msg.fd, msg.blobId, msg.max);
-      case 'openSealed':
-        // the executor comes from the request held here, not from the worker's message
-        if (!this.sealing) throw new Error('sealing access is not configured');
-        return this.sealing.open(req.executorId, msg.envelope);
-    }
-  }
-
-  private needBlobs(): RuntimeBlobs {
-    if (!this.blobs) throw new Error('blob access is not configured');
-    return this.blobs;
-  }
-
-  private async readBlob(fd: bigint, blobId: Uint8Array, max: number): Promise<Uint8Array> {
-    let s = this.streams.get(fd);
-    if (!s) {
-      const body = await this.needBlobs().open(blobId);
-      s = { it: body ? body[Symbol.asyncIterator]() : null, rest: new Uint8Array() };
-      this.streams.set(fd, s);
-    }
-    const parts: Uint8Array[] = [];
-    let have = 0;
-    while (have < max) {
-      if (s.rest.length === 0) {
-        const next = s.it ? await s.it.next() : { done: true as const, value: undefined };
-        if (next.done) break;
-        s.rest = next.value;
-        continue;
-      }
-      const take = s.rest.subarray(0, max - have);
-      parts.push(take);
-      have += take.length;
-      s.rest = s.rest.subarray(take.length);
-    }
-    return Buffer.concat(parts);
-  }
-}

@@ -6,6 +6,7 @@
  * on a read. Compiled modules are kept here by key, as the main thread tells (protocol.ts), each
  * with its instance pool (instances.ts).
  */
+import { readFileSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
 import type { Space, SyncBackend } from './host-state.ts';
@@ -96,4 +97,13 @@ parentPort!.on('message', (msg: WorkerInit | CallJob | LoadJob) => {
   parentPort!.postMessage(run(msg));
 });
 
-parentPort!.postMessage({ type: 'ready' });
+/** this thread's Linux thread id (for its CPU time in /proc, runtime.ts `series`); undefined elsewhere */
+function threadId(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/stat', 'utf8').split(' ', 1)[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+parentPort!.postMessage({ type: 'ready', tid: threadId() });
