@@ -59,4 +59,12 @@ it('a client that goes away mid-call leaves the worker running: no worker replac
   }
   for (const reason of ['deadline', 'error', 'exit']) expect(await metric(url, `hearth_runtime_workers_replaced_total{reason="${reason}"}`)).toBe(0);
   expect(Number(await c.rpc.execute(ctx, 'busy', { ms: 10 }))).toBeGreaterThan(0);
+  // each worker kept its instance: no more instances than workers for all those calls
+  const workers = await metric(url, 'hearth_runtime_workers');
+  expect(workers).toBeGreaterThan(0);
+  expect(await metric(url, 'hearth_runtime_instances_created_total')).toBeLessThanOrEqual(workers);
+  // the workers’ CPU is reported per slot (the abandoned calls spun for 4.5 s of wall-clock time)
+  let cpu = 0;
+  for (let slot = 0; slot < workers; slot++) cpu += await metric(url, `hearth_runtime_worker_cpu_seconds{slot="${slot}"}`);
+  expect(cpu).toBeGreaterThan(0);
 }, 120_000);
