@@ -553,7 +553,13 @@ export class WasmRuntime implements Runtime {
       slot.worker.on('message', onMessage);
       slot.worker.once('error', onError);
       slot.worker.once('exit', onExit);
-      slot.worker.postMessage(job);
+      try {
+        slot.worker.postMessage(job);
+      } catch (e) {
+        // nothing reached the worker: the call fails, the worker stays as it was
+        answer(failure('HostError', `host panicked: ${e instanceof Error ? e.message : String(e)}`));
+        free(false);
+      }
     });
   }
 }
