@@ -25,6 +25,7 @@ import { PresenceIntentService } from '../events/presence-intents.ts';
 import { contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
 import { AutoFollow } from '../contexts/auto-follow.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
+import { DEFAULT_MODULE_CACHE_SIZE } from '../runtime/limits.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { identitySealing } from '../runtime/sealing.ts';
 import { groupPathVia } from '../governance/authority.ts';
@@ -366,6 +367,19 @@ export class HearthNode {
     });
   }
 
+  /** Readies the runtime with the modules of this node's contexts, as many as it keeps compiled. */
+  private async prepareContexts(): Promise<void> {
+    const metas = await this.contexts.records.listMeta();
+    const seen = new Set<string>();
+    for (const meta of metas) {
+      const key = `${meta.bundleBlobId ?? meta.applicationId}:${meta.serviceName ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (seen.size > DEFAULT_MODULE_CACHE_SIZE) return;
+      await this.contexts.executor.prepare(meta);
+    }
+  }
+
   async start(): Promise<void> {
     const { config, logger } = this.opts;
     const clock = this.opts.clock ?? systemClock;
@@ -376,6 +390,7 @@ export class HearthNode {
       if (this.network) registerNetworkMetrics(this.metrics, this.network);
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
       for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);
+      for (const series of this.runtime.series()) this.metrics.addGauge(series);
       this.metrics.addGauge({
         name: 'hearth_event_streams_active',
         help: 'Open event-stream connections by transport',
@@ -456,6 +471,9 @@ export class HearthNode {
       // Workers warm up in the background: readiness does not wait for them, and a call that
       // arrives first waits for a free worker (the runtime counts a loading worker as busy).
       this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
+      // the contexts' modules compiled and a worker readied in the background, so the first call
+      // after a restart does not pay for them (issue #22; docs/runtime.md "First call after a start")
+      void this.prepareContexts().catch((err: unknown) => logger.warn({ err }, 'preparing the contexts’ modules failed'));
       this.supervisor = new StoreSupervisor({ store: this.store, logger, onFatal: this.opts.onFatal ?? (() => void this.stop()) });
       this.supervisor.start();
       this.presence.start();

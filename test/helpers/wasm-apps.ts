@@ -16,6 +16,7 @@ import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import binaryen from 'binaryen';
 import { appendCustomSection } from '../../src/runtime/wasm-binary.ts';
 
 export const APPS_DIR = fileURLToPath(new URL('../apps/', import.meta.url));
@@ -96,4 +97,16 @@ export async function buildTestApp(name: string, opts: BuildOptions = {}): Promi
   await writeFile(tmp, wasm);
   await rename(tmp, file);
   return wasm;
+}
+
+/** A module from WebAssembly text (binaryen, which assemblyscript brings along), every feature on. */
+export function wat(text: string): Uint8Array<ArrayBuffer> {
+  const m = binaryen.parseText(text);
+  try {
+    m.setFeatures(binaryen.Features.All);
+    if (!m.validate()) throw new Error('invalid WebAssembly text module');
+    return m.emitBinary() as Uint8Array<ArrayBuffer>;
+  } finally {
+    m.dispose();
+  }
 }
