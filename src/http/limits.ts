@@ -17,6 +17,11 @@ export interface ConnectionLimits {
   headerTimeoutSecs: number;
   keepAliveTimeoutSecs: number;
   requestTimeoutSecs: number;
+  /** per-address quota, reserve and body deadlines (connections.ts); absent = the defaults */
+  maxConnectionsPerAddress?: number;
+  reservedConnections?: number;
+  bodyTimeoutSecs?: number;
+  bodyMinBytesPerSec?: number;
 }
 
 /** The soft limit on open files of this process (Linux `/proc/self/limits`); undefined when unknown or unlimited. */
@@ -62,8 +67,8 @@ export function resolveMaxConnections(configured: number, fdLimit: number | unde
  * visible part of a request's cost). A connection therefore goes between `ms` and `ms` plus one
  * sweep after it started waiting, never before. Answers a function that stops the sweeps.
  */
-export function enforceHeaderDeadline(server: Server, ms: number): () => void {
-  const watchdog = new HeaderWatchdog(ms);
+export function enforceHeaderDeadline(server: Server, ms: number, onExpire?: () => void): () => void {
+  const watchdog = new HeaderWatchdog(ms, undefined, onExpire);
   server.on('connection', (socket: Socket) => {
     watchdog.arm(socket);
     socket.once('close', () => watchdog.disarm(socket));
@@ -91,6 +96,8 @@ export class HeaderWatchdog {
     private readonly ms: number,
     /** a monotonic clock in ms (wall-clock changes must not close or spare connections) */
     private readonly now: () => number = () => performance.now(),
+    /** called once per connection closed by the deadline (counted, docs/security.md) */
+    private readonly onExpire?: () => void,
   ) {
     this.sweepMs = Math.max(1, Math.min(MAX_SWEEP_MS, Math.ceil(ms / 8)));
     const watchdog = this;
@@ -125,6 +132,7 @@ export class HeaderWatchdog {
       if (deadline > now) continue;
       this.waiting.delete(socket);
       socket.destroy();
+      this.onExpire?.();
     }
     if (this.waiting.size === 0) this.stop();
   }
