@@ -119,7 +119,9 @@ export class ConnectionGovernor {
       if (hasBody(req)) this.expectBody(req, this.policy.bodyTimeoutMs);
     };
     server.on('connection', onConnection);
-    server.on('request', onRequest);
+    // before the app's own listener: a guard that decides synchronously extends the deadline from
+    // inside that listener, so the deadline must exist by then
+    server.prependListener('request', onRequest);
     server.once('close', () => this.stop());
     return () => {
       server.off('connection', onConnection);
