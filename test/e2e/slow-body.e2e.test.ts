@@ -7,6 +7,7 @@
  * and the closures are counted on `/metrics`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore } from '../../src/client/index.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
@@ -91,3 +92,31 @@ it('a client and health are served while one address trickles bodies, and every 
   expect(closed('per_address')).toBe(ATTACK - PER_ADDRESS);
   expect(closed('body_deadline')).toBe(PER_ADDRESS);
 }, 60_000);
+
+it('idle sockets from many addresses that fill the cap are closed within seconds, not the header timeout', async () => {
+  const port = Number(new URL(node.url).port);
+  // 16 addresses × 4 sockets = the whole cap (64); none sends a byte
+  const sockets = await Promise.all(
+    Array.from({ length: CAP }, (_, i) =>
+      new Promise<net.Socket>((resolve) => {
+        const s = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${20 + (i % 16)}` });
+        s.on('error', () => undefined);
+        s.once('connect', () => resolve(s));
+        s.once('close', () => resolve(s));
+      }),
+    ),
+  );
+  const started = Date.now();
+  try {
+    let status = 0;
+    // the header timeout is 30 s here: only the rule for idle sockets near the cap frees slots
+    while (status !== 200 && Date.now() - started < 5_000) {
+      status = await fetch(`${node.url}/admin-api/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status, () => 0);
+      if (status !== 200) await sleep(100);
+    }
+    expect(status).toBe(200);
+    await until('the idle sockets to be closed', () => sockets.filter((s) => !s.destroyed && s.readyState === 'open').length === 0, 5_000);
+  } finally {
+    for (const s of sockets) s.destroy();
+  }
+}, 30_000);
