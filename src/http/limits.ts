@@ -4,7 +4,8 @@
  * and failed for good. The server therefore holds at most `max_connections` sockets (further ones
  * are closed on accept), derived by default from the process's descriptor limit with room kept for
  * the store, blob files and the runtime; and a connection that does not send its headers in time,
- * or idles between requests, is closed.
+ * or idles between requests, is closed. Per-address quotas, reserved slots and body deadlines are
+ * connections.ts (issue #23).
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
