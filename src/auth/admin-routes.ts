@@ -93,11 +93,11 @@ export function registerAdminAuthRoutes(root: FastifyInstance, deps: AuthRoutesD
     app.post('/admin/keys', { config, schema: createSchema }, async (req) => ok(await keys.createRootKey(req.body, principalOf(req))));
 
     const deleteSchema = {
-      ...doc('Revoke a root key (refused, with status false, for the last active admin key)', DeleteKeyResponse, 400, 404),
+      ...doc("Revoke a root key (409 for the last active admin key; 403 for a key the caller may not change: docs/security.md)", DeleteKeyResponse, 400, 404, 409),
       params: KeyIdParams,
     };
     app.delete('/admin/keys/:key_id', { config, schema: deleteSchema }, async (req) =>
-      ok(await keys.deleteRootKey(req.params.key_id)),
+      ok(await keys.deleteRootKey(principalOf(req), req.params.key_id)),
     );
 
     const getPermsSchema = { ...doc('Permissions of a root or client key', PermissionsResponse, 404), params: KeyIdParams };

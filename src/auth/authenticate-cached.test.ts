@@ -83,7 +83,7 @@ describe('authenticateCached', () => {
     expect(k.auth.authenticateCached(pair.access_token, HOST)?.permissions).toEqual(['application:list']);
     expect((await both(k, pair.access_token)).cached).toMatchObject({ principal: { permissions: ['application:list'] } });
     await k.keys.createRootKey({ public_key: 'ops', auth_method: 'user_password', provider_data: { username: 'ops', password: 'ops-password' } });
-    await k.keys.deleteRootKey(admin.keyId);
+    await k.keys.deleteRootKey(admin, admin.keyId);
     const { cached } = await both(k, pair.access_token);
     expect(errorOf(cached)).toMatchObject({ reason: 'token_revoked', message: 'The root key this client key was issued under has been revoked' });
   });

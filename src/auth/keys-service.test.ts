@@ -126,13 +126,14 @@ describe('root keys', () => {
   it('keep the last active admin key', async () => {
     const k = await authKit();
     const admin = await k.principalOf((await k.login()).access_token);
-    expect(await k.keys.deleteRootKey(admin.keyId)).toEqual({ status: false, message: 'Cannot delete the last active admin key' });
+    // DELETE refuses the last admin key as revoke does: 409 (issue #23 section 2)
+    expect(await kindOf(k.keys.deleteRootKey(admin, admin.keyId))).toBe('conflict');
     expect(await kindOf(k.keys.revoke(admin, admin.keyId))).toBe('conflict');
     expect(await kindOf(k.keys.updatePermissions(admin, admin.keyId, ['application:list'], ['admin']))).toBe('conflict');
     await k.keys.createRootKey({ public_key: 'ops', auth_method: 'user_password', provider_data: { username: 'ops', password: 'ops-password' } });
-    const out = await k.keys.deleteRootKey(admin.keyId);
+    const out = await k.keys.deleteRootKey(admin, admin.keyId);
     expect(out).toMatchObject({ key_id: admin.keyId });
-    expect(await kindOf(k.keys.deleteRootKey(admin.keyId))).toBe('not_found');
+    expect(await kindOf(k.keys.deleteRootKey(admin, admin.keyId))).toBe('not_found');
   });
 
   it('apply permission deltas in order, without duplicates, never to empty', async () => {
@@ -189,7 +190,7 @@ describe('root keys', () => {
     await k.keys.updatePermissions(admin, ops.id, ['application:list'], ['admin']);
     expect(await post()).toEqual({ status: true, message: 'Key was updated' });
     expect((await k.keyStore.get(ops.id))!.permissions).toEqual(['application:list']);
-    await k.keys.deleteRootKey(ops.id);
+    await k.keys.deleteRootKey(admin, ops.id);
     expect(await post()).toEqual({ status: true, message: 'Key was created' });
     expect((await k.keyStore.get(ops.id))!.revokedAt).not.toBeNull();
   });
@@ -209,5 +210,51 @@ describe('client key names', () => {
     const admin = await k.principalOf((await k.login()).access_token);
     await k.keys.createClientKey(admin, { permissions: ['context:list'] });
     expect((await k.keys.listClientKeys()).map((c) => c.name)).toEqual(['Client - context:list']);
+  });
+});
+
+// issue #23 section 2: who may revoke, edit or replace a root key
+describe('authority over root keys', () => {
+  const opsKey = { public_key: 'ops', auth_method: 'user_password', provider_data: { username: 'ops', password: 'ops-password' } };
+  async function withOps() {
+    const k = await authKit();
+    const owner = await k.principalOf((await k.login()).access_token);
+    await k.keys.createRootKey(opsKey, owner);
+    const opsLogin = await k.auth.login({ auth_method: 'user_password', public_key: 'ops', client_name: 'c', provider_data: { username: 'ops', password: 'ops-password' } });
+    return { k, owner, ops: await k.principalOf(opsLogin.access_token) };
+  }
+
+  it('the provisioned admin is the owner; a home from before the mark takes its oldest user_password admin', async () => {
+    const { k, owner } = await withOps();
+    expect((await k.keys.ownerKey())?.id).toBe(owner.keyId);
+    const rec = (await k.keyStore.get(owner.keyId))!;
+    const { owner: _mark, ...unmarked } = rec;
+    await k.keyStore.put({ ...unmarked, createdAt: rec.createdAt - 10 });
+    expect((await k.keys.ownerKey())?.id).toBe(owner.keyId);
+  });
+
+  it('the owner may revoke itself; a root key without admin may not revoke the owner, nor a key holding more than it', async () => {
+    const { k, owner, ops } = await withOps();
+    await k.keys.updatePermissions(owner, ops.keyId, ['keys:delete', 'keys:list'], ['admin']);
+    const narrowOps = await k.principalOf((await k.auth.login({ auth_method: 'user_password', public_key: 'ops', client_name: 'c', provider_data: { username: 'ops', password: 'ops-password' } })).access_token);
+    expect(await kindOf(k.keys.revoke(narrowOps, owner.keyId))).toBe('forbidden');
+    expect(await kindOf(k.keys.deleteRootKey(narrowOps, owner.keyId))).toBe('forbidden');
+    await k.keys.createRootKey({ ...opsKey, public_key: 'x', provider_data: { username: 'x', password: 'x-password' } }, owner);
+    const x = (await k.keys.listRootKeys()).find((r) => r.username === 'x')!;
+    expect(await kindOf(k.keys.revoke(narrowOps, x.id))).toBe('forbidden'); // x holds admin
+    await k.keys.updatePermissions(owner, x.id, ['keys:list'], ['admin']);
+    await expect(k.keys.revoke(narrowOps, x.id)).resolves.toBeUndefined(); // now within ops' own
+    await k.keys.updatePermissions(owner, ops.keyId, ['admin'], []);
+    await k.keys.createRootKey({ ...opsKey, public_key: 'y', provider_data: { username: 'y', password: 'y-password' } }, owner);
+    await expect(k.keys.deleteRootKey(owner, owner.keyId)).resolves.toMatchObject({ key_id: owner.keyId });
+  });
+
+  it('a client key never changes its own root key, even one narrower than itself', async () => {
+    const { k, ops } = await withOps();
+    const { pair } = await k.keys.createClientKey(ops, { permissions: ['admin'] });
+    const client = await k.principalOf(pair.access_token);
+    expect(await kindOf(k.keys.updatePermissions(client, ops.keyId, [], ['admin']))).toBe('forbidden');
+    expect(await kindOf(k.keys.revoke(client, ops.keyId))).toBe('forbidden');
+    expect(await kindOf(k.keys.createRootKey({ ...opsKey, provider_data: { username: 'ops', password: 'other-password' } }, client))).toBe('forbidden');
   });
 });

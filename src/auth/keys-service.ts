@@ -70,11 +70,64 @@ export class KeysService {
     return (await this.d.keys.list('root')).some((k) => k.authMethod === 'user_password' && isValidKey(k, now));
   }
 
-  /** Creates the admin account when the node has none (auth-wire §3.3); a no-op otherwise. */
+  /**
+   * Creates the admin account when the node has none (auth-wire §3.3); a no-op otherwise. The key
+   * it creates is the owner's (issue #23 section 2).
+   */
   async provisionAdmin(username: string, password: string): Promise<boolean> {
     if (await this.hasUserPasswordAdmin()) return false;
-    await this.createRootKey({ public_key: username, auth_method: 'user_password', provider_data: { username, password } });
+    await this.createRootKey({ public_key: username, auth_method: 'user_password', provider_data: { username, password } }, undefined, { owner: true });
     return true;
+  }
+
+  /**
+   * The owner's key: the valid root key provisioned as the owner; in a home from before that mark,
+   * the oldest valid user_password root key holding `admin`.
+   */
+  async ownerKey(): Promise<KeyRecord | undefined> {
+    const now = this.now();
+    const roots = (await this.d.keys.list('root')).filter((k) => isValidKey(k, now));
+    const marked = roots.find((k) => k.owner === true);
+    if (marked) return marked;
+    const admins = roots.filter((k) => k.authMethod === 'user_password' && hasAdmin(k));
+    return admins.sort((a, b) => a.createdAt - b.createdAt)[0];
+  }
+
+  /**
+   * Whether `caller` may revoke, edit or replace the root key `target` (issue #23 section 2;
+   * docs/security.md "Who may change a root key"). Throws 403 `permission_denied` naming the rule.
+   * - A key may always act on itself.
+   * - A client key never acts on the root key it descends from, on the owner's key, on a root key
+   *   holding `admin` (a root key's `admin` also mints keys, which no client key can), or on a root
+   *   key holding anything the client key does not.
+   * - A root key acts on the owner's key only if it holds `admin` itself, and never on a root key
+   *   holding anything it does not hold.
+   */
+  private async mayChangeRoot(caller: Principal, target: KeyRecord, what: string): Promise<void> {
+    if (target.type !== 'root' || target.id === caller.keyId) return;
+    const deny = (why: string) => forbidden(`This key may not ${what} root key ${target.id}: ${why}`, 'permission_denied');
+    const owner = await this.ownerKey();
+    if (caller.keyType === 'client') {
+      if (target.id === caller.rootKeyId) throw deny('a client key never changes the root key it was issued under');
+      if (target.id === owner?.id) throw deny("only the owner's key itself or another root admin key may change the owner's key");
+      if (hasAdmin(target)) throw deny('it holds admin, which is more authority than a client key has');
+    } else if (target.id === owner?.id && !holdsAdmin(caller.permissions)) {
+      throw deny("only the owner's key itself or another root admin key may change the owner's key");
+    }
+    const beyond = target.permissions.filter((p) => !satisfies(caller.permissions, p));
+    if (beyond.length > 0) throw deny(`it holds ${beyond.join(', ')}, which this key does not`);
+  }
+
+  /**
+   * A second credential for a username that has a valid key needs that user's own authority (a root
+   * key of the same username) or the owner's: never another admin's, nor any client key's.
+   */
+  private async mayAddCredential(caller: Principal | undefined, username: string, existing: KeyRecord[]): Promise<void> {
+    if (!caller || !existing.some((k) => isValidKey(k, this.now()))) return;
+    const own = await this.d.keys.get(caller.keyId);
+    const owner = await this.ownerKey();
+    if (caller.keyType === 'root' && (own?.username === username || (owner !== undefined && caller.keyId === owner.id))) return;
+    throw forbidden(`Only user ${username} (or the node owner) may add a credential for ${username}`, 'permission_denied');
   }
 
   async listRootKeys(): Promise<KeyRecord[]> {
@@ -91,7 +144,7 @@ export class KeysService {
    * username and password again answers "Key was updated" and changes nothing (the reference's
    * overwrite would reset a narrowed key to `admin` and revive a revoked one).
    */
-  async createRootKey(input: CreateRootKeyInput, caller?: Principal): Promise<{ status: boolean; message: string }> {
+  async createRootKey(input: CreateRootKeyInput, caller?: Principal, opts: { owner?: boolean } = {}): Promise<{ status: boolean; message: string }> {
     // a root key never expires: one made by a client key would outlive it (finding 4)
     if (caller && caller.keyType !== 'root') throw forbidden('Client keys cannot create root keys: log in with a root key');
     const method = identifierOnly(input.auth_method ?? '');
@@ -109,7 +162,10 @@ export class KeysService {
     const passwordHash = await hashPassword(password);
     return this.d.auth.serial.run(async () => {
       const now = this.now();
-      for (const existing of await this.d.keys.byUsername(username)) {
+      const existingKeys = await this.d.keys.byUsername(username);
+      // before any password comparison: "Key was updated" would otherwise tell anyone whether a password is right
+      await this.mayAddCredential(caller, username, existingKeys);
+      for (const existing of existingKeys) {
         if (isValidKey(existing, now) && existing.passwordHash && (await verifyPassword(password, existing.passwordHash))) {
           return { status: true, message: 'Key was updated' };
         }
@@ -129,6 +185,7 @@ export class KeysService {
         revokedAt: null,
         expiresAt: null,
         generation: 0,
+        ...(opts.owner ? { owner: true } : {}),
       };
       await this.d.keys.put(key);
       return { status: true, message: 'Key was created' };
@@ -140,13 +197,17 @@ export class KeysService {
     return (await this.d.keys.list('root')).filter((k) => isValidKey(k, now) && hasAdmin(k));
   }
 
-  async deleteRootKey(id: string): Promise<{ key_id: string; revoked_at: number } | { status: false; message: string }> {
+  /**
+   * `DELETE /admin/keys/{id}`. The last active admin key is refused as `POST /admin/revoke` refuses
+   * it: 409 (issue #23 section 2; the reference answers 200 `status: false`).
+   */
+  async deleteRootKey(caller: Principal, id: string): Promise<{ key_id: string; revoked_at: number }> {
     return this.d.auth.serial.run(async () => {
       const key = await this.validKey(id);
       if (key?.type === 'client') throw badRequest('Not a root key');
       if (!key) throw notFound('Root key not found');
-      const admins = await this.activeAdminRoots();
-      if (hasAdmin(key) && admins.length <= 1) return { status: false as const, message: 'Cannot delete the last active admin key' };
+      await this.mayChangeRoot(caller, key, 'revoke');
+      if (hasAdmin(key) && (await this.activeAdminRoots()).length <= 1) throw conflict('Cannot revoke the last active admin key');
       const revoked = { ...key, revokedAt: this.now() };
       await this.d.keys.put(revoked);
       return { key_id: key.id, revoked_at: revoked.revokedAt };
@@ -162,6 +223,7 @@ export class KeysService {
     await this.d.auth.serial.run(async () => {
       const key = await this.validKey(id);
       if (!key) throw notFound('Failed to revoke tokens: Key not found');
+      await this.mayChangeRoot(caller, key, 'revoke');
       if (key.type === 'root' && hasAdmin(key) && (await this.activeAdminRoots()).length <= 1) {
         throw conflict('Cannot revoke the last active admin key');
       }
@@ -187,6 +249,7 @@ export class KeysService {
     return this.d.auth.serial.run(async () => {
       const key = await this.validKey(id);
       if (!key) throw notFound('Key not found');
+      await this.mayChangeRoot(caller, key, 'edit');
       const canonical = (s: string) => {
         const p = parsePermission(s);
         return p ? formatPermission(p) : s;

@@ -148,7 +148,7 @@ describe('client keys under their root key (issue #17 finding 4)', () => {
     const ops = await k.principalOf(opsLogin.access_token);
     const { pair, clientId } = await k.keys.createClientKey(ops, { permissions: ['application:list'] });
     await expect(k.principalOf(pair.access_token)).resolves.toMatchObject({ keyId: clientId });
-    expect(await k.keys.deleteRootKey(ops.keyId)).toMatchObject({ key_id: ops.keyId });
+    expect(await k.keys.deleteRootKey(ops, ops.keyId)).toMatchObject({ key_id: ops.keyId });
     const e = await rejection(k.principalOf(pair.access_token));
     expect(e.kind).toBe('unauthenticated');
     expect(e.extra.authReason).toBe('token_revoked');

@@ -28,6 +28,8 @@ export interface KeyRecord {
   expiresAt: number | null;
   /** tokens carrying an older generation are revoked (refresh-token reuse) */
   generation: number;
+  /** the node owner's key: the admin provisioned first (docs/security.md "Who may change a root key") */
+  owner?: boolean;
 }
 
 export interface ConsumedJti {

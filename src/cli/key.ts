@@ -103,7 +103,7 @@ export function registerKeyCommands(program: Command): void {
     withCli(async (cli, [keyId]) => {
       await cli.confirm(`revoke root key ${keyId}? Tokens issued to it stop working`);
       const result = await cli.client.auth.deleteRootKey(keyId, { signal: cli.signal });
-      // The node answers a refusal (its last active root key) with 200 and status false.
+      // hearth refuses the last admin key with 409; a reference node answers 200 and status false.
       if ('status' in result) throw conflict(result.message);
       cli.out.result(result, () => `revoked root key ${result.key_id} at ${when(result.revoked_at)}`);
     }),

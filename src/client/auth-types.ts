@@ -126,7 +126,7 @@ export interface CreateKeyResponse {
   message: string;
 }
 
-/** `DELETE /admin/keys/{id}`: the revoked key, or a refusal for the last active root key. */
+/** `DELETE /admin/keys/{id}`: the revoked key; a reference node answers its refusal of the last active root key as `status: false` (hearth: 409). */
 export type DeleteKeyResponse =
   | { key_id: string; revoked_at: number }
   | { status: false; message: string };

@@ -42,6 +42,14 @@ export interface ServerConfig {
   headerTimeoutSecs: number;
   keepAliveTimeoutSecs: number;
   requestTimeoutSecs: number;
+  /** connections one client address may hold; 0 = derived from the cap (docs/security.md "Limits") */
+  maxConnectionsPerAddress: number;
+  /** connections kept for addresses holding few; 0 = derived from the cap */
+  reservedConnections: number;
+  /** seconds a request body may take after its headers when the request carries no valid token */
+  bodyTimeoutSecs: number;
+  /** the slowest body rate accepted, beyond `bodyTimeoutSecs`, for a request that passed the guard */
+  bodyMinBytesPerSec: number;
   /** one info log line per answered request; false = those lines are at debug (docs/performance.md) */
   accessLog: boolean;
 }
@@ -113,6 +121,10 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
     headerTimeoutSecs: 'header_timeout_secs',
     keepAliveTimeoutSecs: 'keep_alive_timeout_secs',
     requestTimeoutSecs: 'request_timeout_secs',
+    maxConnectionsPerAddress: 'max_connections_per_address',
+    reservedConnections: 'reserved_connections',
+    bodyTimeoutSecs: 'body_timeout_secs',
+    bodyMinBytesPerSec: 'body_min_bytes_per_sec',
     accessLog: 'access_log',
   },
   swarm: { host: 'host', port: 'port' },

@@ -52,6 +52,14 @@ export const SERVER_DEFAULTS = {
   headerTimeoutSecs: 10,
   keepAliveTimeoutSecs: 5,
   requestTimeoutSecs: 600,
+  /** connections one client address may hold; 0 = derived: a quarter of the cap, at least 16 (issue #23) */
+  maxConnectionsPerAddress: 0,
+  /** slots kept for addresses holding few connections; 0 = derived: an eighth of the cap */
+  reservedConnections: 0,
+  /** a request body must be complete this long after its headers (a request without a token: all it gets) */
+  bodyTimeoutSecs: 10,
+  /** a request that passed the guard gets `bodyTimeoutSecs` plus its size at this rate */
+  bodyMinBytesPerSec: 16 * 1024,
 } as const;
 
 /** Descriptors kept back from connections for LevelDB (its own cap), blob chunks, workers and logs. */

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { generateKeyPair, ed25519Sign, privateKeyObject } from '../crypto/keys.ts';
+import { orderKey } from './dag.ts';
 import { opIdOf } from './log.ts';
-import { govNode, pull, stateText, TEST_APP, type GovNode } from './testkit.ts';
+import { forgedOp, govNode, pull, stateText, TEST_APP, type GovNode } from './testkit.ts';
 import type { GovOp } from './types.ts';
 
 /** A founds a namespace, B joins it with an invitation; both hold the same log. */
@@ -147,5 +148,64 @@ describe('governance log replication', () => {
     expect(b.governance.namespace(nsId)).toBeUndefined();
     expect(b.governance.stateOf(nsId)?.deletedAt).toBeDefined();
     await expect(b.members.setRole(nsId, b.identity.accountId, 'Admin')).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
+// issue #23 section 6: a node restarted on honest code keeps no governance view forged before
+describe('re-verification of the stored log on start', () => {
+  it('an honest log restarts unchanged, with nothing to report', async () => {
+    const a = await govNode();
+    const ns = await a.namespaces.found({ applicationId: TEST_APP, name: 'team' });
+    await a.settings.setMetadata(ns.id, { target: 'group' }, { name: 'honest', data: {} });
+    const b = await a.restart();
+    expect(b.verified).toEqual({ droppedOps: [], droppedNamespaces: [], rederived: [] });
+    expect(stateText(b, ns.id)).toBe(stateText(a, ns.id));
+  });
+
+  it('drops forged ops written straight into the store, their descendants and the state they forged', async () => {
+    const a = await govNode();
+    const ns = await a.namespaces.found({ applicationId: TEST_APP, name: 'team' });
+    await a.settings.setMetadata(ns.id, { target: 'group' }, { name: 'honest', data: {} });
+    // what honest code makes of the same log: the stranger's signed op is kept, without effect
+    const unauthorized = forgedOp(a.governance, ns.id, a.identity.accountId, 'metadata.set', { target: 'group', name: 'owned', data: {} });
+    const honest = await govNode(1_700_000_000_700);
+    await pull(a, honest, ns.id);
+    expect((await honest.governance.ingest(ns.id, [unauthorized])).rejected).toHaveLength(1);
+
+    // the forged code: the unauthorized op, one with a broken signature, an op signed by this node
+    // that descends from the broken one, and a state showing the stranger's effect
+    const broken = { ...forgedOp(a.governance, ns.id, a.identity.accountId, 'metadata.set', { target: 'group', name: 'x', data: {} }), signature: '00'.repeat(64) };
+    const childUnsigned = { ...unauthorized, parents: [broken.id], seq: (BigInt(broken.seq) + 1n).toString(), signer: a.identity.publicKey, nonce: '99', body: { target: 'group', name: 'child', data: {} } };
+    delete (childUnsigned as Partial<GovOp>).id;
+    delete (childUnsigned as Partial<GovOp>).signature;
+    const childId = opIdOf(childUnsigned as never);
+    const child = { ...childUnsigned, id: childId, signature: a.identity.sign(Buffer.from(childId, 'hex')) } as GovOp;
+    const opSpace = a.store.space<GovOp>('gov.ops');
+    for (const op of [unauthorized, broken, child]) await opSpace.put(`${ns.id}/${orderKey(BigInt(op.seq), op.id)}`, op);
+    const forgedState = structuredClone(a.governance.stateOf(ns.id)!);
+    forgedState.groups[ns.id]!.metadata = { name: 'owned', data: {} } as never;
+    forgedState.heads = [child.id];
+    await a.store.space('gov.state').put(ns.id, forgedState);
+    // and a namespace with no verifiable log at all
+    const ghost = 'e'.repeat(64);
+    await a.store.space('gov.state').put(ghost, { ...forgedState, id: ghost });
+
+    const b = await a.restart();
+    // in fold order: the broken op (seq n) before its child (seq n + 1)
+    expect(b.verified.droppedOps.map((d) => [d.opId, d.reason])).toEqual([
+      [broken.id, 'op signature is invalid'],
+      [child.id, 'a parent is missing (dropped, or never stored)'],
+    ]);
+    expect(b.verified.rederived).toEqual([ns.id]);
+    expect(b.verified.droppedNamespaces).toEqual([ghost]);
+    expect(b.governance.stateOf(ghost)).toBeUndefined();
+    expect(b.governance.namespace(ns.id)!.groups[ns.id]!.metadata!.name).toBe('honest');
+    expect(stateText(b, ns.id)).toBe(stateText(honest, ns.id));
+    const kept = (await b.governance.ops(ns.id)).map((o) => o.id);
+    expect(kept).toContain(unauthorized.id);
+    expect(kept).not.toContain(broken.id);
+    expect(kept).not.toContain(child.id);
+    // written back: the next start finds nothing to change
+    expect((await b.restart()).verified).toEqual({ droppedOps: [], droppedNamespaces: [], rederived: [] });
   });
 });

@@ -40,6 +40,44 @@ export function opDefect(op: GovOp): string | undefined {
   return undefined;
 }
 
+/**
+ * Why a stored op cannot stay in the log (see `load`), or undefined. `dag` holds the ops kept so far
+ * (every earlier op in fold order).
+ */
+function storedOpDefect(nsId: string, key: string, op: GovOp | undefined, dag: OpDag): string | undefined {
+  if (typeof op !== 'object' || op === null) return 'not an op';
+  if (op.namespaceId !== nsId) return `op belongs to namespace '${String(op.namespaceId)}'`;
+  let seq: bigint;
+  try {
+    seq = BigInt(op.seq);
+  } catch {
+    return 'op seq is not a number';
+  }
+  if (!Array.isArray(op.parents) || typeof op.id !== 'string') return 'op is malformed';
+  let defect: string | undefined;
+  try {
+    defect = opDefect(op);
+  } catch {
+    defect = 'op signature is invalid';
+  }
+  if (defect) return defect;
+  if (key !== `${nsId}/${orderKey(seq, op.id)}`) return 'op is stored under a key that does not match it';
+  if (dag.size === 0) return isGenesis(op) ? undefined : 'the log does not start with its genesis op';
+  if (op.parents.length === 0) return 'a second genesis op for a namespace that has one';
+  if (dag.missing(op.parents).length > 0) return 'a parent is missing (dropped, or never stored)';
+  if (seq !== dag.expectedSeq(op.parents)) return `op seq ${op.seq} does not follow its parents`;
+  return undefined;
+}
+
+/** What `Governance.load` dropped or re-derived while re-verifying the stored log. */
+export interface VerifyReport {
+  droppedOps: { namespaceId: string; opId: string; reason: string }[];
+  /** namespaces whose genesis op failed (or that had no op): state and ops deleted */
+  droppedNamespaces: string[];
+  /** namespaces whose stored state differed from the fold of their verified ops */
+  rederived: string[];
+}
+
 export interface GovernanceDeps {
   store: Store;
   identity: NodeIdentity;
@@ -100,8 +138,54 @@ export class Governance {
     this.opSpace = d.store.space<GovOp>('gov.ops');
   }
 
-  async load(): Promise<void> {
-    for (const [, state] of await collect(this.stateSpace.entries())) this.remember(await this.loadHeld(state));
+  /**
+   * Loads every namespace the store holds, re-verifying it first (issue #23 section 6): a node
+   * restarted on honest code must not keep a view forged by the code it ran before. Each stored op
+   * is checked as `ingest` checks one (stored under its own key, id, signature, namespace, genesis
+   * first, parents present, seq following them); an op that fails is deleted, and so is every op
+   * that descends from it. The state is then re-derived by folding the remaining ops from genesis,
+   * so ops without authority at their point in the log have no effect, whatever the stored state
+   * said; a namespace whose genesis fails is dropped. Changes are written in one batch per
+   * namespace; the report says what was dropped or re-derived (the caller logs it once).
+   */
+  async load(): Promise<VerifyReport> {
+    const report: VerifyReport = { droppedOps: [], droppedNamespaces: [], rederived: [] };
+    for (const [key, state] of await collect(this.stateSpace.entries())) {
+      const held = await this.verifyStored(key, state, report);
+      if (held) this.remember(held);
+    }
+    return report;
+  }
+
+  private async verifyStored(stateKey: string, stored: NamespaceState, report: VerifyReport): Promise<Held | undefined> {
+    const nsId = stateKey;
+    const dag = new OpDag();
+    const drop: string[] = [];
+    let state: NamespaceState | undefined;
+    let last = '';
+    for (const [key, op] of await collect(this.opSpace.entries({ prefix: `${nsId}/` }))) {
+      const reason = storedOpDefect(nsId, key, op, dag);
+      if (reason) {
+        drop.push(key);
+        report.droppedOps.push({ namespaceId: nsId, opId: typeof op?.id === 'string' ? op.id : key, reason });
+        continue;
+      }
+      dag.add(op.id, BigInt(op.seq), op.parents);
+      state ??= genesisState(op);
+      const out = foldOp(this.d.appliers, state, op);
+      if (out.ok) state = out.state;
+      last = key.slice(nsId.length + 1); // keys iterate in fold order
+    }
+    if (state === undefined || stored?.id !== nsId) {
+      await this.d.store.batch([...drop.map((k) => this.opSpace.delOp(k)), this.stateSpace.delOp(stateKey)]);
+      report.droppedNamespaces.push(nsId);
+      return undefined;
+    }
+    const verified = this.withDag(state, dag);
+    const changed = canonicalJson(verified) !== canonicalJson(stored);
+    if (changed) report.rederived.push(nsId);
+    if (changed || drop.length > 0) await this.d.store.batch([...drop.map((k) => this.opSpace.delOp(k)), this.stateSpace.putOp(nsId, verified)]);
+    return { state: verified, dag, last };
   }
 
   /** Hears of every op stored (local and received), after it is persisted. */

@@ -14,7 +14,7 @@ import { canonicalJson } from './canonical.ts';
 import { GroupService } from './groups/service.ts';
 import { MembersService } from './groups/members-service.ts';
 import { InvitationService } from './invitations/service.ts';
-import { Governance, opIdOf } from './log.ts';
+import { Governance, opIdOf, type VerifyReport } from './log.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { NamespaceManageService } from './namespaces/manage-service.ts';
 import type { OpRegistration } from './appliers.ts';
@@ -43,6 +43,8 @@ export interface GovNode {
   members: MembersService;
   settings: SettingsService;
   invitations: InvitationService;
+  /** what loading the stored log dropped or re-derived (issue #23 section 6) */
+  verified: VerifyReport;
   /** a new Governance and services over the same store (a restart) */
   restart(): Promise<GovNode>;
 }
@@ -53,7 +55,7 @@ export async function govNode(startMs = 1_700_000_000_000, existing?: Pick<GovNo
   const identity = existing?.identity ?? (await NodeIdentity.load(store, generateKeyPairSync('ed25519').privateKey, clock.now()));
   const bus = new EventBus();
   const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers() });
-  await governance.load();
+  const verified = await governance.load();
   const namespaces = new NamespaceService({ governance, identity, clock });
   const groups = new GroupService({ governance, identity, namespaces });
   const node: GovNode = {
@@ -68,6 +70,7 @@ export async function govNode(startMs = 1_700_000_000_000, existing?: Pick<GovNo
     members: new MembersService({ governance, identity }),
     settings: new SettingsService({ governance, identity }),
     invitations: new InvitationService({ governance, identity, clock, store }),
+    verified,
     restart: () => govNode(startMs, { store, identity, clock }),
   };
   return node;

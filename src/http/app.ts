@@ -12,6 +12,7 @@ import { registerCors } from './cors.ts';
 import { formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
 import { lazyValidators } from './lazy-validators.ts';
+import { ConnectionGovernor, resolveConnectionPolicy } from './connections.ts';
 import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
 import { loggablePath } from './logging.ts';
 import { lazyChildLogger } from './request-logger.ts';
@@ -72,7 +73,10 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     forceCloseConnections: 'idle',
   } as Parameters<typeof Fastify>[0]) as unknown as App;
   if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
-  enforceHeaderDeadline(app.server, limits.headerTimeoutSecs * 1000);
+  const governor = new ConnectionGovernor(resolveConnectionPolicy(limits.maxConnections, { ...SERVER_DEFAULTS, ...definedOnly(limits) }), opts.logger);
+  governor.attach(app.server);
+  for (const series of governor.metrics()) opts.metrics?.addGauge(series);
+  enforceHeaderDeadline(app.server, limits.headerTimeoutSecs * 1000, () => governor.countHeaderDeadline());
 
   // Hooks on every request are callback-style (no promise per hook and request: issue #14).
   app.addHook('onRequest', (request, reply, done) => {
@@ -81,6 +85,16 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   });
   refuseOversizedBodies(app);
   boundedJsonBodies(app);
+  // After the guards (onRequest): a request that presented a valid token may send its body at the
+  // minimum rate; every other body has the short deadline set when its headers came in.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    if (request.principal !== undefined && governor.awaitsBody(request.raw)) {
+      const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES;
+      const declared = Number(request.headers['content-length'] ?? limit);
+      governor.extendBody(request.raw, Math.min(limit, Number.isFinite(declared) ? declared : limit));
+    }
+    done(null, payload);
+  });
   const accessLevel = opts.accessLog ? 'info' : 'debug';
   app.addHook('onResponse', (request, reply, done) => {
     const template = request.routeOptions?.url;
@@ -107,6 +121,11 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   catalogue.attach(app);
   await opts.routes(app, catalogue);
   return app;
+}
+
+/** The fields of `o` that are set (a partial config must not blank the defaults). */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /**

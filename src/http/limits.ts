@@ -4,7 +4,8 @@
  * and failed for good. The server therefore holds at most `max_connections` sockets (further ones
  * are closed on accept), derived by default from the process's descriptor limit with room kept for
  * the store, blob files and the runtime; and a connection that does not send its headers in time,
- * or idles between requests, is closed.
+ * or idles between requests, is closed. Per-address quotas, reserved slots and body deadlines are
+ * connections.ts (issue #23).
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -17,6 +18,11 @@ export interface ConnectionLimits {
   headerTimeoutSecs: number;
   keepAliveTimeoutSecs: number;
   requestTimeoutSecs: number;
+  /** per-address quota, reserve and body deadlines (connections.ts); absent = the defaults */
+  maxConnectionsPerAddress?: number;
+  reservedConnections?: number;
+  bodyTimeoutSecs?: number;
+  bodyMinBytesPerSec?: number;
 }
 
 /** The soft limit on open files of this process (Linux `/proc/self/limits`); undefined when unknown or unlimited. */
@@ -62,8 +68,8 @@ export function resolveMaxConnections(configured: number, fdLimit: number | unde
  * visible part of a request's cost). A connection therefore goes between `ms` and `ms` plus one
  * sweep after it started waiting, never before. Answers a function that stops the sweeps.
  */
-export function enforceHeaderDeadline(server: Server, ms: number): () => void {
-  const watchdog = new HeaderWatchdog(ms);
+export function enforceHeaderDeadline(server: Server, ms: number, onExpire?: () => void): () => void {
+  const watchdog = new HeaderWatchdog(ms, undefined, onExpire);
   server.on('connection', (socket: Socket) => {
     watchdog.arm(socket);
     socket.once('close', () => watchdog.disarm(socket));
@@ -91,6 +97,8 @@ export class HeaderWatchdog {
     private readonly ms: number,
     /** a monotonic clock in ms (wall-clock changes must not close or spare connections) */
     private readonly now: () => number = () => performance.now(),
+    /** called once per connection closed by the deadline (counted, docs/security.md) */
+    private readonly onExpire?: () => void,
   ) {
     this.sweepMs = Math.max(1, Math.min(MAX_SWEEP_MS, Math.ceil(ms / 8)));
     const watchdog = this;
@@ -125,6 +133,7 @@ export class HeaderWatchdog {
       if (deadline > now) continue;
       this.waiting.delete(socket);
       socket.destroy();
+      this.onExpire?.();
     }
     if (this.waiting.size === 0) this.stop();
   }

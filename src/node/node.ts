@@ -215,7 +215,20 @@ export class HearthNode {
     const nodeKey = createPrivateKey(await readFile(paths.nodeKey));
     this.identity = await NodeIdentity.load(this.store, nodeKey, clock.now());
     this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: nodeAppliers() });
-    await this.governance.load();
+    const verified = await this.governance.load();
+    if (verified.droppedOps.length + verified.droppedNamespaces.length + verified.rederived.length > 0) {
+      // one line: what the stored governance log held that honest code does not accept (issue #23 section 6)
+      this.opts.logger.warn(
+        {
+          droppedOps: verified.droppedOps.length,
+          droppedNamespaces: verified.droppedNamespaces,
+          rederived: verified.rederived,
+          reasons: [...new Set(verified.droppedOps.map((d) => d.reason))],
+          firstDropped: verified.droppedOps.slice(0, 10),
+        },
+        'governance log re-verified on start: ops that fail verification were dropped and state re-derived',
+      );
+    }
     const factory = this.opts.network === undefined ? libp2pFromConfig : this.opts.network;
     const book = new AddressBook(this.store, () => clock.now());
     this.network = factory ? factory({ key: nodeKey, config, logger: this.opts.logger, remembered: await book.list() }) : undefined;

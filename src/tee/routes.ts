@@ -12,8 +12,9 @@ import type { TeeService } from './service.ts';
 export function registerTeeRoutes(root: FastifyInstance, deps: { tee: TeeService }): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const { tee } = deps;
-  // 501: no TEE here or the configured provider is missing; 502/504: the provider failed or stalled
-  const unavailable = [501, 502, 504];
+  // 501: no TEE here or the configured provider is missing; 502/504: the provider failed or stalled;
+  // 503: too many quotes in flight (TEE_MAX_QUOTES_IN_FLIGHT)
+  const unavailable = [501, 502, 503, 504];
 
   app.get('/admin-api/tee/info', { schema: { summary: 'What TEE this node runs in (none: available false)', response: { 200: TeeInfoAnswer, ...Errors(502, 504) } } }, async () => ({
     data: await tee.info(),

@@ -18,6 +18,12 @@ import { ABSENT_INFO, type TeeBackend, type TeeInfo, type TeeQuote } from './pro
 
 /** How long a provider may take to produce a quote or its information. */
 export const TEE_DEADLINE_MS = 30_000;
+/**
+ * Quotes being produced at once, at most. `attest` is public (as the reference routes it), so anyone
+ * could otherwise make the node queue unbounded work at its TEE (a quote costs the hardware, or a
+ * cloud call); beyond this, 503 with `Retry-After` at once (issue #23 section 6).
+ */
+export const TEE_MAX_QUOTES_IN_FLIGHT = 4;
 
 export interface TeeServiceDeps {
   backend: TeeBackend;
@@ -57,6 +63,8 @@ function nonceBytes(nonce: unknown): Buffer {
 }
 
 export class TeeService {
+  private quotesInFlight = 0;
+
   constructor(private readonly d: TeeServiceDeps) {}
 
   async info(signal?: AbortSignal): Promise<TeeInfoAnswer> {
@@ -103,10 +111,18 @@ export class TeeService {
     if (b.kind === 'absent') throw notImplemented(`TEE attestation is unavailable: ${b.reason}`);
   }
 
-  private quote(reportData: Buffer, includeCollateral: boolean, signal?: AbortSignal): Promise<TeeQuote> {
+  private async quote(reportData: Buffer, includeCollateral: boolean, signal?: AbortSignal): Promise<TeeQuote> {
     const b = this.d.backend;
     if (b.kind === 'absent') throw notImplemented(`TEE attestation is unavailable: ${b.reason}`);
-    return this.call((s) => b.provider.quote(reportData, { includeCollateral, signal: s }), signal);
+    if (this.quotesInFlight >= TEE_MAX_QUOTES_IN_FLIGHT) {
+      throw new HearthError('unavailable', `the TEE is producing ${this.quotesInFlight} quotes already; retry shortly`, { retryAfterSecs: 1 });
+    }
+    this.quotesInFlight++;
+    try {
+      return await this.call((s) => b.provider.quote(reportData, { includeCollateral, signal: s }), signal);
+    } finally {
+      this.quotesInFlight--;
+    }
   }
 
   /** A provider call under the deadline; its own failures are the provider's (502), never a 500. */

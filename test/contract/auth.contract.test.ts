@@ -110,8 +110,9 @@ it('answers every key administration route as documented', async () => {
   const deleted = await admin.auth.deleteRootKey(operatorId);
   expect(deleted).toMatchObject({ key_id: operatorId });
   expect((await admin.auth.listRootKeys()).find((k) => k.key_id === operatorId)?.revoked_at).toEqual(expect.any(Number));
-  // The last active admin key is kept, answered 200 with status false (auth-wire §2.9).
-  expect(await admin.auth.deleteRootKey(keyId)).toEqual({ status: false, message: 'Cannot delete the last active admin key' });
+  // The last active admin key is kept: 409 as POST /admin/revoke answers it (issue #23; the
+  // reference answers 200 with status false, auth-wire §2.9).
+  expect((await httpError(admin.auth.deleteRootKey(keyId))).status).toBe(409);
 
   contract.assertAreaCovered('auth');
 });

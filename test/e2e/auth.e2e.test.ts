@@ -194,7 +194,9 @@ describe('key administration', () => {
     const keys = await admin.auth.listRootKeys();
     const adminId = subOf((await admin.tokenStore.get())!.accessToken);
     expect(keys.some((k) => k.key_id === adminId)).toBe(true);
-    expect(await admin.auth.deleteRootKey(adminId)).toEqual({ status: false, message: 'Cannot delete the last active admin key' });
+    const refused = await httpError(admin.auth.deleteRootKey(adminId));
+    expect(refused.status).toBe(409); // as POST /admin/revoke refuses it (issue #23)
+    expect((await httpError(admin.auth.revoke(adminId))).status).toBe(409);
   });
 
   it('client keys: mint with ttl and binding, list with is_valid, delete', async () => {

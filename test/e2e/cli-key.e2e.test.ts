@@ -125,7 +125,7 @@ describe('hearth key: root keys', { timeout: 120_000 }, () => {
     expect(again.stderr).toContain('Root key not found (HTTP 404)');
     const last = await user.run(['key', 'revoke', adminKey, '--yes', '--output', 'json']);
     expect(last.code).toBe(1);
-    expect(JSON.parse(last.stderr)).toMatchObject({ exitCode: 1, error: expect.stringContaining('Cannot delete the last active') });
+    expect(JSON.parse(last.stderr)).toMatchObject({ exitCode: 1, error: expect.stringContaining('Cannot revoke the last active admin key') });
     expect(await rootKeyOf(node.adminUser)).toBe(adminKey);
   });
 });

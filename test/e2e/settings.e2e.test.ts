@@ -11,7 +11,6 @@ import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../src/crypto
 import { OWNER_OP_KIND, signOwnerOp } from '../../src/governance/root-guard.ts';
 import { admissionOp } from '../../src/governance/settings/tee-ops.ts';
 import { validateAdmissionPolicy } from '../../src/governance/settings/validate.ts';
-import type { NamespaceState } from '../../src/governance/types.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 
 const APP = 'a'.repeat(64);
@@ -214,11 +213,9 @@ it('403 naming what is missing once this node is a plain member', async () => {
 });
 
 it('keeps every setting across a restart; context metadata round-trips once a context is registered', async () => {
-  // Context registration belongs to the contexts family (a later issue): a registered context is
-  // written into the stored governance state here, standing in for it, and picked up on restart.
-  const state = structuredClone(node.node.governance.namespace(ns)!) as NamespaceState;
-  state.groups[sub]!.contexts[CTX] = { metadata: null, registeredAt: Date.now() };
-  await node.node.store.space<NamespaceState>('gov.state').put(ns, state);
+  // A context registered by its governance op alone (no application state behind it): a row written
+  // straight into the stored state would be dropped by the log's re-verification on start (issue #23).
+  await node.node.governance.submit(ns, sub, 'context.registered', { contextId: CTX, applicationId: 'ab'.repeat(32) });
   const before = { root: await info(ns), sub: await info(sub), policy: await s.teeAdmissionPolicy(ns), caps: await s.memberCapabilities(ns, OTHER) };
   node = await node.restart();
   await login();

@@ -36,6 +36,10 @@ function appliers() {
   registry.register('test.context.registered', ({ ns, op }) => {
     ns.groups[op.groupId]!.contexts[String(op.body.contextId)] = { metadata: null, registeredAt: op.timestampMs };
   });
+  // a TEE row, as fleet admission would write it (an op, so it survives the log's re-verification on start)
+  registry.register('test.tee.admitted', ({ ns, op }) => {
+    ns.groups[op.groupId]!.members[String(op.body.account)] = { role: 'ReadOnlyTee', autoFollow: { contexts: true, subgroups: false }, metadata: null, joinedAt: op.timestampMs };
+  });
   return registry;
 }
 
@@ -239,12 +243,8 @@ describe('TEE admission policy', () => {
   });
 
   it('changing the mode converts admitted TEEs', async () => {
-    n.governance.requireGroup(sub); // a TEE row, as fleet admission would write it
-    const ns = n.governance.namespace(nsId)!;
-    const draft = structuredClone(ns);
-    draft.groups[sub]!.members[OTHER] = { role: 'ReadOnlyTee', autoFollow: { contexts: true, subgroups: false }, metadata: null, joinedAt: now };
-    await store.space('gov.state').put(nsId, draft);
-    n = await build(store, n.nodeKey);
+    await n.governance.submit(nsId, sub, 'test.tee.admitted', { account: OTHER });
+    expect(n.governance.requireGroup(sub).group.members[OTHER]?.role).toBe('ReadOnlyTee');
     await n.settings.setAdmissionPolicy(nsId, { ...MEASURED, mode: 'relay' });
     expect(n.governance.requireGroup(sub).group.members[OTHER]?.role).toBe('RelayTee');
   });

@@ -43,7 +43,7 @@ export function Keys() {
                   <ConfirmButton question={`Revoke root key ${k.public_key}? Its tokens stop working.`} onConfirm={() =>
                       void revoke(async () => {
                         const result = await client.auth.deleteRootKey(k.key_id);
-                        // the node keeps its last admin key: it answers 200 with status false and says so
+                        // the node keeps its last admin key: hearth answers 409 (thrown), a reference node 200 with status false
                         if ('status' in result && !result.status) throw new Error(result.message);
                       })
                     } disabled={revoking.busy}>

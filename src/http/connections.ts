@@ -1,0 +1,278 @@
+/**
+ * Who may hold the HTTP server's connections, and for how long a request body may take (issue #23
+ * section 1; docs/security.md "Limits"). The total cap (`server.maxConnections`, limits.ts) alone let
+ * one client address take every slot: 8,192 connections to `POST /auth/token` each trickling a
+ * declared 100,000-byte body made every new connection, health included, fail for as long as they
+ * were held (only the 600 s request timeout applied once headers were in). Here:
+ *
+ * - one address holds at most `perAddress` connections, always below the cap minus the reserve, so
+ *   the address that holds its quota leaves room for everyone else; further ones are closed on
+ *   accept;
+ * - the last `reserved` slots go only to addresses holding fewer than {@link LIGHT_HOLDER}
+ *   connections (a browser, an SDK, a probe), so many addresses each holding a few dozen cannot take
+ *   them either;
+ * - while the server is within the reserve of its cap, a connection that has not sent one byte for
+ *   {@link IDLE_UNDER_PRESSURE_MS} is closed (idle sockets cannot fill the cap for the whole header
+ *   timeout);
+ * - a request body must be complete `bodyTimeoutMs` after its headers, or — once the request passed
+ *   the guard (a valid token) — within that plus its size at `bodyMinBytesPerSec`; else the
+ *   connection is closed.
+ *
+ * Every connection closed by these rules is counted by reason (`hearth_http_connections_closed_total`)
+ * and reported in one log line per {@link REPORT_MS}, never one line per socket.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { GaugeSource } from './metrics.ts';
+
+export interface ConnectionPolicy {
+  /** the server's total cap; 0 = uncapped (then there is no reserve) */
+  maxConnections: number;
+  /** connections one address may hold; 0 = no per-address limit */
+  perAddress: number;
+  /** slots at the top of the cap kept for addresses holding fewer than LIGHT_HOLDER */
+  reserved: number;
+  /** a body must be complete this long after its request's headers */
+  bodyTimeoutMs: number;
+  /** beyond `bodyTimeoutMs`, for a request that passed the guard: its size at this rate */
+  bodyMinBytesPerSec: number;
+}
+
+/** An address holding fewer connections than this may use the reserved slots. */
+export const LIGHT_HOLDER = 8;
+/** Near the cap, a connection silent this long since its accept is closed. */
+export const IDLE_UNDER_PRESSURE_MS = 1_000;
+/** At most one log line per this long about connections closed by the limits. */
+export const REPORT_MS = 5_000;
+/** Longest time between sweeps: deadlines are kept to within this much. */
+const MAX_SWEEP_MS = 1_000;
+
+export const CLOSE_REASONS = ['per_address', 'reserved', 'idle_under_pressure', 'body_deadline', 'header_deadline'] as const;
+export type CloseReason = (typeof CLOSE_REASONS)[number];
+
+/**
+ * The policy for a cap: configured values win (0 = derived). Derived: the reserve is an eighth of
+ * the cap, the per-address quota a quarter of it (at least 16); the quota never exceeds the cap
+ * minus the reserve, so one address can never reach the reserved slots.
+ */
+export function resolveConnectionPolicy(
+  cap: number,
+  c: { maxConnectionsPerAddress: number; reservedConnections: number; bodyTimeoutSecs: number; bodyMinBytesPerSec: number },
+): ConnectionPolicy {
+  const reserved = cap <= 0 ? 0 : c.reservedConnections > 0 ? Math.min(c.reservedConnections, cap - 1) : Math.floor(cap / 8);
+  let perAddress = c.maxConnectionsPerAddress > 0 ? c.maxConnectionsPerAddress : Math.max(16, Math.floor(cap / 4));
+  if (cap > 0) perAddress = Math.max(1, Math.min(perAddress, cap - reserved));
+  return {
+    maxConnections: Math.max(0, cap),
+    perAddress,
+    reserved,
+    bodyTimeoutMs: Math.max(1, c.bodyTimeoutSecs) * 1000,
+    bodyMinBytesPerSec: Math.max(1, c.bodyMinBytesPerSec),
+  };
+}
+
+/** `::ffff:1.2.3.4` and `1.2.3.4` are one client. */
+function addressOf(socket: Socket): string {
+  const a = socket.remoteAddress ?? '';
+  return a.startsWith('::ffff:') ? a.slice(7) : a;
+}
+
+/** Whether a request announces a body (a positive Content-Length, or a chunked one). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+interface Held {
+  address: string;
+  /** ms on the monotonic clock */
+  acceptedAt: number;
+}
+
+export class ConnectionGovernor {
+  private readonly held = new Map<Socket, Held>();
+  private readonly perAddress = new Map<string, number>();
+  /** sockets whose request body is still arriving → (request, deadline ms) */
+  private readonly bodies = new Map<Socket, { req: IncomingMessage; deadline: number }>();
+  private readonly closed = new Map<CloseReason, number>(CLOSE_REASONS.map((r) => [r, 0]));
+  /** counts since the last log line */
+  private readonly unreported = new Map<CloseReason, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private reportTimer: NodeJS.Timeout | undefined;
+  private readonly sweepMs: number;
+
+  constructor(
+    readonly policy: ConnectionPolicy,
+    private readonly logger?: Pick<Logger, 'warn'>,
+    /** a monotonic clock in ms */
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.sweepMs = Math.max(1, Math.min(MAX_SWEEP_MS, Math.ceil(policy.bodyTimeoutMs / 8), IDLE_UNDER_PRESSURE_MS / 2));
+  }
+
+  /** Wires the governor to a server: every accepted connection and every request with a body. */
+  attach(server: Server): () => void {
+    const onConnection = (socket: Socket) => this.admit(socket);
+    const onRequest = (req: IncomingMessage) => {
+      if (hasBody(req)) this.expectBody(req, this.policy.bodyTimeoutMs);
+    };
+    server.on('connection', onConnection);
+    // before the app's own listener: a guard that decides synchronously extends the deadline from
+    // inside that listener, so the deadline must exist by then
+    server.prependListener('request', onRequest);
+    server.once('close', () => this.stop());
+    return () => {
+      server.off('connection', onConnection);
+      server.off('request', onRequest);
+      this.stop();
+    };
+  }
+
+  /** A new connection: held, or closed at once (counted) when its address or the reserve says no. */
+  admit(socket: Socket): boolean {
+    const address = addressOf(socket);
+    const holding = this.perAddress.get(address) ?? 0;
+    const { perAddress, maxConnections, reserved } = this.policy;
+    let refuse: CloseReason | undefined;
+    if (perAddress > 0 && holding >= perAddress) refuse = 'per_address';
+    else if (maxConnections > 0 && reserved > 0 && this.held.size >= maxConnections - reserved && holding >= LIGHT_HOLDER) refuse = 'reserved';
+    if (refuse) {
+      this.count(refuse);
+      socket.destroy();
+      return false;
+    }
+    this.held.set(socket, { address, acceptedAt: this.now() });
+    this.perAddress.set(address, holding + 1);
+    socket.once('close', () => this.release(socket));
+    this.ensureSweeping();
+    return true;
+  }
+
+  private release(socket: Socket): void {
+    const h = this.held.get(socket);
+    this.bodies.delete(socket);
+    if (!h) return;
+    this.held.delete(socket);
+    const left = (this.perAddress.get(h.address) ?? 1) - 1;
+    if (left <= 0) this.perAddress.delete(h.address);
+    else this.perAddress.set(h.address, left);
+  }
+
+  /** The request's body must be complete within `ms` from now (replaces an earlier deadline of its connection). */
+  expectBody(req: IncomingMessage, ms: number): void {
+    if (req.complete || req.socket.destroyed) return;
+    this.bodies.set(req.socket, { req, deadline: this.now() + ms });
+    this.ensureSweeping();
+  }
+
+  /** Whether the body of this request is still being waited for. */
+  awaitsBody(req: IncomingMessage): boolean {
+    return this.bodies.get(req.socket)?.req === req;
+  }
+
+  /**
+   * A request that passed the guard: its body gets the base allowance plus `bytes` at the minimum
+   * rate (never less than it already had).
+   */
+  extendBody(req: IncomingMessage, bytes: number): void {
+    const { bodyTimeoutMs, bodyMinBytesPerSec } = this.policy;
+    this.expectBody(req, bodyTimeoutMs + Math.ceil((Math.max(0, bytes) / bodyMinBytesPerSec) * 1000));
+  }
+
+  /** A connection closed by the header deadline (limits.ts), counted with the others. */
+  countHeaderDeadline(): void {
+    this.count('header_deadline');
+  }
+
+  private count(reason: CloseReason): void {
+    this.closed.set(reason, (this.closed.get(reason) ?? 0) + 1);
+    this.unreported.set(reason, (this.unreported.get(reason) ?? 0) + 1);
+    if (this.reportTimer === undefined && this.logger) {
+      this.reportTimer = setTimeout(() => this.report(), REPORT_MS);
+      this.reportTimer.unref();
+    }
+  }
+
+  /** One line for every connection closed by the limits since the last line. */
+  report(): void {
+    clearTimeout(this.reportTimer);
+    this.reportTimer = undefined;
+    if (this.unreported.size === 0) return;
+    const closed = Object.fromEntries(this.unreported);
+    this.unreported.clear();
+    this.logger?.warn({ closed, open: this.held.size, policy: { perAddress: this.policy.perAddress, reserved: this.policy.reserved } }, 'connections closed by the connection limits');
+  }
+
+  private ensureSweeping(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => this.sweep(), this.sweepMs);
+    this.timer.unref();
+  }
+
+  /** Closes bodies past their deadline and, near the cap, connections that never sent a byte. */
+  sweep(): void {
+    const now = this.now();
+    for (const [socket, b] of this.bodies) {
+      if (b.req.complete || socket.destroyed) {
+        this.bodies.delete(socket);
+      } else if (b.deadline <= now) {
+        this.bodies.delete(socket);
+        this.count('body_deadline');
+        socket.destroy();
+      }
+    }
+    if (this.underPressure()) {
+      for (const [socket, h] of this.held) {
+        if (socket.bytesRead === 0 && now - h.acceptedAt >= IDLE_UNDER_PRESSURE_MS) {
+          this.count('idle_under_pressure');
+          socket.destroy();
+        }
+      }
+    }
+    if (this.bodies.size === 0 && this.held.size === 0) this.stopSweeping();
+  }
+
+  private underPressure(): boolean {
+    const { maxConnections, reserved } = this.policy;
+    return maxConnections > 0 && this.held.size >= maxConnections - Math.max(reserved, 1);
+  }
+
+  private stopSweeping(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  stop(): void {
+    this.stopSweeping();
+    this.report();
+  }
+
+  /** open connections held now */
+  get open(): number {
+    return this.held.size;
+  }
+
+  /** bodies being waited for now (tests) */
+  get waitingBodies(): number {
+    return this.bodies.size;
+  }
+
+  closedBy(reason: CloseReason): number {
+    return this.closed.get(reason) ?? 0;
+  }
+
+  /** `/metrics` series: connections closed by reason (a running total) and connections open. */
+  metrics(): GaugeSource[] {
+    return [
+      {
+        name: 'hearth_http_connections_closed_total',
+        help: 'HTTP connections closed by the connection limits, by reason (docs/security.md "Limits")',
+        type: 'counter',
+        read: () => CLOSE_REASONS.map((reason) => ({ labels: { reason }, value: this.closedBy(reason) })),
+      },
+      { name: 'hearth_http_connections_open', help: 'HTTP connections open now', read: () => [{ value: this.open }] },
+    ];
+  }
+}
