@@ -76,6 +76,8 @@ export class ContextSync {
   private readonly opts: SyncOptions;
   private readonly topics = new Map<string, () => void>();
   private readonly inflight = new SingleFlight<boolean>();
+  /** contexts whose missing deltas are being chased across peers (`pullMissing`) */
+  private readonly chasing = new Map<string, { again: boolean; preferred?: PeerKey; want: string[] }>();
   private readonly cleanups: (() => void)[] = [];
   private readonly life = new AbortController();
 
@@ -217,7 +219,7 @@ export class ContextSync {
       const missing: string[] = [];
       for (const h of heads) if (!(await this.applier.knows(contextId, h))) missing.push(h);
       this.status.advertised(contextId, missing);
-      if (missing.length > 0) void this.pull(contextId, msg.from);
+      if (missing.length > 0) this.pullMissing(contextId, msg.from, missing);
       return;
     }
     if (raw.type !== 'delta') return drop('invalid_message', `unknown context gossip type ${String(raw.type).slice(0, 32)}`);
@@ -232,7 +234,7 @@ export class ContextSync {
     const key = await this.d.keys.get(reg.group.id, raw.keyId, msg.from);
     if (!key) {
       this.status.reason(contextId, 'key_unavailable', `no peer gave the key ${raw.keyId.slice(0, 12)}… of group ${reg.group.id.slice(0, 12)}…; pulling the delta over the stream`);
-      void this.pull(contextId, msg.from);
+      this.pullMissing(contextId, msg.from, [head.id]);
       return;
     }
     this.status.clear(contextId, 'key_unavailable');
@@ -250,10 +252,51 @@ export class ContextSync {
     }
     this.hlc.observe(head.hlc);
     const outcome = await this.applier.receive(record, msg.from);
-    if (outcome === 'pending') void this.pull(contextId, msg.from);
+    if (outcome === 'pending') this.pullMissing(contextId, msg.from, [head.id]);
   }
 
   // ——— catch-up ———
+
+  /**
+   * Pulls what this node is missing of a context (held deltas' parents, `want`) from any connected
+   * member peer: `preferred` — the node that told us of it — first when it is connected here, then
+   * the others, until an exchange leaves nothing of it missing. The publisher of a relayed delta is
+   * one candidate, not the only one: in a star (B and C bootstrap from A) C is not connected to B,
+   * while A, which relayed B's delta, holds its parents (issue 23 §5). One chase per context at a
+   * time; a trigger while one runs makes it go round once more.
+   */
+  private pullMissing(contextId: string, preferred?: PeerKey, want: readonly string[] = []): void {
+    const running = this.chasing.get(contextId);
+    if (running) {
+      running.again = true;
+      running.preferred = preferred ?? running.preferred;
+      running.want = [...new Set([...running.want, ...want])];
+      return;
+    }
+    const chase = { again: true, preferred, want: [...want] };
+    this.chasing.set(contextId, chase);
+    void (async () => {
+      while (chase.again && !this.life.signal.aborted) {
+        chase.again = false;
+        const holders = this.holders(contextId);
+        const first = chase.preferred;
+        const order = first !== undefined && holders.includes(first) ? [first, ...holders.filter((p) => p !== first)] : holders;
+        for (const peer of order) {
+          if (this.life.signal.aborted) break;
+          if ((await this.pull(contextId, peer)) && !(await this.stillMissing(contextId, chase.want))) break;
+        }
+      }
+    })()
+      .catch((e: unknown) => this.d.logger.debug({ contextId, err: (e as Error).message }, 'pulling missing deltas failed'))
+      .finally(() => this.chasing.delete(contextId));
+  }
+
+  /** Whether deltas wait for parents here, or one of `want` is still unknown. */
+  private async stillMissing(contextId: string, want: readonly string[]): Promise<boolean> {
+    if (this.applier.pendingCount(contextId) > 0) return true;
+    for (const id of want) if (!(await this.applier.knows(contextId, id))) return true;
+    return false;
+  }
 
   /**
    * Pulls what `peer` holds of a context; one exchange per (context, peer) at a time. Only from a
@@ -385,7 +428,7 @@ export class ContextSync {
         await this.d.network.publish(topic, encodeJson({ type: 'heads', contextId: meta.id, heads: meta.dagHeads, rootHash: meta.rootHash })).catch(() => 0);
       }
       const behind = meta.rootHash === UNINITIALIZED_HASH || this.applier.pendingCount(meta.id) > 0;
-      if (behind) void this.pull(meta.id, holders[Math.floor(Math.random() * holders.length)]!);
+      if (behind) this.pullMissing(meta.id, holders[Math.floor(Math.random() * holders.length)]!);
     }
   }
 

@@ -22,7 +22,7 @@ import { StreamRouter } from '../network/router.ts';
 import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { GroupKeys } from './keys.ts';
-import { ContextSync } from './service.ts';
+import { ContextSync, type SyncOptions } from './service.ts';
 import { SpecializedInvites } from './specialized.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -138,6 +138,7 @@ export async function syncNode(
   startMs: number,
   existing?: { store: MemoryStore; identity: NodeIdentity },
   specialized: { enabled: boolean; admitUnattested: boolean } = { enabled: false, admitUnattested: false },
+  syncOptions: Partial<SyncOptions> = {},
 ): Promise<SyncNode> {
   const store = existing?.store ?? new MemoryStore();
   await store.open();
@@ -177,7 +178,7 @@ export async function syncNode(
     bus,
     clock,
     logger,
-    options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000, snapshotAbove: 10 },
+    options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000, snapshotAbove: 10, ...syncOptions },
   });
   parts.contexts.attachSync(sync);
   const invites = new SpecializedInvites({ network: net, router, identity, contexts: parts.contexts, invitations, clock, logger, config: specialized });
