@@ -32,6 +32,7 @@ import { batches, decodeJson, encodeJson, type JsonObject, type KindContext, typ
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
+import { removedFrom } from '../governance/invitations/admission.ts';
 import { SyncStatusBoard, type ContextSyncStatus } from './status.ts';
 import { memberAccount, verifyHead, verifyRecord, type Registration } from './verify.ts';
 import { deltaDigest, deltaFrames, FRAME_BUDGET, isHex64, KINDS, parseBody, parseHead, parseIds, parseRecord, toRecord, type DeltaBody } from './wire.ts';
@@ -137,7 +138,14 @@ export class ContextSync {
   async view(contextId: string): Promise<ContextSyncStatus> {
     const meta = await this.d.records.getMeta(contextId);
     const initialized = meta !== undefined && meta.rootHash !== UNINITIALIZED_HASH;
-    return this.status.view(contextId, initialized, this.holders(contextId).length > 0);
+    return this.status.view(contextId, initialized, this.holders(contextId).length > 0, this.removal(contextId));
+  }
+
+  /** Why this node no longer takes part in a context: an admin removed its account from the group (issue 23 §3). */
+  private removal(contextId: string): string | undefined {
+    const reg = this.d.locate(contextId);
+    const from = reg && removedFrom(reg.ns, reg.group, this.d.identity.accountId);
+    return from ? `an admin removed this node's account from group ${from.id}: its copy is read-only and no longer syncs; an invitation issued after the removal lets it back` : undefined;
   }
 
   /** Follows a context (its topic) and pulls it from its peers now; answers at once. */
@@ -305,7 +313,7 @@ export class ContextSync {
    */
   private pull(contextId: string, peer: PeerKey): Promise<boolean> {
     const reg = this.d.locate(contextId);
-    if (!reg || memberAccount(reg, peer) === undefined) return Promise.resolve(false);
+    if (!reg || memberAccount(reg, peer) === undefined || this.removal(contextId)) return Promise.resolve(false);
     return this.inflight.run(`${contextId}|${peer}`, () => this.pullNow(contextId, peer));
   }
 
