@@ -4,7 +4,7 @@
  * admin on A removes C: C's status says `removed`, its writes are refused with a 403 and its
  * `hearth context status` says so; C's join with an invitation minted before its removal is refused,
  * and no node lists C again; a new invitation lets C back and its writes replicate again. D replaying
- * an invitation B already used, or one A revoked, is refused.
+ * an invitation B already used, or one A revoked (through the SDK, or the CLI), is refused.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpError } from '../../src/client/index.ts';
@@ -98,6 +98,21 @@ it('a removed member stays out until re-invited, is told so, and cannot write; a
   const { invitation: withdrawn } = await a.client.invitations.inviteToNamespace(ns);
   expect(await a.client.invitations.revoke(ns, { invitation: withdrawn })).toMatchObject({ groupId: ns, revoked: true });
   await expect(d.client.invitations.joinNamespace(ns, withdrawn)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/revoked/) });
+  // the CLI revokes too: the invitation on stdin, then by its id (the same answer, no second op)
+  const { invitation: viaCli } = await a.client.invitations.inviteToNamespace(ns);
+  const operator = await CliUser.create(a.url);
+  try {
+    await operator.login(ADMIN_USER, ADMIN_PASSWORD);
+    const first = await operator.json<{ groupId: string; invitationId: string; revoked: boolean }>(['group', 'revoke-invite', ns, '-'], { input: JSON.stringify({ invitation: viaCli }) });
+    expect(first).toMatchObject({ groupId: ns, revoked: true, invitationId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await operator.json(['group', 'revoke-invite', ns, '--id', first.invitationId])).toEqual(first);
+    const bare = await operator.run(['group', 'revoke-invite', ns]);
+    expect(bare.code).not.toBe(0);
+    expect(bare.stderr.trim().split('\n')).toHaveLength(1);
+  } finally {
+    await operator.destroy();
+  }
+  await expect(d.client.invitations.joinNamespace(ns, viaCli)).rejects.toMatchObject({ status: 403, message: expect.stringMatching(/revoked/) });
   const dAccount = await accountOf(d);
   for (const n of [a, b]) expect(await lists(n, dAccount)).toBe(false);
 
