@@ -160,6 +160,29 @@ describe('invitation admission rules', () => {
     expect(a.governance.namespace(ns.id)!.groups[ns.id]!.members[c.identity.accountId] !== undefined).toBe(joinFirst);
   });
 
+  it('the revoke service refuses what is not a revocation it may make, naming the problem', async () => {
+    const a = await govNode();
+    const m = await govNode(1_700_000_100_000);
+    const ns = await a.namespaces.found({ applicationId: TEST_APP });
+    const sub = await a.groups.create({ parentGroupId: ns.id, applicationId: TEST_APP, name: 'team' });
+    const { invitation: inv } = await a.invitations.invite(ns.id, {});
+    const id = invitationId(inv);
+    const kind = (p: Promise<unknown>) => p.then(() => 'ok', (e: { kind?: string; message?: string }) => `${e.kind}: ${e.message}`);
+    expect(await kind(a.invitations.revoke(ns.id, {}))).toMatch(/^bad_request: give the invitation or its invitationId/);
+    expect(await kind(a.invitations.revoke(ns.id, { invitation: { nope: true } }))).toMatch(/^bad_request: invalid invitation/);
+    expect(await kind(a.invitations.revoke(ns.id, { invitation: 'x' }))).toMatch(/^bad_request: /);
+    expect(await kind(a.invitations.revoke(ns.id, { invitation: inv, invitationId: 'ab'.repeat(32) }))).toMatch(/^bad_request: invitationId does not match/);
+    expect(await kind(a.invitations.revoke(sub, { invitation: inv }))).toMatch(/^bad_request: the invitation is to group/);
+    expect(await kind(a.invitations.revoke('cd'.repeat(32), { invitationId: id }))).toMatch(/^not_found: /);
+    // a plain member of the namespace (no CAN_INVITE_MEMBERS) may not revoke
+    await pull(a, m, ns.id);
+    await m.invitations.join(inv, ns.id);
+    await pull(m, a, ns.id);
+    const { invitation: other } = await a.invitations.invite(ns.id, {});
+    expect(await kind(m.invitations.revoke(ns.id, { invitation: other }))).toMatch(/^forbidden: /);
+    expect(a.governance.namespace(ns.id)!.groups[ns.id]!.revokedInvitations).toBeUndefined();
+  });
+
   it('invitations this node mints carry the namespace’s current removal count', async () => {
     const a = await govNode();
     const b = await govNode(1_700_000_100_000);
