@@ -76,6 +76,8 @@ export class DeltaApplier {
   private readonly pending = new Map<string, Map<string, Held>>();
   private readonly quarantined = new Map<string, Set<string>>();
   private readonly draining = new Map<string, Promise<void>>();
+  /** per context, parent id → ids of held deltas naming it (entries may outlive an evicted child; dropped when nothing is held) */
+  private readonly children = new Map<string, Map<string, Set<string>>>();
 
   constructor(private readonly d: ApplierDeps) {}
 
@@ -229,6 +231,7 @@ export class DeltaApplier {
   forget(contextId: string): void {
     this.dags.delete(contextId);
     this.pending.delete(contextId);
+    this.children.delete(contextId);
     this.quarantined.delete(contextId);
   }
 
@@ -308,11 +311,16 @@ export class DeltaApplier {
    */
   private async cascade(contextId: string, dag: OpDag, limit: number): Promise<boolean> {
     const held = this.pending.get(contextId);
+    const isReady = (h: Held) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p));
+    // one scan for what is ready now; after that only the held children of what gets applied are
+    // looked at (a long chain arriving children first must not cost a scan per delta)
+    const queue: string[] = [];
+    for (const h of held?.values() ?? []) if (isReady(h)) queue.push(h.delta.id);
     let applied = 0;
     let more = false;
-    for (;;) {
-      const ready = held && [...held.values()].find((h) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p)));
-      if (!ready) break;
+    for (let i = 0; i < queue.length; i++) {
+      const ready = held!.get(queue[i]!);
+      if (!ready || !isReady(ready)) continue;
       if (applied >= limit) {
         more = true;
         break;
@@ -324,7 +332,11 @@ export class DeltaApplier {
         await this.applyOne(meta, dag, ready.delta);
         applied++;
       }
+      const waiting = this.children.get(contextId);
+      for (const child of waiting?.get(ready.delta.id) ?? []) queue.push(child);
+      waiting?.delete(ready.delta.id);
     }
+    if (!held || held.size === 0) this.children.delete(contextId); // nothing waits: no index to keep
     this.d.status.setPending(contextId, this.pendingCount(contextId));
     return more;
   }
@@ -338,6 +350,14 @@ export class DeltaApplier {
       if (oldest !== undefined) held.delete(oldest);
     }
     held.set(delta.id, { delta, from, at: this.d.now() });
+    let waiting = this.children.get(delta.contextId);
+    if (!waiting) this.children.set(delta.contextId, (waiting = new Map()));
+    for (const p of delta.parents) {
+      if (p === GENESIS_PARENT) continue;
+      let kids = waiting.get(p);
+      if (!kids) waiting.set(p, (kids = new Set()));
+      kids.add(delta.id);
+    }
     this.d.status.setPending(delta.contextId, held.size);
     this.d.status.reason(delta.contextId, 'parents_pending', `${held.size} delta(s) wait for parents not received yet`);
   }
