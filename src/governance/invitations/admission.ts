@@ -95,9 +95,9 @@ export function requireUnused(group: GroupState, inv: SignedInvitation, account?
  * Throws 403 when `account`, or an account `signer` was bound to, was removed from the group or an
  * ancestor after this invitation was issued.
  */
-export function requireNotBanned(ns: NamespaceState, group: GroupState, inv: SignedInvitation, account: string, signer?: string): void {
+export function requireNotBanned(ns: NamespaceState, group: GroupState, inv: SignedInvitation, account: string | undefined, signer?: string): void {
   const issued = issuedAtEpoch(inv);
-  const who = new Set([account, ...(signer ? accountsOfKey(ns, signer) : [])]);
+  const who = new Set([...(account !== undefined ? [account] : []), ...(signer ? accountsOfKey(ns, signer) : [])]);
   for (const g of ancestry(ns, group)) {
     for (const a of who) {
       const removedAt = g.removedMembers?.[a];

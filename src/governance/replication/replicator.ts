@@ -22,7 +22,7 @@ import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type Gossip
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
 import { isMember } from '../authority.ts';
 import { requireInviter } from '../invitations/inviter.ts';
-import { requireNotRevoked, requireUnused } from '../invitations/admission.ts';
+import { requireNotBanned, requireNotRevoked, requireUnused } from '../invitations/admission.ts';
 import { hexOf, parseInvitation, signatureValid, type SignedInvitation } from '../invitations/codec.ts';
 import { INVITATION_OPS } from '../invitations/ops.ts';
 import type { Governance, IngestResult, OpsApplied } from '../log.ts';
@@ -264,7 +264,9 @@ export class GovernanceReplicator {
       requireInviter(located.ns, located.group, inv);
       // a revoked or spent invitation gets no log (the asker's own account, if it has one here, may re-fetch with its own)
       requireNotRevoked(located.group, inv);
-      requireUnused(located.group, inv, accountOfKey(located.ns, ctx.peer));
+      const asker = accountOfKey(located.ns, ctx.peer);
+      requireUnused(located.group, inv, asker);
+      requireNotBanned(located.ns, located.group, inv, asker, ctx.peer); // a removed node's key, whichever account it claims next
     } catch (e) {
       throw new PeerRefusal((e as Error).message);
     }
