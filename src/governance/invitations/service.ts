@@ -5,7 +5,10 @@
  * a no-op (this account is already a direct member), or — for a group this node does not have yet —
  * first fetches the namespace's log from the inviter or an admitter (replication, `remote`), and
  * when no peer answers records a pending join persistently, which `resolvePending` completes once
- * a peer is reachable (replication calls it on every connection and heartbeat). Knows nothing of HTTP.
+ * a peer is reachable (replication calls it on every connection and heartbeat); when a member peer
+ * refuses the invitation itself (revoked, used, a removal since it was issued), the join fails with
+ * that reason. Invitations carry the namespace's removal count in their signed salt, and can be
+ * revoked (admission.ts, issue 23 §3). Knows nothing of HTTP.
  */
 import type { NodeIdentity } from '../../accounts/identity.ts';
 import type { Clock } from '../../clock.ts';
