@@ -54,6 +54,13 @@ describe('a removed node', () => {
     expect(status.caughtUp).toBe(false);
     expect(status.reasons.find((r) => r.reason === 'removed')?.detail).toMatch(/removed this node's account from group/);
 
+    // it no longer pulls: a sync request changes nothing (a pull would be refused by A and counted)
+    const quiet = await c.sync.view(contextId);
+    c.sync.syncNow(contextId);
+    await new Promise((r) => setTimeout(r, 300));
+    const still = await c.sync.view(contextId);
+    expect({ lastSyncAt: still.lastSyncAt, failureCount: still.failureCount }).toEqual({ lastSyncAt: quiet.lastSyncAt, failureCount: quiet.failureCount });
+
     const before = (await c.records.getMeta(contextId))!;
     const refused = await call(c, contextId, 'set', { key: 'after', value: 'never-replicates' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(HearthError);
