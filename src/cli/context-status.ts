@@ -17,8 +17,11 @@ export function renderStatus(c: Context): string {
   const s = c.sync;
   const base = { context: c.id, 'state hash': c.contextStateHash === 'f'.repeat(64) ? 'none yet (not initialized on this node)' : c.contextStateHash, 'dag heads': String(c.dagHeads?.length ?? 0) };
   if (!s) return renderRecord({ ...base, sync: 'this node runs without a network: nothing to sync with' });
+  const removed = s.reasons.find((r) => r.reason === 'removed');
   return renderRecord({
     ...base,
+    // said first: nothing else about the context matters much on a node that was removed from it
+    ...(removed ? { removed: `yes: ${removed.detail}` } : {}),
     state: s.state,
     'caught up': s.caughtUp ? 'yes' : 'no',
     behind: s.behind === 0 ? '0' : `${s.behind} delta(s) known and not held yet`,

@@ -1,5 +1,5 @@
 /**
- * `hearth group` (issue #6, product.md B4 `group`): create, list, get, delete, invite, join, leave, subgroups,
+ * `hearth group` (issue #6, product.md B4 `group`): create, list, get, delete, invite, revoke-invite, join, leave, subgroups,
  * reparent, contexts {list | detach}, settings {get | set-default-capabilities |
  * set-subgroup-visibility} over the admin API's "Groups" and "Capabilities, settings and metadata"
  * routes (admin-wire-b §4, §6). Members live in group-members.ts, metadata in group-metadata.ts.
@@ -13,6 +13,7 @@ import { registerGroupMemberCommands } from './group-members.ts';
 import { registerGroupMetadataCommands } from './group-metadata.ts';
 import { registerGroupSurfaceCommands } from './group-upgrade.ts';
 import { printInvitation } from './namespace.ts';
+import { UsageError } from './exit.ts';
 
 export const GROUP = 'group id';
 const CONTEXT = 'context id';
@@ -99,6 +100,23 @@ export function registerGroupCommands(program: Command): void {
     withCli<ConnectOpts & { expiresIn?: number; admitter?: string[] }>(async (cli, [id], o) => {
       const r = await cli.client.invitations.inviteToGroup(id, { expirationTimestamp: o.expiresIn, admitters: o.admitter }, { signal: cli.signal });
       printInvitation(cli.out, r, 'hearth group join');
+    }),
+  );
+
+  connectOptions(
+    group
+      .command('revoke-invite')
+      .description('revoke an invitation to the group: every member node refuses it from then on (hearth)')
+      .argument('<group>', GROUP, idArg(GROUP))
+      .argument('[invitation]', 'the invitation JSON, @file, or - for stdin')
+      .option('--id <invitationId>', 'the invitation id (64 hex) instead of the invitation', idArg('invitation id'))
+      .option('--group-of <id>', 'which invitation, when the JSON holds several (namespace invite --recursive)', idArg(GROUP)),
+  ).action(
+    withCli<ConnectOpts & { id?: string; groupOf?: string }>(async (cli, [id, source], o) => {
+      if ((source === undefined) === (o.id === undefined)) throw new UsageError('give the invitation (JSON, @file or -) or --id <invitationId>, not both');
+      const which = o.id !== undefined ? { invitationId: o.id } : { invitation: pickInvitation(await readJsonArg(source!, 'invitation'), o.groupOf ?? id) };
+      const r = await cli.client.invitations.revoke(id, which, { signal: cli.signal });
+      cli.out.result(r, () => `revoked invitation ${r.invitationId} to group ${r.groupId}`);
     }),
   );
 

@@ -40,6 +40,14 @@ export interface RecursiveInvitationResult {
   invitations: (InvitationResult & { groupId: string })[];
 }
 
+/** hearth: what `revoke` answers. */
+export interface RevokeInvitationResult {
+  groupId: string;
+  /** hex SHA-256 of the signed invitation body */
+  invitationId: string;
+  revoked: true;
+}
+
 export class InvitationsApi {
   constructor(private readonly http: HttpClient) {}
 
@@ -53,6 +61,14 @@ export class InvitationsApi {
   inviteToNamespace(namespaceId: string, body: CreateInvitationRequest & { recursive: true }, options?: CallOptions): Promise<RecursiveInvitationResult>;
   inviteToNamespace(namespaceId: string, body: CreateInvitationRequest = {}, options?: CallOptions): Promise<InvitationResult | RecursiveInvitationResult> {
     return this.http.data(`/admin-api/namespaces/${namespaceId}/invite`, { ...options, method: 'POST', body });
+  }
+
+  /**
+   * hearth: `POST /groups/{g}/invitations/revoke` — withdraws an invitation (given whole, or by its
+   * id); every member node refuses it from then on. Needs invite authority in the group (403).
+   */
+  revoke(groupId: string, which: { invitation: SignedGroupOpenInvitation } | { invitationId: string }, options?: CallOptions): Promise<RevokeInvitationResult> {
+    return this.http.data(`/admin-api/groups/${groupId}/invitations/revoke`, { ...options, method: 'POST', body: which });
   }
 
   /** `POST /groups/join` */

@@ -35,6 +35,12 @@ export interface ExecutorDeps {
   applications: ApplicationCatalog;
   bus: EventBus;
   clock: Clock;
+  /**
+   * Throws (a HearthError) when a call's outcome may not be committed here: this node was removed
+   * from the context's group, so its writes would never replicate (issue 23 §3). Checked before the
+   * commit, so a refused call persists nothing.
+   */
+  mayCommit?: (meta: ContextMeta) => void;
 }
 
 export interface CallInput {
@@ -187,6 +193,7 @@ export class ContextExecutor {
         if (call.extra?.length) await this.d.store.store.batch(call.extra);
         return { meta, result };
       }
+      this.d.mayCommit?.(meta);
       return { meta: await this.commit(meta, result, call.deviceId, call.extra, call.delegation), result };
     };
     // --- read-path.ts: a method seen changing nothing runs under the shared lock first

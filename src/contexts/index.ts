@@ -20,6 +20,7 @@ import { ContextExecutor, type ExecutorDeps } from './executor.ts';
 import { ContextService } from './service.ts';
 import { ContextStore } from './store.ts';
 import { registerContextRoutes } from './routes.ts';
+import type { ContextMeta } from './types.ts';
 import { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
 import type { RpcMethodHandler } from './rpc-contract.ts';
 
@@ -49,8 +50,11 @@ export interface Contexts {
 
 export function createContexts(d: ContextsDeps): Contexts {
   const store = new ContextStore(d.store);
-  const executor = new ContextExecutor({ stampDelta: d.stampDelta, store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock });
-  const contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
+  // the executor's commit check reads the service, which needs the executor
+  let contexts: ContextService;
+  const mayCommit = (meta: ContextMeta) => contexts.requireNotRemoved(meta);
+  const executor = new ContextExecutor({ stampDelta: d.stampDelta, store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock, mayCommit });
+  contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
   const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });
   return { contexts, calls, executor, reaper, records: store };

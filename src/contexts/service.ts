@@ -12,6 +12,7 @@ import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import { isMember, requireCapability } from '../governance/authority.ts';
 import { authorshipGrant } from '../delegation/standing.ts';
+import { removedFrom } from '../governance/invitations/admission.ts';
 import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
 import type { BatchOp } from '../store/store.ts';
@@ -100,6 +101,19 @@ export class ContextService {
       if (group) return { ns, group };
     }
     return undefined;
+  }
+
+  /**
+   * 403 when an admin removed this node's account from the context's group (or an ancestor): the
+   * context is read-only here, since no member node would take its writes (issue 23 §3).
+   */
+  requireNotRemoved(meta: ContextMeta): void {
+    const reg = this.registration(meta.id, meta.groupId);
+    const account = this.d.identity.accountId;
+    const from = reg && removedFrom(reg.ns, reg.group, account);
+    if (from) {
+      throw forbidden(`this node's account ${account} was removed from group '${from.id}', which owns context '${meta.id}': the context is read-only here (no member node would take its writes)`);
+    }
   }
 
   async requireMeta(contextId: string): Promise<ContextMeta> {

@@ -69,6 +69,13 @@ export interface GroupState extends GroupExtensions {
   admin?: string;
   /** invitation hash (SHA-256 of its borsh body, hex) → accounts that joined with it (single use per account) */
   consumedInvitations?: Record<string, string[]>;
+  /** invitation id → who revoked it and when (`invitation.revoked`; invitations/admission.ts) */
+  revokedInvitations?: Record<string, { by: string; at: number }>;
+  /**
+   * account → the namespace's removal count (`NamespaceState.removalEpoch`) its removal by an admin
+   * reached: only an invitation minted at that count or later readmits it (invitations/admission.ts)
+   */
+  removedMembers?: Record<string, number>;
   /** u64 as a decimal string: owner ops advance it by one */
   ownerOpCounter: string;
   members: Record<string, MemberState>;
@@ -118,6 +125,8 @@ export interface NamespaceState extends NamespaceExtensions {
    * ops carry (signers.ts). Never pruned. Absent on older state.
    */
   signers?: Record<string, { account: string; deviceId: string }>;
+  /** how many admin removals the log holds, in fold order (invitations/admission.ts); absent = 0 */
+  removalEpoch?: number;
   /** set by the namespace.deleted op (unix ms): the log stays as a tombstone, every later op is refused */
   deletedAt?: number;
   /**

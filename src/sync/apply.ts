@@ -5,7 +5,8 @@
  * state writes, the delta record, the new root and the new DAG heads go in one batch; then the
  * delta's recorded events are published as a `StateMutation`, as for a local call. A delta whose
  * parents are missing waits here (bounded) and is applied as soon as they land, children after
- * parents. Duplicates are ignored. A delta the application fails to apply is quarantined with its
+ * parents, at most APPLY_BATCH per hold of the write lock so that reads and local writes interleave
+ * with a long catch-up. Duplicates are ignored. A delta the application fails to apply is quarantined with its
  * reason: nothing of it is stored, the context keeps serving reads and local writes.
  *
  * Heads: applying delta D removes D's parents from the heads and adds D, so concurrent deltas leave
@@ -29,6 +30,9 @@ import type { SyncStatusBoard } from './status.ts';
 
 export const SYNC_ENTRY = '__calimero_sync_next';
 
+/** Held deltas applied under one hold of a context's write lock (issue 23 §5). */
+export const APPLY_BATCH = 32;
+
 export type ReceiveOutcome = 'applied' | 'duplicate' | 'pending' | 'deferred' | 'quarantined' | 'unknown_context';
 
 export interface ApplierDeps {
@@ -47,6 +51,8 @@ export interface ApplierDeps {
    * node's copy has not migrated to yet.
    */
   deferral?: (meta: ContextMeta) => string | undefined;
+  /** held deltas applied per hold of the write lock (default APPLY_BATCH) */
+  batch?: number;
 }
 
 export interface Snapshot {
@@ -69,6 +75,9 @@ export class DeltaApplier {
   private readonly dags = new Map<string, Promise<OpDag>>();
   private readonly pending = new Map<string, Map<string, Held>>();
   private readonly quarantined = new Map<string, Set<string>>();
+  private readonly draining = new Map<string, Promise<void>>();
+  /** per context, parent id → ids of held deltas naming it (entries may outlive an evicted child; dropped when nothing is held) */
+  private readonly children = new Map<string, Map<string, Set<string>>>();
 
   constructor(private readonly d: ApplierDeps) {}
 
@@ -119,26 +128,56 @@ export class DeltaApplier {
     return out;
   }
 
-  /** A verified remote delta: applied now, held for its parents, or ignored as a duplicate. */
-  receive(delta: DeltaRecord, from?: string): Promise<ReceiveOutcome> {
-    return this.d.executor.locks.run(delta.contextId, true, async () => {
+  /**
+   * A verified remote delta: applied now, held for its parents, or ignored as a duplicate. Held
+   * deltas it makes ready are applied after it in batches of `batch`, the lock released between
+   * batches (`drain`), so a long catch-up lets reads and local writes in (issue 23 §5).
+   */
+  async receive(delta: DeltaRecord, from?: string): Promise<ReceiveOutcome> {
+    const { outcome, more } = await this.d.executor.locks.run(delta.contextId, true, async (): Promise<{ outcome: ReceiveOutcome; more: boolean }> => {
       const meta = await this.d.records.getMeta(delta.contextId);
-      if (!meta) return 'unknown_context';
+      if (!meta) return { outcome: 'unknown_context', more: false };
       const dag = await this.dag(delta.contextId);
-      if (dag.has(delta.id)) return 'duplicate';
-      if (this.quarantined.get(delta.contextId)?.has(delta.id)) return 'quarantined';
+      if (dag.has(delta.id)) return { outcome: 'duplicate', more: false };
+      if (this.quarantined.get(delta.contextId)?.has(delta.id)) return { outcome: 'quarantined', more: false };
       if (this.defers(meta)) {
         this.d.status.known(delta.contextId, delta.id);
-        return 'deferred';
+        return { outcome: 'deferred', more: false };
       }
       if (delta.parents.some((p) => p !== GENESIS_PARENT && !dag.has(p))) {
         this.hold(delta, from);
-        return 'pending';
+        return { outcome: 'pending', more: false };
       }
       const outcome = await this.applyOne(meta, dag, delta);
-      await this.cascade(delta.contextId, dag);
-      return outcome;
+      return { outcome, more: await this.cascade(delta.contextId, dag, this.batch - 1) };
     });
+    if (more) await this.drain(delta.contextId);
+    return outcome;
+  }
+
+  /** deltas applied under one hold of the context's write lock during a catch-up */
+  private get batch(): number {
+    return Math.max(1, this.d.batch ?? APPLY_BATCH);
+  }
+
+  /**
+   * Applies the held deltas that became ready, one batch per hold of the write lock: between two
+   * batches the lock is released, and the reads and writes queued meanwhile (the lock is FIFO) run
+   * on the state as of the last applied batch. One drain per context at a time; a second caller
+   * waits for the running one, which also applies what became ready since.
+   */
+  private drain(contextId: string): Promise<void> {
+    let running = this.draining.get(contextId);
+    if (!running) {
+      running = (async () => {
+        for (;;) {
+          const more = await this.d.executor.locks.run(contextId, true, async () => this.cascade(contextId, await this.dag(contextId), this.batch));
+          if (!more) return;
+        }
+      })().finally(() => this.draining.delete(contextId));
+      this.draining.set(contextId, running);
+    }
+    return running;
   }
 
   /**
@@ -148,8 +187,8 @@ export class DeltaApplier {
    * snapshot's state contains its own and replacing it loses nothing. Refused (false) otherwise,
    * e.g. when a local write landed while the snapshot travelled.
    */
-  installSnapshot(contextId: string, snap: Snapshot, replace = false): Promise<boolean> {
-    return this.d.executor.locks.run(contextId, true, async () => {
+  async installSnapshot(contextId: string, snap: Snapshot, replace = false): Promise<boolean> {
+    const installed = await this.d.executor.locks.run(contextId, true, async () => {
       const meta = await this.d.records.getMeta(contextId);
       const dag = await this.dag(contextId);
       if (!meta || this.defers(meta)) return false;
@@ -169,9 +208,10 @@ export class DeltaApplier {
       this.dags.set(contextId, Promise.resolve(built));
       for (const r of snap.deltas) this.d.status.held(contextId, r.id);
       this.announce(contextId, snap.rootHash, empty ? [] : snap.deltas.filter((r) => !dag.has(r.id)), built);
-      await this.cascade(contextId, built);
       return true;
     });
+    if (installed) await this.drain(contextId);
+    return installed;
   }
 
   /**
@@ -183,13 +223,15 @@ export class DeltaApplier {
     if (!dag) return; // loaded from the store, with this delta, on first use
     const d = await dag;
     if (!d.has(delta.id)) d.add(delta.id, heightOf(d, delta.parents), delta.parents);
-    await this.cascade(delta.contextId, d);
+    // under the local call's lock, or just after it: the held deltas it made ready go through `drain`
+    if (this.readyIn(delta.contextId, d)) void this.drain(delta.contextId).catch((e: unknown) => this.d.logger.warn({ err: e }, 'applying held deltas failed'));
   }
 
   /** Forgets what this node held in memory about a context (deleted or left). */
   forget(contextId: string): void {
     this.dags.delete(contextId);
     this.pending.delete(contextId);
+    this.children.delete(contextId);
     this.quarantined.delete(contextId);
   }
 
@@ -256,18 +298,47 @@ export class DeltaApplier {
     return 'applied';
   }
 
-  /** Applies held deltas whose parents are now all present, until none is left ready. */
-  private async cascade(contextId: string, dag: OpDag): Promise<void> {
+  /** Whether a held delta of the context has every parent applied. */
+  private readyIn(contextId: string, dag: OpDag): boolean {
     const held = this.pending.get(contextId);
-    for (;;) {
-      const ready = held && [...held.values()].find((h) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p)));
-      if (!ready) break;
+    return held !== undefined && [...held.values()].some((h) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p)));
+  }
+
+  /**
+   * Applies held deltas whose parents are now all present, at most `limit` (the caller holds the
+   * write lock). True when it stopped at the limit with more possibly ready: the caller releases the
+   * lock and goes on (`drain`).
+   */
+  private async cascade(contextId: string, dag: OpDag, limit: number): Promise<boolean> {
+    const held = this.pending.get(contextId);
+    const isReady = (h: Held) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p));
+    // one scan for what is ready now; after that only the held children of what gets applied are
+    // looked at (a long chain arriving children first must not cost a scan per delta)
+    const queue: string[] = [];
+    for (const h of held?.values() ?? []) if (isReady(h)) queue.push(h.delta.id);
+    let applied = 0;
+    let more = false;
+    for (let i = 0; i < queue.length; i++) {
+      const ready = held!.get(queue[i]!);
+      if (!ready || !isReady(ready)) continue;
+      if (applied >= limit) {
+        more = true;
+        break;
+      }
       const meta = await this.d.records.getMeta(contextId);
       if (!meta || this.defers(meta)) break; // held ones stay held until the context migrated
       held!.delete(ready.delta.id);
-      if (!dag.has(ready.delta.id)) await this.applyOne(meta, dag, ready.delta);
+      if (!dag.has(ready.delta.id)) {
+        await this.applyOne(meta, dag, ready.delta);
+        applied++;
+      }
+      const waiting = this.children.get(contextId);
+      for (const child of waiting?.get(ready.delta.id) ?? []) queue.push(child);
+      waiting?.delete(ready.delta.id);
     }
+    if (!held || held.size === 0) this.children.delete(contextId); // nothing waits: no index to keep
     this.d.status.setPending(contextId, this.pendingCount(contextId));
+    return more;
   }
 
   private hold(delta: DeltaRecord, from?: string): void {
@@ -279,6 +350,14 @@ export class DeltaApplier {
       if (oldest !== undefined) held.delete(oldest);
     }
     held.set(delta.id, { delta, from, at: this.d.now() });
+    let waiting = this.children.get(delta.contextId);
+    if (!waiting) this.children.set(delta.contextId, (waiting = new Map()));
+    for (const p of delta.parents) {
+      if (p === GENESIS_PARENT) continue;
+      let kids = waiting.get(p);
+      if (!kids) waiting.set(p, (kids = new Set()));
+      kids.add(delta.id);
+    }
     this.d.status.setPending(delta.contextId, held.size);
     this.d.status.reason(delta.contextId, 'parents_pending', `${held.size} delta(s) wait for parents not received yet`);
   }

@@ -32,6 +32,7 @@ import { batches, decodeJson, encodeJson, type JsonObject, type KindContext, typ
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
+import { removedFrom } from '../governance/invitations/admission.ts';
 import { SyncStatusBoard, type ContextSyncStatus } from './status.ts';
 import { memberAccount, verifyHead, verifyRecord, type Registration } from './verify.ts';
 import { deltaDigest, deltaFrames, FRAME_BUDGET, isHex64, KINDS, parseBody, parseHead, parseIds, parseRecord, toRecord, type DeltaBody } from './wire.ts';
@@ -76,6 +77,8 @@ export class ContextSync {
   private readonly opts: SyncOptions;
   /** the followed context topics, listeners, heartbeat and pulls in flight: stop() ends them */
   private readonly life = new Follower();
+  /** contexts whose missing deltas are being chased across peers (`pullMissing`) */
+  private readonly chasing = new Map<string, { again: boolean; preferred?: PeerKey; want: string[] }>();
 
   constructor(private readonly d: ContextSyncDeps) {
     this.opts = { ...SYNC_DEFAULTS, ...d.options };
@@ -129,7 +132,14 @@ export class ContextSync {
   async view(contextId: string): Promise<ContextSyncStatus> {
     const meta = await this.d.records.getMeta(contextId);
     const initialized = meta !== undefined && meta.rootHash !== UNINITIALIZED_HASH;
-    return this.status.view(contextId, initialized, this.holders(contextId).length > 0);
+    return this.status.view(contextId, initialized, this.holders(contextId).length > 0, this.removal(contextId));
+  }
+
+  /** Why this node no longer takes part in a context: an admin removed its account from the group (issue 23 §3). */
+  private removal(contextId: string): string | undefined {
+    const reg = this.d.locate(contextId);
+    const from = reg && removedFrom(reg.ns, reg.group, this.d.identity.accountId);
+    return from ? `an admin removed this node's account from group ${from.id}: its copy is read-only and no longer syncs; an invitation issued after the removal lets it back` : undefined;
   }
 
   /** Follows a context (its topic) and pulls it from its peers now; answers at once. */
@@ -210,7 +220,7 @@ export class ContextSync {
       const missing: string[] = [];
       for (const h of heads) if (!(await this.applier.knows(contextId, h))) missing.push(h);
       this.status.advertised(contextId, missing);
-      if (missing.length > 0) void this.pull(contextId, msg.from);
+      if (missing.length > 0) this.pullMissing(contextId, msg.from, missing);
       return;
     }
     if (raw.type !== 'delta') return drop('invalid_message', `unknown context gossip type ${String(raw.type).slice(0, 32)}`);
@@ -225,7 +235,7 @@ export class ContextSync {
     const key = await this.d.keys.get(reg.group.id, raw.keyId, msg.from);
     if (!key) {
       this.status.reason(contextId, 'key_unavailable', `no peer gave the key ${raw.keyId.slice(0, 12)}… of group ${reg.group.id.slice(0, 12)}…; pulling the delta over the stream`);
-      void this.pull(contextId, msg.from);
+      this.pullMissing(contextId, msg.from, [head.id]);
       return;
     }
     this.status.clear(contextId, 'key_unavailable');
@@ -243,10 +253,51 @@ export class ContextSync {
     }
     this.hlc.observe(head.hlc);
     const outcome = await this.applier.receive(record, msg.from);
-    if (outcome === 'pending') void this.pull(contextId, msg.from);
+    if (outcome === 'pending') this.pullMissing(contextId, msg.from, [head.id]);
   }
 
   // ——— catch-up ———
+
+  /**
+   * Pulls what this node is missing of a context (held deltas' parents, `want`) from any connected
+   * member peer: `preferred` — the node that told us of it — first when it is connected here, then
+   * the others, until an exchange leaves nothing of it missing. The publisher of a relayed delta is
+   * one candidate, not the only one: in a star (B and C bootstrap from A) C is not connected to B,
+   * while A, which relayed B's delta, holds its parents (issue 23 §5). One chase per context at a
+   * time; a trigger while one runs makes it go round once more.
+   */
+  private pullMissing(contextId: string, preferred?: PeerKey, want: readonly string[] = []): void {
+    const running = this.chasing.get(contextId);
+    if (running) {
+      running.again = true;
+      running.preferred = preferred ?? running.preferred;
+      running.want = [...new Set([...running.want, ...want])];
+      return;
+    }
+    const chase = { again: true, preferred, want: [...want] };
+    this.chasing.set(contextId, chase);
+    void (async () => {
+      while (chase.again && !this.life.signal.aborted) {
+        chase.again = false;
+        const holders = this.holders(contextId);
+        const first = chase.preferred;
+        const order = first !== undefined && holders.includes(first) ? [first, ...holders.filter((p) => p !== first)] : holders;
+        for (const peer of order) {
+          if (this.life.signal.aborted) break;
+          if ((await this.pull(contextId, peer)) && !(await this.stillMissing(contextId, chase.want))) break;
+        }
+      }
+    })()
+      .catch((e: unknown) => this.d.logger.debug({ contextId, err: (e as Error).message }, 'pulling missing deltas failed'))
+      .finally(() => this.chasing.delete(contextId));
+  }
+
+  /** Whether deltas wait for parents here, or one of `want` is still unknown. */
+  private async stillMissing(contextId: string, want: readonly string[]): Promise<boolean> {
+    if (this.applier.pendingCount(contextId) > 0) return true;
+    for (const id of want) if (!(await this.applier.knows(contextId, id))) return true;
+    return false;
+  }
 
   /**
    * Pulls what `peer` holds of a context; one exchange per (context, peer) at a time. Only from a
@@ -255,7 +306,7 @@ export class ContextSync {
    */
   private pull(contextId: string, peer: PeerKey): Promise<boolean> {
     const reg = this.d.locate(contextId);
-    if (!reg || memberAccount(reg, peer) === undefined) return Promise.resolve(false);
+    if (!reg || memberAccount(reg, peer) === undefined || this.removal(contextId)) return Promise.resolve(false);
     return this.life.pull(`${contextId}|${peer}`, () => this.pullNow(contextId, peer));
   }
 
@@ -378,7 +429,7 @@ export class ContextSync {
         await this.d.network.publish(topic, encodeJson({ type: 'heads', contextId: meta.id, heads: meta.dagHeads, rootHash: meta.rootHash })).catch(() => 0);
       }
       const behind = meta.rootHash === UNINITIALIZED_HASH || this.applier.pendingCount(meta.id) > 0;
-      if (behind) void this.pull(meta.id, holders[Math.floor(Math.random() * holders.length)]!);
+      if (behind) this.pullMissing(meta.id, holders[Math.floor(Math.random() * holders.length)]!);
     }
   }
 

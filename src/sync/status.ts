@@ -30,7 +30,9 @@ export type BehindReason =
   /** the last pull from a peer failed */
   | 'pull_failed'
   /** the group moved to a version this node's copy has not migrated to: remote deltas wait for it */
-  | 'upgrade_pending';
+  | 'upgrade_pending'
+  /** an admin removed this node's account from the context's group: it neither syncs nor writes the context */
+  | 'removed';
 
 export interface ContextSyncStatus {
   state: SyncState;
@@ -148,7 +150,8 @@ export class SyncStatusBoard {
     this.entries.delete(contextId);
   }
 
-  view(contextId: string, initialized: boolean, hasPeers: boolean): ContextSyncStatus {
+  /** `removed`: why this node is no longer a member of the context's group, when an admin removed it. */
+  view(contextId: string, initialized: boolean, hasPeers: boolean, removed?: string): ContextSyncStatus {
     const e = this.entry(contextId);
     const reasons = new Map(e.reasons);
     const derive = (reason: BehindReason, holds: boolean, detail: string) => {
@@ -157,11 +160,12 @@ export class SyncStatusBoard {
       reasons.set(reason, { detail, at: e.derived.get(reason)! });
     };
     derive('not_initialized', !initialized, 'joined; the state has not been received yet');
-    derive('no_peers', !hasPeers, 'no connected peer holds this context');
+    derive('no_peers', !hasPeers && removed === undefined, 'no connected peer holds this context');
+    derive('removed', removed !== undefined, removed ?? '');
     const behind = e.pending + e.advertised.size;
     return {
       state: e.state === 'idle' && !hasPeers && (!initialized || behind > 0) ? 'waitingForPeers' : e.state,
-      caughtUp: initialized && behind === 0 && e.state !== 'syncing' && e.state !== 'receivingSnapshot',
+      caughtUp: initialized && behind === 0 && removed === undefined && e.state !== 'syncing' && e.state !== 'receivingSnapshot',
       behind,
       pending: e.pending,
       quarantined: e.quarantined,

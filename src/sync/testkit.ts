@@ -23,7 +23,7 @@ import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contra
 import { MemoryStore } from '../store/memory.ts';
 import { registerUpgradeOps } from '../upgrades/ops.ts';
 import { GroupKeys, registerKeyOps } from './keys.ts';
-import { ContextSync } from './service.ts';
+import { ContextSync, type SyncOptions } from './service.ts';
 import { SpecializedInvites } from './specialized.ts';
 import { AutoFollow } from '../contexts/auto-follow.ts';
 
@@ -143,6 +143,7 @@ export async function syncNode(
   existing?: { store: MemoryStore; identity: NodeIdentity },
   specialized: { enabled: boolean; admitUnattested: boolean } = { enabled: false, admitUnattested: false },
   autoFollow?: { passLimit?: number; onPass?: ConstructorParameters<typeof AutoFollow>[0]['onPass'] },
+  syncOptions: Partial<SyncOptions> = {},
 ): Promise<SyncNode> {
   const store = existing?.store ?? new MemoryStore();
   await store.open();
@@ -182,7 +183,7 @@ export async function syncNode(
     bus,
     clock,
     logger,
-    options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000, snapshotAbove: 10 },
+    options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000, snapshotAbove: 10, ...syncOptions },
   });
   parts.contexts.attachSync(sync);
   const invites = new SpecializedInvites({ network: net, router, identity, contexts: parts.contexts, invitations, clock, logger, config: specialized });

@@ -169,6 +169,14 @@ it('mints a signed group invitation and joins with it (already a member: nothing
   expect(await c.invitations.joinGroup(invitation)).toEqual({ groupId: sub, memberIdentity: me.publicKey, memberAccount: me.accountId });
 });
 
+it('revokes an invitation (hearth), by the invitation or by its id; again answers the same', async () => {
+  const { invitation } = await c.invitations.inviteToGroup(sub, { expirationTimestamp: 600 });
+  const invitationId = createHash('sha256').update(invitationBorsh(invitation.invitation)).digest('hex');
+  expect(await c.invitations.revoke(sub, { invitation })).toEqual({ groupId: sub, invitationId, revoked: true });
+  expect(await c.invitations.revoke(sub, { invitationId })).toEqual({ groupId: sub, invitationId, revoked: true });
+  expect(await status(c.invitations.revoke(ns, { invitation }))).toBe(400); // an invitation to another group
+});
+
 it("registers the node's own signing key for a group", async () => {
   const jwk = createPrivateKey(await readFile(node.paths.nodeKey)).export({ format: 'jwk' });
   const signingKey = Buffer.from(jwk.d as string, 'base64url').toString('hex');

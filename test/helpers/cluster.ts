@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { prepareCluster } from '../../src/cli/dev-cluster.ts';
+import { loadConfig, saveConfig } from '../../src/config/config.ts';
 import { ADMIN_PASSWORD, ADMIN_USER, spawnNode, type SpawnedNode } from './node.ts';
 
 const ENV = { MERO_AUTH_ADMIN_USER: ADMIN_USER, MERO_AUTH_ADMIN_PASSWORD: ADMIN_PASSWORD, HEARTH_LOG: 'warn' };
@@ -80,11 +81,22 @@ export interface Cluster {
   destroy(): Promise<void>;
 }
 
-/** Initialises `n` bootstrapped homes and starts every node. */
-export async function startCluster(n: number): Promise<Cluster> {
+/**
+ * Initialises `n` bootstrapped homes and starts every node. `star`: the first node is the hub; the
+ * others bootstrap from it alone (and it from nobody), so they reach each other only through it.
+ */
+export async function startCluster(n: number, opts: { star?: boolean } = {}): Promise<Cluster> {
   const root = await mkdtemp(join(tmpdir(), 'hearth-cluster-'));
   const base = await freePortRun(n);
   const members = await prepareCluster({ nodes: n, home: root, node: 'n', port: base, swarmPort: base + 1000 });
+  if (opts.star) {
+    const hub = `/ip4/127.0.0.1/tcp/${members[0]!.swarmPort}/p2p/${members[0]!.peerId}`;
+    for (const [i, m] of members.entries()) {
+      const cfg = await loadConfig(m.paths.config, m.name);
+      cfg.bootstrap.nodes = i === 0 ? [] : [hub];
+      await saveConfig(m.paths.config, cfg);
+    }
+  }
   const nodes = members.map((m) => new ClusterNode(m.name, root, m.swarmPort));
   await Promise.all(nodes.map((x) => x.start()));
   return {

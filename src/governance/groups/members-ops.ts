@@ -9,6 +9,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../errors.ts';
 import type { ApplierRegistry, ApplyContext } from '../appliers.ts';
 import { ancestry, groupOf, isAdmin, isMember, requireAdmin, requireCapability, subtree } from '../authority.ts';
 import type { GroupState, MemberState, NamespaceState, Role } from '../types.ts';
+import { clearRemoval, recordRemoval } from '../invitations/admission.ts';
 
 export const MEMBER_OPS = {
   added: 'group.member_added',
@@ -77,6 +78,7 @@ function addMembers({ ns, op, emit }: ApplyContext): void {
     // re-adding a direct member leaves its row (role, capabilities, metadata) as it is
     if (group.members[m.account]) continue;
     group.members[m.account] = newMember(m.role, op.timestampMs);
+    clearRemoval(group, m.account); // an admin's explicit re-add lifts the removal ban
     emit(group.id, 'MemberAdded', { memberAccount: m.account, role: m.role });
   }
 }
@@ -95,6 +97,8 @@ function removeMembers({ ns, op, emit }: ApplyContext): void {
   }
   for (const account of accounts) delete group.members[account];
   if (adminCount(group) === 0) throw conflict(`removing these members would leave group '${group.id}' without an admin`);
+  // banned from rejoining with any invitation issued before this removal (invitations/admission.ts)
+  for (const account of accounts) recordRemoval(ns, group, account);
   for (const account of accounts) emit(group.id, 'MemberRemoved', { memberAccount: account });
 }
 

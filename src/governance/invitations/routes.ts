@@ -8,7 +8,7 @@ import { parseId, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import type { InviteInput } from './service.ts';
-import { CreateInvitationDoc, GroupParams, InvitationAnswer, JoinGroupAnswer, JoinRequest, NamespaceParams } from './schemas.ts';
+import { CreateInvitationDoc, GroupParams, InvitationAnswer, JoinGroupAnswer, JoinRequest, NamespaceParams, RevokeInvitationAnswer, RevokeInvitationRequest } from './schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
 import { Data, Errors } from '../../http/response-schemas.ts';
 import { JoinNamespaceAnswer, NamespaceInviteAnswer } from '../namespaces/response-schemas.ts';
@@ -61,6 +61,18 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   app.post('/admin-api/groups/join', { schema: joinGroup }, async (req) => {
     const r = await invitations.join(req.body.invitation);
     return { data: { groupId: r.groupId, memberIdentity: r.memberIdentity, memberAccount: r.memberAccount } };
+  });
+
+  // hearth-only (docs/decisions.md): the spec has no way to withdraw an invitation once handed out
+  const revoke = {
+    summary: 'Revokes an invitation to the group (hearth): every member node refuses it from then on',
+    params: GroupParams,
+    body: RevokeInvitationRequest,
+    response: { 200: Data(RevokeInvitationAnswer), ...Errors(400, 401, 403, 404, 409) },
+  };
+  app.post('/admin-api/groups/:groupId/invitations/revoke', { schema: revoke }, async (req) => {
+    const { invitation, invitationId } = req.body;
+    return { data: await invitations.revoke(requireId(req.params.groupId, 'group id'), { invitation, invitationId }) };
   });
 
   const inviteNamespace = {

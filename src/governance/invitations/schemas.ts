@@ -57,5 +57,20 @@ export const JoinGroupAnswer = Type.Object({
   memberAccount: Hex32('this node’s account'),
 });
 
+/** hearth-only `POST /groups/{g}/invitations/revoke` (docs/decisions.md): the invitation or its id. */
+export const RevokeInvitationRequest = Type.Object(
+  {
+    invitation: Type.Optional(Type.Unknown({ description: 'the SignedGroupOpenInvitation as minted' })),
+    invitationId: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the borsh invitation body' })),
+  },
+  { additionalProperties: false, description: 'one of invitation or invitationId (both: they must agree)' },
+);
+
+export const RevokeInvitationAnswer = Type.Object({
+  groupId: Hex32('the group the invitation admits to'),
+  invitationId: Hex32('hex SHA-256 of the borsh invitation body'),
+  revoked: Type.Literal(true),
+});
+
 export { GroupParams } from '../groups/schemas.ts';
 export { NamespaceParams } from '../namespaces/schemas.ts';

@@ -5,12 +5,14 @@
  * a no-op (this account is already a direct member), or — for a group this node does not have yet —
  * first fetches the namespace's log from the inviter or an admitter (replication, `remote`), and
  * when no peer answers records a pending join persistently, which `resolvePending` completes once
- * a peer is reachable (replication calls it on every connection and heartbeat). Knows nothing of HTTP.
+ * a peer is reachable (replication calls it on every connection and heartbeat); when a member peer
+ * refuses the invitation itself (revoked, used, a removal since it was issued), the join fails with
+ * that reason. Invitations carry the namespace's removal count in their signed salt, and can be
+ * revoked (admission.ts, issue 23 §3). Knows nothing of HTTP.
  */
-import { randomBytes } from 'node:crypto';
 import type { NodeIdentity } from '../../accounts/identity.ts';
 import type { Clock } from '../../clock.ts';
-import { badRequest, conflict, HearthError } from '../../errors.ts';
+import { badRequest, conflict, forbidden, HearthError } from '../../errors.ts';
 import { collect, type Store } from '../../store/store.ts';
 import { groupOf, requireCapability } from '../authority.ts';
 import type { Governance } from '../log.ts';
@@ -19,6 +21,7 @@ import { SIGNER_BOUND, speaksFor } from '../signers.ts';
 import { bytes32, hexOf, invitationHash, parseInvitation, signatureValid, type SignedInvitation } from './codec.ts';
 import { INVITATION_OPS } from './ops.ts';
 import { groupInScope } from '../namespaces/scope.ts';
+import { invitationId, mintSalt } from './admission.ts';
 
 /** MAX_INVITATION_VALIDITY_SECS (rc.29+): the default and the clamp. */
 export const MAX_INVITATION_VALIDITY_SECS = 86_400;
@@ -40,7 +43,13 @@ export interface PendingJoin {
 
 /** Fetches the log of the namespace holding an invitation's group from peers (replication). */
 export interface RemoteJoin {
-  fetchForInvitation(inv: SignedInvitation, signal?: AbortSignal): Promise<boolean>;
+  /** `held`: this node now holds the group; `refusal`: a member peer refused the invitation itself (why) */
+  fetchForInvitation(inv: SignedInvitation, signal?: AbortSignal): Promise<{ held: boolean; refusal?: string }>;
+}
+
+/** A member peer's refusal of an invitation, as the joining client sees it (403, or 409 for a spent one). */
+export function invitationRefusal(why: string): HearthError {
+  return /^invitation (already used|expired)/.test(why) ? conflict(why) : forbidden(why.startsWith('invitation') ? why : `invitation rejected: ${why}`);
 }
 
 /** How long a join waits for a peer to hand over the namespace before answering as pending. */
@@ -116,7 +125,8 @@ export class InvitationService {
       inviter_identity: bytes32(this.d.identity.publicKey),
       group_id: bytes32(group.id),
       expiration_timestamp: Math.floor(this.d.clock.now() / 1000) + secs,
-      secret_salt: [...randomBytes(32)],
+      // the namespace's removal count rides in the signed salt: a removal after this moment bans (admission.ts)
+      secret_salt: mintSalt(this.d.governance.namespace(group.namespaceId)?.removalEpoch ?? 0),
       invited_role: input.invitedRole ?? 1,
       admitters: [...new Set(admitters)].sort(),
     };
@@ -145,8 +155,10 @@ export class InvitationService {
     const answer = (pending: boolean): JoinResult => ({ groupId, memberIdentity: this.d.identity.publicKey, memberAccount: me, pending });
     let found = this.d.governance.locate(groupId);
     if (!found && this.d.remote) {
-      await this.d.remote.fetchForInvitation(inv, AbortSignal.timeout(JOIN_FETCH_TIMEOUT_MS));
+      const fetched = await this.d.remote.fetchForInvitation(inv, AbortSignal.timeout(JOIN_FETCH_TIMEOUT_MS));
       found = this.d.governance.locate(groupId);
+      // a member node refused this invitation (revoked, used, banned, inviter without authority): say so, record nothing
+      if (!found && fetched.refusal) throw invitationRefusal(fetched.refusal);
     }
     if (!found) {
       await this.pending.put(groupId, { groupId, invitation: inv, recordedAt: this.d.clock.now() });
@@ -159,6 +171,28 @@ export class InvitationService {
     if (group.members[me] && !consumed) return answer(false); // already a direct member: nothing to apply
     await this.d.governance.submit(found.ns.id, groupId, INVITATION_OPS.joined, { invitation: inv as unknown as Record<string, unknown> });
     return answer(false);
+  }
+
+  /**
+   * Revokes an invitation to `groupId` (hearth-only route, docs/decisions.md): by the invitation
+   * itself or its id (hex SHA-256 of the signed body). This node's account needs CAN_INVITE_MEMBERS
+   * in the group (admins pass). Writes an `invitation.revoked` op, so every member node refuses the
+   * invitation from then on; revoking it again answers the same without a second op.
+   */
+  async revoke(groupId: string, what: { invitation?: unknown; invitationId?: string }): Promise<{ groupId: string; invitationId: string; revoked: true }> {
+    const { ns, group } = groupInScope(this.d.governance, groupId, this.d.identity.accountId);
+    let id = what.invitationId;
+    if (what.invitation !== undefined) {
+      const inv = parseInvitation(what.invitation);
+      if (hexOf(inv.invitation.group_id) !== group.id) throw badRequest(`the invitation is to group '${hexOf(inv.invitation.group_id)}', not '${group.id}'`);
+      const fromBody = invitationId(inv);
+      if (id !== undefined && id !== fromBody) throw badRequest('invitationId does not match the invitation');
+      id = fromBody;
+    }
+    if (id === undefined) throw badRequest('give the invitation or its invitationId');
+    requireCapability(ns, group, this.d.identity.accountId, 'CAN_INVITE_MEMBERS');
+    if (!group.revokedInvitations?.[id]) await this.d.governance.submit(ns.id, group.id, INVITATION_OPS.revoked, { invitationId: id });
+    return { groupId: group.id, invitationId: id, revoked: true };
   }
 
   /** Joins recorded for groups this node does not have yet (completed by replication). */

@@ -163,3 +163,26 @@ describe('governance replication', () => {
     await until('B sees the change', () => b.governance.namespace(nsId)?.groups[nsId]?.metadata?.name === 'fine');
   });
 });
+
+describe('serving a join (issue 23 §3)', () => {
+  it('a never-member with a revoked or used invitation gets no log and is told why, not a pending join', async () => {
+    const hub = new MemoryHub();
+    const a = await repNode(hub, 1_700_000_000_000);
+    const b = await repNode(hub, 1_700_000_000_300);
+    const d = await repNode(hub, 1_700_000_000_600);
+    const ns = await a.namespaces.found({ applicationId: TEST_APP });
+    const { invitation: used } = await a.joiner.invite(ns.id, {});
+    await b.joiner.join(JSON.parse(JSON.stringify(used)), ns.id);
+    await until('A has B’s join', () => memberIds(a, ns.id).includes(b.identity.accountId));
+    const { invitation: withdrawn } = await a.joiner.invite(ns.id, {});
+    await a.joiner.revoke(ns.id, { invitation: withdrawn });
+    await expect(d.joiner.join(JSON.parse(JSON.stringify(used)), ns.id)).rejects.toMatchObject({ kind: 'conflict', message: expect.stringMatching(/already used/) });
+    await expect(d.joiner.join(JSON.parse(JSON.stringify(withdrawn)), ns.id)).rejects.toMatchObject({ kind: 'forbidden', message: expect.stringMatching(/revoked/) });
+    expect(d.governance.namespace(ns.id)).toBeUndefined(); // it never received the log
+    expect(await d.joiner.pendingJoin(ns.id)).toBeUndefined(); // nor recorded a join to retry
+    // asked directly over the stream: a refusal, and no penalty for an honest mistake
+    const ask = d.net.request(a.identity.publicKey, SYNC_PROTOCOL, encodeJson({ type: KIND.join, groupId: ns.id, invitation: withdrawn }), { timeoutMs: 2_000, maxResponseFrameBytes: 1 << 20 });
+    await expect(ask).rejects.toMatchObject({ kind: 'refused', message: expect.stringMatching(/^invitation rejected: the invitation was revoked/) });
+    expect(a.net.penalties.filter((p) => p.peer === d.identity.publicKey)).toEqual([]);
+  });
+});

@@ -22,6 +22,7 @@ import { Follower } from '../../network/follower.ts';
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
 import { isMember } from '../authority.ts';
 import { requireInviter } from '../invitations/inviter.ts';
+import { requireNotBanned, requireNotRevoked, requireUnused } from '../invitations/admission.ts';
 import { hexOf, parseInvitation, signatureValid, type SignedInvitation } from '../invitations/codec.ts';
 import { INVITATION_OPS } from '../invitations/ops.ts';
 import type { Governance, IngestResult, OpsApplied } from '../log.ts';
@@ -136,9 +137,11 @@ export class GovernanceReplicator {
 
   /**
    * Fetches the log of the namespace holding an invitation's group from the inviter or an
-   * admitter (dialing the invitation's address hints). True when this node then holds the group.
+   * admitter (dialing the invitation's address hints). `held` when this node then holds the group;
+   * otherwise `refusal` is the reason a member peer refused the invitation itself (revoked, used,
+   * a removal since it was issued, an inviter without authority), if one did.
    */
-  async fetchForInvitation(inv: SignedInvitation, signal?: AbortSignal): Promise<boolean> {
+  async fetchForInvitation(inv: SignedInvitation, signal?: AbortSignal): Promise<{ held: boolean; refusal?: string }> {
     const groupId = hexOf(inv.invitation.group_id);
     const stop = AbortSignal.any([this.life.signal, ...(signal ? [signal] : [])]);
     const addrs = (inv.admitter_addrs ?? []).slice(0, 8);
@@ -149,8 +152,9 @@ export class GovernanceReplicator {
     const inviter = hexOf(inv.invitation.inviter_identity);
     const reached = dialed.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const candidates = [...new Set([inviter, ...reached, ...this.d.network.peers()])].filter((p) => this.d.network.peers().includes(p));
+    let refusal: string | undefined;
     for (const peer of candidates) {
-      if (stop.aborted) return false;
+      if (stop.aborted) return { held: false, refusal };
       try {
         for await (const frame of this.d.router.requestStream(peer, KIND.join, { groupId, invitation: inv as unknown as JsonObject }, frameOpts(this.opts.requestTimeoutMs, stop))) {
           const parsed = parseOpsFrame(frame);
@@ -161,16 +165,18 @@ export class GovernanceReplicator {
           this.account(peer, await this.d.governance.ingest(parsed.namespaceId, parsed.ops, { allowGenesis: true }));
         }
       } catch (e) {
-        this.d.logger.debug({ peer, err: (e as Error).message }, 'namespace join exchange failed');
+        const message = (e as Error).message;
+        if (e instanceof NetworkError && e.kind === 'refused' && /^invitation /.test(message)) refusal = message.slice(0, 300);
+        this.d.logger.debug({ peer, err: message }, 'namespace join exchange failed');
         continue;
       }
       const located = this.d.governance.locate(groupId);
       if (located) {
         this.follow(located.ns.id);
-        return true;
+        return { held: true };
       }
     }
-    return false;
+    return { held: false, refusal };
   }
 
   // ——— inbound ———
@@ -250,6 +256,11 @@ export class GovernanceReplicator {
     if (Math.floor(this.d.clock.now() / 1000) > inv.invitation.expiration_timestamp) throw new PeerRefusal('invitation expired');
     try {
       requireInviter(located.ns, located.group, inv);
+      // a revoked or spent invitation gets no log (the asker's own account, if it has one here, may re-fetch with its own)
+      requireNotRevoked(located.group, inv);
+      const asker = accountOfKey(located.ns, ctx.peer);
+      requireUnused(located.group, inv, asker);
+      requireNotBanned(located.ns, located.group, inv, asker, ctx.peer); // a removed node's key, whichever account it claims next
     } catch (e) {
       throw new PeerRefusal((e as Error).message);
     }

@@ -28,6 +28,12 @@ describe('syncSummary', () => {
     expect(syncSummary(status({ caughtUp: false, behind: 2, reasons: because('no_peers') }))!.label).toBe('behind 2, waiting for peers');
   });
 
+  it('a node removed from the group says so before anything else', () => {
+    const removed = syncSummary(status({ caughtUp: false, behind: 2, reasons: because('no_peers', 'removed') }))!;
+    expect(removed).toMatchObject({ label: 'removed', tone: 'bad' });
+    expect(removed.explanation).toContain('read-only');
+  });
+
   it('names a pending upgrade before the count of what it holds back', () => {
     const waiting = syncSummary(status({ caughtUp: false, behind: 2, reasons: because('upgrade_pending') }))!;
     expect(waiting).toMatchObject({ label: 'waiting for its upgrade (behind 2)', tone: 'warn' });

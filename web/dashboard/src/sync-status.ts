@@ -33,6 +33,14 @@ export function syncSummary(sync: ContextSyncStatus | undefined): SyncSummary | 
   if (!sync) return undefined;
   const noPeers = has(sync, 'no_peers');
   const refused = sync.quarantined > 0 ? ` (${sync.quarantined} refused)` : '';
+  // said before anything else: nothing about its sync matters much on a node removed from the group (docs/sync.md)
+  if (has(sync, 'removed')) {
+    return {
+      label: 'removed',
+      tone: 'bad',
+      explanation: "An admin removed this node's account from the context's group: its copy is read-only, no longer syncs, and writes are refused. An invitation issued after the removal lets it back.",
+    };
+  }
   if (sync.caughtUp) {
     if (noPeers) {
       return { label: `no peers${refused}`, tone: 'warn', explanation: 'Caught up with everything this node has heard of, but no connected peer holds this context: writes made elsewhere cannot reach it until one connects.' };
