@@ -31,6 +31,7 @@ import { contextTopic, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, NetworkError, PeerRefu
 import { batches, decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
+import { APPLY_RETRY, type RetryPolicy } from './retries.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
 import { SyncStatusBoard, type ContextSyncStatus } from './status.ts';
 import { memberAccount, verifyHead, verifyRecord, type Registration } from './verify.ts';
@@ -48,6 +49,8 @@ export interface SyncOptions {
    * replaying them one by one (catch-up after a long absence)
    */
   snapshotAbove: number;
+  /** retries of a remote delta whose merge failed for a transient reason (retries.ts) */
+  applyRetry?: Partial<RetryPolicy>;
 }
 
 export const SYNC_DEFAULTS: SyncOptions = { heartbeatMs: 10_000, requestTimeoutMs: 30_000, snapshotTimeoutMs: 120_000, snapshotAbove: 256 };
@@ -95,6 +98,7 @@ export class ContextSync {
         return reg ? memberAccount(reg, key) : undefined;
       },
       deferral: (meta) => upgradePending(d.locate(meta.id), meta),
+      retry: { ...APPLY_RETRY, ...this.opts.applyRetry },
     });
     const serve = { maxRequestBytes: 64 * 1024, timeoutMs: 60_000 };
     d.router.register(KINDS.heads, (req, ctx) => this.serveHeads(req, ctx), serve);
@@ -125,6 +129,7 @@ export class ContextSync {
 
   async stop(): Promise<void> {
     this.life.abort();
+    this.applier.stop();
     for (const c of this.cleanups.splice(0)) c();
     for (const off of this.topics.values()) off();
     this.topics.clear();

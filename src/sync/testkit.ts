@@ -22,7 +22,7 @@ import { StreamRouter } from '../network/router.ts';
 import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { GroupKeys } from './keys.ts';
-import { ContextSync } from './service.ts';
+import { ContextSync, type SyncOptions } from './service.ts';
 import { SpecializedInvites } from './specialized.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -47,9 +47,13 @@ const newer = (a: Entry, b: Entry | undefined): boolean => {
 /**
  * `init`; `set {key, value}` and `remove {key}` (event `Inserted`/`Removed`, artifact = the op with
  * its stamp); `get {key}`, `entries` (reads); `__calimero_sync_next` merges an artifact; a key
- * named `__trap` makes the merge panic.
+ * named `__trap` makes the merge panic; a key named `__transient` with value N makes the merge of
+ * that op miss its deadline the first N times on this runtime (`always`: every time).
  */
 export class MergingRuntime implements Runtime {
+  /** failed merges of `__transient` ops so far, by op */
+  private readonly transientFailures = new Map<string, number>();
+
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
 
@@ -103,6 +107,14 @@ export class MergingRuntime implements Runtime {
         const changed = new Map<string, Entry>();
         for (const op of ops) {
           if (op.key === '__trap') return { ok: false, kind: 'Panic', message: 'guest panicked: cannot merge __trap', logs: [] };
+          if (op.key === '__transient') {
+            const id = JSON.stringify(op);
+            const failed = this.transientFailures.get(id) ?? 0;
+            if (op.value === 'always' || failed < Number(op.value)) {
+              this.transientFailures.set(id, failed + 1);
+              return { ok: false, kind: 'Deadline', message: 'execution exceeded its deadline of 10000 ms', logs: [] };
+            }
+          }
           const e: Entry = { value: op.value, stamp: op.stamp };
           if (newer(e, changed.get(op.key) ?? (await read(op.key)))) changed.set(op.key, e);
         }
@@ -138,6 +150,7 @@ export async function syncNode(
   startMs: number,
   existing?: { store: MemoryStore; identity: NodeIdentity },
   specialized: { enabled: boolean; admitUnattested: boolean } = { enabled: false, admitUnattested: false },
+  syncOptions: Partial<SyncOptions> = {},
 ): Promise<SyncNode> {
   const store = existing?.store ?? new MemoryStore();
   await store.open();
@@ -177,7 +190,7 @@ export async function syncNode(
     bus,
     clock,
     logger,
-    options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000, snapshotAbove: 10 },
+    options: { heartbeatMs: 60, requestTimeoutMs: 2_000, snapshotTimeoutMs: 4_000, snapshotAbove: 10, ...syncOptions },
   });
   parts.contexts.attachSync(sync);
   const invites = new SpecializedInvites({ network: net, router, identity, contexts: parts.contexts, invitations, clock, logger, config: specialized });
