@@ -81,6 +81,26 @@ export class SseSession implements Sink {
 }
 
 /**
+ * Sockets written to in this tick, uncorked together on the next one: a call's frames go out after
+ * the code that published them has run on (the call's own answer is written first, as when frames
+ * went through the HTTP response, which corks the same way), and a socket given several frames in a
+ * tick sends them in one write.
+ */
+const corked = new Set<Socket>();
+function uncorkAll(): void {
+  for (const socket of corked) socket.uncork();
+  corked.clear();
+}
+function corkedWrite(socket: Socket, bytes: Buffer): void {
+  if (!corked.has(socket)) {
+    if (corked.size === 0) process.nextTick(uncorkAll);
+    socket.cork();
+    corked.add(socket);
+  }
+  socket.write(bytes);
+}
+
+/**
  * One attached connection. Frames go through `res`, the body stream the route handed to fastify
  * (so the answer's headers and hooks are fastify's), until that stream has passed everything on to
  * the HTTP response; from then on straight to the response's socket, as the bytes the response would
@@ -135,7 +155,8 @@ class SseConnection {
       }
       this.sent += 1;
       const id = frameId(this.session.id, this.sent);
-      out.write(this.direct ? frameBytes(id, frameTail(data), this.chunked) : encodeSseFrame({ id, data }));
+      if (this.direct) corkedWrite(this.direct, frameBytes(id, frameTail(data), this.chunked));
+      else out.write(encodeSseFrame({ id, data }));
       this.heartbeat?.refresh();
     }
   }
@@ -164,7 +185,7 @@ class SseConnection {
   private writeText(text: string): void {
     const out = this.out();
     if (this.direct) {
-      if (!this.direct.destroyed && !this.direct.writableEnded) out.write(rawBytes(text, this.chunked));
+      if (!this.direct.destroyed && !this.direct.writableEnded) corkedWrite(this.direct, rawBytes(text, this.chunked));
     } else out.write(text);
   }
 
