@@ -173,6 +173,14 @@ export class ContextSync {
   private async publishLocal(delta: DeltaRecord): Promise<void> {
     const topic = contextTopic(delta.contextId);
     this.follow(delta.contextId);
+    // No peer on the topic: gossip would reach nobody, so nothing is sealed, signed or sent (a
+    // tenth of a lone node's `set`). A peer that subscribes later learns of it by heads and pulls it.
+    // The group's first write still names its key, as it does with peers.
+    if (this.d.network.topicPeers(topic).length === 0) {
+      const reg = this.d.locate(delta.contextId);
+      if (reg && !reg.group.keyId) await this.d.keys.current(reg.group.id).catch(() => undefined);
+      return;
+    }
     try {
       const reg = this.d.locate(delta.contextId);
       if (!reg) return;
