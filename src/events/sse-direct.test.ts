@@ -1,7 +1,8 @@
 /**
  * SSE frames written straight to the response's socket (sse-session.ts `SseConnection.out`): over
  * real HTTP, the bytes a client receives are exactly those of the stream path (chunk framing, ids,
- * order, close frame, the chunked terminator), for HTTP/1.1, HTTP/1.0 and HEAD, and the frames
+ * order, close frame, the chunked terminator), for HTTP/1.1, HTTP/1.0 and HEAD, a resume continues
+ * the numbering (backlog, then new frames; the replaced connection closed), and the frames
  * after the head do not go through the body stream.
  */
 import http from 'node:http';
@@ -134,6 +135,36 @@ describe('SSE frames written to the socket', () => {
     expect(fast.body.toString().replaceAll(fast.sessionId, 'S')).toBe(slow.body.toString().replaceAll(slow.sessionId, 'S'));
     expect(fast.body.toString().match(/^id:/gm)).toHaveLength(5);
     expect(fast.viaBody.length).toBe(1);
+  });
+
+  it('a resume after direct frames continues the same numbering: backlog first, then new frames', async () => {
+    const s = await serve(true);
+    const first = client(s.port, 'GET /sse HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => s.sessionId() !== '' && first.bytes().includes('connect'));
+    const sid = s.sessionId();
+    await s.svc.subscription(principal, { id: sid, method: 'subscribe', params: { contexts: [CTX], groups: [] } });
+    await new Promise((r) => setTimeout(r, 20));
+    s.publish(CTX, 1);
+    s.publish(CTX, 2);
+    await until(() => unchunk(first.bytes().subarray(first.bytes().indexOf('\r\n\r\n') + 4)).text.includes(`id:${sid}-2`));
+    const viaBodyBefore = s.viaBody.length;
+    expect(viaBodyBefore).toBe(1); // the head only: frames 1 and 2 went to the socket
+    // frame 3, then the client resumes after frame 1 on a new connection (the first one is replaced)
+    s.publish(CTX, 3);
+    const second = client(s.port, `GET /sse HTTP/1.1\r\nHost: x\r\nLast-Event-ID: ${sid}-1\r\n\r\n`);
+    await until(() => unchunk(second.bytes().subarray(second.bytes().indexOf('\r\n\r\n') + 4)).text.includes(`id:${sid}-3`));
+    await new Promise((r) => setTimeout(r, 20));
+    s.publish(CTX, 4);
+    await until(() => unchunk(second.bytes().subarray(second.bytes().indexOf('\r\n\r\n') + 4)).text.includes(`id:${sid}-4`));
+    const text = unchunk(second.bytes().subarray(second.bytes().indexOf('\r\n\r\n') + 4)).text;
+    expect([...text.matchAll(/^id:(.*)$/gm)].map((m) => m[1])).toEqual([`${sid}-1`, `${sid}-2`, `${sid}-3`, `${sid}-4`]);
+    expect(text).toContain('"reconnect":true');
+    // frames 1..4 in order, each once: [1,1,2] [2,1,2] [3,1,2] [4,1,2] as the events' data
+    expect([...text.matchAll(/"data":\[(\d+),1,2\]/g)].map((m) => Number(m[1]))).toEqual([2, 3, 4]);
+    await first.ended;
+    expect(first.bytes().toString()).toContain('replaced: another connection resumed this session');
+    s.svc.stop();
+    await second.ended;
   });
 
   it('HEAD: no body at all, frames or not', async () => {
