@@ -154,6 +154,13 @@ export async function cpuSecs(pid: number): Promise<number> {
 const CLOCK_TICKS = 100;
 
 /** `measure`, also answering the CPU time `pid` spent per request of the measured load (µs). */
+/** CPU seconds one thread of a process has used so far (`/proc/<pid>/task/<tid>/stat`; the main thread's tid is the pid). */
+export async function threadCpuSecs(pid: number, tid = pid): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export async function measureWithCpu(spec: LoadSpec, pid: number): Promise<LoadResult & { cpuUsPerRequest: number }> {
   await loadgen({ ...spec, durationSecs: 1 });
   const before = await cpuSecs(pid);

@@ -16,7 +16,7 @@
 import { Worker } from 'node:worker_threads';
 import { createClient, MemoryTokenStore, type Client } from '../src/client/index.ts';
 import { startTestNode, type TestNode } from '../test/helpers/node.ts';
-import { loadNote, rows, startNode } from './harness.ts';
+import { cpuSecs, loadNote, rows, startNode, threadCpuSecs } from './harness.ts';
 
 export interface TriggerContext {
   /** the in-process node (bus trigger only) */
@@ -76,6 +76,9 @@ export interface SseBenchResult {
   eachP99Ms: number;
   /** the trigger's own time, send to answer */
   answerP50Ms: number;
+  /** CPU the spawned node used per round (whole process, and its main thread), ms */
+  nodeCpuMsPerRound?: number;
+  mainCpuMsPerRound?: number;
 }
 
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -135,6 +138,9 @@ export async function benchSse(
     const last: number[] = [];
     const each: number[] = [];
     const answers: number[] = [];
+    // the node's CPU over the rounds: far steadier than latencies on a shared machine
+    const pid = spawned?.pid;
+    const cpu0 = pid ? [await cpuSecs(pid), await threadCpuSecs(pid)] : undefined;
     for (let round = 0; round < rounds; round++) {
       const delivered = next(worker, 'round', 30_000);
       const sentAt = abs();
@@ -145,6 +151,7 @@ export async function benchSse(
       last.push(Math.max(...times));
       each.push(...times);
     }
+    const cpu1 = pid ? [await cpuSecs(pid), await threadCpuSecs(pid)] : undefined;
     last.sort((a, b) => a - b);
     each.sort((a, b) => a - b);
     answers.sort((a, b) => a - b);
@@ -156,11 +163,13 @@ export async function benchSse(
       eachP50Ms: pct(each, 50),
       eachP99Ms: pct(each, 99),
       answerP50Ms: pct(answers, 50),
+      ...(cpu0 && cpu1 ? { nodeCpuMsPerRound: ((cpu1[0]! - cpu0[0]!) * 1000) / rounds, mainCpuMsPerRound: ((cpu1[1]! - cpu0[1]!) * 1000) / rounds } : {}),
     };
     const f = (x: number) => x.toFixed(1);
     console.log(`sse fan-out: ${n} subscribers, ${rounds} rounds, trigger ${spec === publishTrigger ? 'bus publish' : 'JSON-RPC execute'}`);
     console.log(`  send → last subscriber: p50 ${f(result.lastP50Ms)} ms, p99 ${f(result.lastP99Ms)} ms (goal p99 < 100 ms) ${result.lastP99Ms < 100 ? 'met' : 'NOT met'}`);
     console.log(`  send → each delivery:   p50 ${f(result.eachP50Ms)} ms, p99 ${f(result.eachP99Ms)} ms; send → answer p50 ${f(result.answerP50Ms)} ms`);
+    if (result.nodeCpuMsPerRound !== undefined) console.log(`  node CPU per round: ${f(result.nodeCpuMsPerRound)} ms (main thread ${f(result.mainCpuMsPerRound!)} ms)`);
     rows.push({
       measure: `SSE fan-out to ${n} subscribers (send → last)`,
       hearth: `p50 ${f(result.lastP50Ms)} ms, p99 ${f(result.lastP99Ms)} ms`,

@@ -34,11 +34,28 @@ export function ed25519Sign(priv: KeyObject, message: Uint8Array): string {
   return sign(null, message, priv).toString('hex');
 }
 
+/**
+ * Public keys imported for verification, by hex: the same few keys (members, peers) sign most of
+ * what a node verifies, and importing one from JWK costs about what the verification does.
+ * Bounded; the oldest entry goes first.
+ */
+const verifyKeys = new Map<string, KeyObject>();
+const VERIFY_KEYS_MAX = 1024;
+
+function verifyKeyOf(publicKeyHex: string): KeyObject {
+  let key = verifyKeys.get(publicKeyHex);
+  if (!key) {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKeyHex, 'hex').toString('base64url') }, format: 'jwk' });
+    if (verifyKeys.size >= VERIFY_KEYS_MAX) verifyKeys.delete(verifyKeys.keys().next().value!);
+    verifyKeys.set(publicKeyHex, key);
+  }
+  return key;
+}
+
 export function ed25519Verify(publicKeyHex: string, message: Uint8Array, signature: Uint8Array): boolean {
   if (publicKeyHex.length !== 64 || signature.length !== 64) return false;
   try {
-    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKeyHex, 'hex').toString('base64url') }, format: 'jwk' });
-    return verify(null, message, key, signature);
+    return verify(null, message, verifyKeyOf(publicKeyHex), signature);
   } catch {
     return false;
   }

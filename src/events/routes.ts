@@ -57,7 +57,7 @@ export function registerEventRoutes(app: FastifyInstance, deps: EventRoutesDeps)
     // A PassThrough (not a hijacked socket) so the reply still runs the CORS hook; its
     // `writableNeedDrain` carries the socket's back-pressure to the session.
     const body = new PassThrough({ highWaterMark: 16 * 1024 });
-    opening.session.attach(body, opening.head, opening.sentUpTo);
+    opening.session.attach(body, opening.head, opening.sentUpTo, reply.raw);
     req.log.debug({ session: opening.session.id, reconnect: opening.reconnect }, 'sse stream opened');
     return reply
       .header('content-type', 'text/event-stream')

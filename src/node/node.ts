@@ -404,6 +404,15 @@ export class HearthNode {
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
       for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);
       for (const series of this.runtime.series()) this.metrics.addGauge(series);
+      const applyFailures = this.sync?.applier.failures;
+      if (applyFailures) {
+        this.metrics.addGauge({
+          name: 'hearth_sync_apply_failures_total',
+          help: 'Remote deltas whose merge failed, by outcome (retried: retries scheduled; recovered: applied by a retry; exhausted, quarantined: quarantined after retries, or at once)',
+          type: 'counter',
+          read: () => Object.entries(applyFailures).map(([outcome, value]) => ({ labels: { outcome }, value })),
+        });
+      }
       this.metrics.addGauge({
         name: 'hearth_event_streams_active',
         help: 'Open event-stream connections by transport',

@@ -7,7 +7,9 @@
  * parents are missing waits here (bounded) and is applied as soon as they land, children after
  * parents, at most APPLY_BATCH per hold of the write lock so that reads and local writes interleave
  * with a long catch-up. Duplicates are ignored. A delta the application fails to apply is quarantined with its
- * reason: nothing of it is stored, the context keeps serving reads and local writes.
+ * reason: nothing of it is stored, the context keeps serving reads and local writes. A failure of
+ * this node's making (deadline, overload, a worker replaced) is retried with back-off first, within
+ * bounds (retries.ts).
  *
  * Heads: applying delta D removes D's parents from the heads and adds D, so concurrent deltas leave
  * several heads, which the next local write (parented on all of them) merges.
@@ -23,9 +25,11 @@ import type { EventBus } from '../events/bus.ts';
 import { OpDag } from '../governance/dag.ts';
 import type { ContextExecutor } from '../contexts/executor.ts';
 import { deltaIdOf } from '../contexts/executor.ts';
+import type { CallResult } from '../runtime/contract.ts';
 import type { ContextStore } from '../contexts/store.ts';
 import { GENESIS_PARENT, UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
 import type { BatchOp } from '../store/store.ts';
+import { APPLY_RETRY, ApplyRetries, classifyApplyFailure, type ApplyFailureStats, type RetryPolicy } from './retries.ts';
 import type { SyncStatusBoard } from './status.ts';
 
 export const SYNC_ENTRY = '__calimero_sync_next';
@@ -33,7 +37,7 @@ export const SYNC_ENTRY = '__calimero_sync_next';
 /** Held deltas applied under one hold of a context's write lock (issue 23 §5). */
 export const APPLY_BATCH = 32;
 
-export type ReceiveOutcome = 'applied' | 'duplicate' | 'pending' | 'deferred' | 'quarantined' | 'unknown_context';
+export type ReceiveOutcome = 'applied' | 'duplicate' | 'pending' | 'deferred' | 'quarantined' | 'retrying' | 'unknown_context';
 
 export interface ApplierDeps {
   records: ContextStore;
@@ -53,6 +57,8 @@ export interface ApplierDeps {
   deferral?: (meta: ContextMeta) => string | undefined;
   /** held deltas applied per hold of the write lock (default APPLY_BATCH) */
   batch?: number;
+  /** retries of merges that failed for a transient reason (retries.ts) */
+  retry?: RetryPolicy;
 }
 
 export interface Snapshot {
@@ -78,8 +84,20 @@ export class DeltaApplier {
   private readonly draining = new Map<string, Promise<void>>();
   /** per context, parent id → ids of held deltas naming it (entries may outlive an evicted child; dropped when nothing is held) */
   private readonly children = new Map<string, Map<string, Set<string>>>();
+  /** failed merges by outcome since start */
+  readonly failures: ApplyFailureStats = { retried: 0, recovered: 0, exhausted: 0, quarantined: 0 };
+  private readonly retries: ApplyRetries;
 
-  constructor(private readonly d: ApplierDeps) {}
+  constructor(private readonly d: ApplierDeps) {
+    this.retries = new ApplyRetries(d.retry ?? APPLY_RETRY, d.now, (delta, from) => {
+      this.receive(delta, from).catch((e: unknown) => d.logger.warn({ contextId: delta.contextId, delta: delta.id, err: e }, 'retrying a remote delta failed'));
+    }, this.failures);
+  }
+
+  /** Cancels the retries waiting (the node stops); their deltas are pulled again after a restart. */
+  stop(): void {
+    this.retries.stop();
+  }
 
   /** The context's DAG of applied deltas (loaded from its records on first use). */
   dag(contextId: string): Promise<OpDag> {
@@ -99,7 +117,7 @@ export class DeltaApplier {
   }
 
   async knows(contextId: string, id: string): Promise<boolean> {
-    return id === GENESIS_PARENT || (await this.dag(contextId)).has(id) || (this.pending.get(contextId)?.has(id) ?? false);
+    return id === GENESIS_PARENT || (await this.dag(contextId)).has(id) || (this.pending.get(contextId)?.has(id) ?? false) || this.retries.holds(contextId, id);
   }
 
   pendingCount(contextId: string): number {
@@ -138,8 +156,13 @@ export class DeltaApplier {
       const meta = await this.d.records.getMeta(delta.contextId);
       if (!meta) return { outcome: 'unknown_context', more: false };
       const dag = await this.dag(delta.contextId);
-      if (dag.has(delta.id)) return { outcome: 'duplicate', more: false };
+      if (dag.has(delta.id)) {
+        // held by now (a snapshot brought it): no more retries
+        if (this.retries.cancel(delta.contextId, delta.id)) this.d.status.setRetrying(delta.contextId, this.retries.count(delta.contextId));
+        return { outcome: 'duplicate', more: false };
+      }
       if (this.quarantined.get(delta.contextId)?.has(delta.id)) return { outcome: 'quarantined', more: false };
+      if (this.retries.waits(delta.contextId, delta.id)) return { outcome: 'retrying', more: false };
       if (this.defers(meta)) {
         this.d.status.known(delta.contextId, delta.id);
         return { outcome: 'deferred', more: false };
@@ -148,7 +171,7 @@ export class DeltaApplier {
         this.hold(delta, from);
         return { outcome: 'pending', more: false };
       }
-      const outcome = await this.applyOne(meta, dag, delta);
+      const outcome = await this.applyOne(meta, dag, delta, from);
       return { outcome, more: await this.cascade(delta.contextId, dag, this.batch - 1) };
     });
     if (more) await this.drain(delta.contextId);
@@ -233,6 +256,7 @@ export class DeltaApplier {
     this.pending.delete(contextId);
     this.children.delete(contextId);
     this.quarantined.delete(contextId);
+    this.retries.forget(contextId);
   }
 
   /**
@@ -260,23 +284,22 @@ export class DeltaApplier {
     return why !== undefined;
   }
 
-  private async applyOne(meta: ContextMeta, dag: OpDag, delta: DeltaRecord): Promise<ReceiveOutcome> {
+  private async applyOne(meta: ContextMeta, dag: OpDag, delta: DeltaRecord, from?: string): Promise<ReceiveOutcome> {
     const { executor, records, status } = this.d;
-    const result = await executor.run(meta, {
-      method: SYNC_ENTRY,
-      input: bytes(delta.artifact),
-      executorId: this.d.accountOf(meta.id, delta.author) ?? delta.author,
-      deviceId: delta.author,
-      readOnly: false,
-    });
-    if (!result.ok) {
-      let q = this.quarantined.get(meta.id);
-      if (!q) this.quarantined.set(meta.id, (q = new Set()));
-      q.add(delta.id);
-      status.quarantine(meta.id, 'apply_failed', `delta ${delta.id.slice(0, 12)}…: ${result.message}`);
-      this.d.logger.warn({ contextId: meta.id, delta: delta.id, kind: result.kind, message: result.message }, 'a remote delta failed to apply; quarantined');
-      return 'quarantined';
+    let result: CallResult;
+    try {
+      result = await executor.run(meta, {
+        method: SYNC_ENTRY,
+        input: bytes(delta.artifact),
+        executorId: this.d.accountOf(meta.id, delta.author) ?? delta.author,
+        deviceId: delta.author,
+        readOnly: false,
+      });
+    } catch (e) {
+      // the call never ran (the module or the store could not be read): this node's condition
+      return this.failed(meta.id, delta, from, 'transient', 'HostError', (e as Error).message);
     }
+    if (!result.ok) return this.failed(meta.id, delta, from, classifyApplyFailure(result), result.kind, result.message);
     const heads = sortedHeads([...meta.dagHeads.filter((h) => !delta.parents.includes(h)), delta.id]);
     const next: ContextMeta = { ...meta, dagHeads: heads, ...(result.commit ? { rootHash: Buffer.from(result.commit.rootHash).toString('hex') } : {}) };
     const ops: BatchOp[] = [
@@ -289,6 +312,7 @@ export class DeltaApplier {
     await records.store.batch(ops);
     dag.add(delta.id, heightOf(dag, delta.parents), delta.parents);
     status.held(meta.id, delta.id);
+    if (this.retries.applied(meta.id, delta.id)) status.setRetrying(meta.id, this.retries.count(meta.id));
     this.d.bus.publish({
       type: 'context',
       contextId: meta.id,
@@ -296,6 +320,39 @@ export class DeltaApplier {
       data: { newRoot: next.rootHash, events: eventsOf(delta) },
     });
     return 'applied';
+  }
+
+  /**
+   * A merge that failed: retried later when the failure is transient and the bound allows,
+   * quarantined otherwise (nothing of it stored either way).
+   */
+  private failed(contextId: string, delta: DeltaRecord, from: string | undefined, cls: 'transient' | 'deterministic', kind: string, message: string): ReceiveOutcome {
+    const { status, logger } = this.d;
+    const what = { contextId, delta: delta.id, kind, message };
+    const short = `delta ${delta.id.slice(0, 12)}…`;
+    if (cls === 'transient') {
+      const next = this.retries.schedule(delta, from);
+      if (typeof next === 'object' && 'attempt' in next) {
+        status.setRetrying(contextId, this.retries.count(contextId), `${short}: ${message}; attempt ${next.attempt + 1} in ${next.delayMs} ms`);
+        logger.info({ ...what, ...next }, 'a remote delta failed to apply for a transient reason; retrying');
+        return 'retrying';
+      }
+      if (typeof next === 'string') {
+        logger.info({ ...what, why: next }, 'a remote delta failed to apply for a transient reason; let go, peers advertise it again');
+        return 'retrying';
+      }
+      status.setRetrying(contextId, this.retries.count(contextId));
+      message = `${message} (still failing after ${next.exhausted} retries)`;
+      logger.warn({ ...what, retries: next.exhausted }, 'a remote delta kept failing for a transient reason; retries exhausted, quarantined');
+    } else {
+      this.failures.quarantined++;
+      logger.warn(what, 'a remote delta failed to apply; quarantined');
+    }
+    let q = this.quarantined.get(contextId);
+    if (!q) this.quarantined.set(contextId, (q = new Set()));
+    q.add(delta.id);
+    status.quarantine(contextId, 'apply_failed', `${short}: ${message}`);
+    return 'quarantined';
   }
 
   /** Whether a held delta of the context has every parent applied. */
@@ -329,7 +386,7 @@ export class DeltaApplier {
       if (!meta || this.defers(meta)) break; // held ones stay held until the context migrated
       held!.delete(ready.delta.id);
       if (!dag.has(ready.delta.id)) {
-        await this.applyOne(meta, dag, ready.delta);
+        await this.applyOne(meta, dag, ready.delta, ready.from);
         applied++;
       }
       const waiting = this.children.get(contextId);

@@ -31,6 +31,7 @@ import { Follower } from '../network/follower.ts';
 import { batches, decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
+import { APPLY_RETRY, type RetryPolicy } from './retries.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
 import { removedFrom } from '../governance/invitations/admission.ts';
 import { SyncStatusBoard, type ContextSyncStatus } from './status.ts';
@@ -49,6 +50,8 @@ export interface SyncOptions {
    * replaying them one by one (catch-up after a long absence)
    */
   snapshotAbove: number;
+  /** retries of a remote delta whose merge failed for a transient reason (retries.ts) */
+  applyRetry?: Partial<RetryPolicy>;
 }
 
 export const SYNC_DEFAULTS: SyncOptions = { heartbeatMs: 10_000, requestTimeoutMs: 30_000, snapshotTimeoutMs: 120_000, snapshotAbove: 256 };
@@ -96,6 +99,7 @@ export class ContextSync {
         return reg ? memberAccount(reg, key) : undefined;
       },
       deferral: (meta) => upgradePending(d.locate(meta.id), meta),
+      retry: { ...APPLY_RETRY, ...this.opts.applyRetry },
     });
     const serve = { maxRequestBytes: 64 * 1024, timeoutMs: 60_000 };
     d.router.register(KINDS.heads, (req, ctx) => this.serveHeads(req, ctx), serve);
@@ -125,6 +129,7 @@ export class ContextSync {
   }
 
   stop(): Promise<void> {
+    this.applier.stop();
     return this.life.stop();
   }
 
@@ -171,6 +176,14 @@ export class ContextSync {
   private async publishLocal(delta: DeltaRecord): Promise<void> {
     const topic = contextTopic(delta.contextId);
     this.follow(delta.contextId);
+    // No peer on the topic: gossip would reach nobody, so nothing is sealed, signed or sent (a
+    // tenth of a lone node's `set`). A peer that subscribes later learns of it by heads and pulls it.
+    // The group's first write still names its key, as it does with peers.
+    if (this.d.network.topicPeers(topic).length === 0) {
+      const reg = this.d.locate(delta.contextId);
+      if (reg && !reg.group.keyId) await this.d.keys.current(reg.group.id).catch(() => undefined);
+      return;
+    }
     try {
       const reg = this.d.locate(delta.contextId);
       if (!reg) return;

@@ -25,6 +25,8 @@ export type BehindReason =
   | 'decrypt_failed'
   /** the application failed to apply a remote delta (quarantined) */
   | 'apply_failed'
+  /** a remote delta failed to apply for a transient reason (deadline, overload): retried with back-off */
+  | 'apply_retrying'
   /** joined, state not received yet */
   | 'not_initialized'
   /** the last pull from a peer failed */
@@ -55,6 +57,8 @@ export interface ContextSyncStatus {
 interface Entry {
   state: SyncState;
   pending: number;
+  /** deltas whose merge failed for a transient reason, waiting for a retry */
+  retrying: number;
   advertised: Set<string>;
   quarantined: number;
   reasons: Map<BehindReason, { detail: string; at: number }>;
@@ -79,7 +83,7 @@ export class SyncStatusBoard {
 
   private entry(contextId: string): Entry {
     let e = this.entries.get(contextId);
-    if (!e) this.entries.set(contextId, (e = { state: 'idle', pending: 0, advertised: new Set(), quarantined: 0, reasons: new Map(), derived: new Map(), peers: new Map(), failureCount: 0 }));
+    if (!e) this.entries.set(contextId, (e = { state: 'idle', pending: 0, retrying: 0, advertised: new Set(), quarantined: 0, reasons: new Map(), derived: new Map(), peers: new Map(), failureCount: 0 }));
     return e;
   }
 
@@ -131,6 +135,14 @@ export class SyncStatusBoard {
     }
   }
 
+  /** Deltas being retried after a transient merge failure: behind, and why. */
+  setRetrying(contextId: string, n: number, detail?: string): void {
+    const e = this.entry(contextId);
+    e.retrying = n;
+    if (n === 0) e.reasons.delete('apply_retrying');
+    else if (detail !== undefined) e.reasons.set('apply_retrying', { detail, at: this.now() });
+  }
+
   /** Heads a peer advertised that this node lacks (replaced at each heads message). */
   advertised(contextId: string, missing: string[]): void {
     this.entry(contextId).advertised = new Set(missing);
@@ -162,7 +174,7 @@ export class SyncStatusBoard {
     derive('not_initialized', !initialized, 'joined; the state has not been received yet');
     derive('no_peers', !hasPeers && removed === undefined, 'no connected peer holds this context');
     derive('removed', removed !== undefined, removed ?? '');
-    const behind = e.pending + e.advertised.size;
+    const behind = e.pending + e.retrying + e.advertised.size;
     return {
       state: e.state === 'idle' && !hasPeers && (!initialized || behind > 0) ? 'waitingForPeers' : e.state,
       caughtUp: initialized && behind === 0 && removed === undefined && e.state !== 'syncing' && e.state !== 'receivingSnapshot',

@@ -49,9 +49,13 @@ const newer = (a: Entry, b: Entry | undefined): boolean => {
 /**
  * `init`; `set {key, value}` and `remove {key}` (event `Inserted`/`Removed`, artifact = the op with
  * its stamp); `get {key}`, `entries` (reads); `__calimero_sync_next` merges an artifact; a key
- * named `__trap` makes the merge panic.
+ * named `__trap` makes the merge panic; a key named `__transient` with value N makes the merge of
+ * that op miss its deadline the first N times on this runtime (`always`: every time).
  */
 export class MergingRuntime implements Runtime {
+  /** failed merges of `__transient` ops so far, by op */
+  private readonly transientFailures = new Map<string, number>();
+
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
 
@@ -105,6 +109,14 @@ export class MergingRuntime implements Runtime {
         const changed = new Map<string, Entry>();
         for (const op of ops) {
           if (op.key === '__trap') return { ok: false, kind: 'Panic', message: 'guest panicked: cannot merge __trap', logs: [] };
+          if (op.key === '__transient') {
+            const id = JSON.stringify(op);
+            const failed = this.transientFailures.get(id) ?? 0;
+            if (op.value === 'always' || failed < Number(op.value)) {
+              this.transientFailures.set(id, failed + 1);
+              return { ok: false, kind: 'Deadline', message: 'execution exceeded its deadline of 10000 ms', logs: [] };
+            }
+          }
           const e: Entry = { value: op.value, stamp: op.stamp };
           if (newer(e, changed.get(op.key) ?? (await read(op.key)))) changed.set(op.key, e);
         }

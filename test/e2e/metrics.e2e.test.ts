@@ -48,4 +48,5 @@ it('counts JSON-RPC outcomes and open event streams', async () => {
   expect(text).toMatch(/hearth_jsonrpc_calls_total\{outcome="invalid"\} 2/);
   expect(text).toMatch(/hearth_event_streams_active\{transport="sse"\} 1/);
   expect(text).toMatch(/hearth_event_streams_active\{transport="ws"\} 0/);
+  for (const outcome of ['retried', 'recovered', 'exhausted', 'quarantined']) expect(text).toContain(`hearth_sync_apply_failures_total{outcome="${outcome}"} 0`);
 });
