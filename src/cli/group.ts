@@ -20,7 +20,7 @@ const CONTEXT = 'context id';
 function renderGroup(g: GroupInfo): string {
   return [
     `group:                ${g.groupId}`,
-    `name:                 ${g.name ?? g.metadata?.name ?? '-'}`,
+    `name:                 ${g.metadata?.name ?? '-'}`,
     `namespace:            ${g.namespaceId}${g.namespaceId === g.groupId ? ' (this group is the root)' : ''}`,
     `application:          ${g.targetApplicationId}`,
     `app key:              ${g.appKey}`,

@@ -15,7 +15,7 @@ export function registerTeeRoutes(root: FastifyInstance, deps: { tee: TeeService
   // 501: no TEE here or the configured provider is missing; 502/504: the provider failed or stalled
   const unavailable = [501, 502, 504];
 
-  app.get('/admin-api/tee/info', { schema: { summary: 'What TEE this node runs in (none: available false)', response: { 200: TeeInfoAnswer, ...Errors(502, 504) } } }, async () => ({
+  app.get('/admin-api/tee/info', { schema: { summary: 'What TEE this node runs in (501 naming why on a node without one)', response: { 200: TeeInfoAnswer, ...Errors(...unavailable) } } }, async () => ({
     data: await tee.info(),
   }));
 
