@@ -77,10 +77,15 @@ export function registerContextStatusCommand(context: Command): void {
         progress.done(c.sync?.caughtUp ? 'caught up' : 'not caught up');
         if (!c.sync?.caughtUp) throw new HearthError('unavailable', `context ${id} is not caught up after ${flags.within} s (${describeBehind(c.sync)})`);
       }
-      const { contextId: _, ...sync } = c.sync ?? { contextId: '' };
-      cli.out.result({ contextId: c.context.id, contextStateHash: c.context.contextStateHash, sync: c.sync ? sync : null }, () => renderStatus(c));
+      cli.out.result({ contextId: c.context.id, contextStateHash: c.context.contextStateHash, sync: c.sync ? withoutId(c.sync) : null }, () => renderStatus(c));
     }),
   );
+}
+
+/** The status as `--output json` has always shown it: the context id is said once, beside it. */
+function withoutId(s: ContextSyncStatus): Omit<ContextSyncStatus, 'contextId'> {
+  const { contextId: _id, ...rest } = s;
+  return rest;
 }
 
 const describeBehind = (s: ContextSyncStatus | undefined) => (s ? s.reasons.map((r) => r.reason).join(', ') || s.state : 'no network');
