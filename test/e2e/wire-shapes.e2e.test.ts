@@ -14,7 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client } from '../../src/client/index.ts';
+import { createClient, HttpError, MemoryTokenStore, tokensFromPair, type Client } from '../../src/client/index.ts';
 import { ALLOWED_EXTENSIONS, SPEC_SHAPES, UNSHAPED } from '../fixtures/spec-fields.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { ROOT, startTestNode, type TestNode } from '../helpers/node.ts';
@@ -162,5 +162,25 @@ describe('live answers of the main routes carry only declared keys', () => {
     expect(await c.contexts.get(ctx)).not.toHaveProperty('sync');
     expect(await c.contexts.syncStatus(ctx)).toMatchObject({ contextId: ctx, caughtUp: true });
     expect((await c.contexts.syncStatuses()).map((s) => s.contextId)).toEqual([ctx]);
+  });
+
+  it('the sync-status routes need what reading the context needs; a key bound elsewhere is refused', async () => {
+    const other = (await c.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    const me = (await c.accounts.identity()).publicKey;
+    const keyed = async (permissions: string[]) => {
+      const pair = (await c.auth.createClientKey({ context_id: ctx, context_identity: me, permissions })).data;
+      const k = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
+      await k.http.setTokens(tokensFromPair(pair));
+      return k;
+    };
+    const refusal = (p: Promise<unknown>) => p.then(() => 200, (e: unknown) => (e instanceof HttpError ? `${e.status} ${e.authError}` : String(e)));
+    const reader = await keyed(['context:list']);
+    expect((await reader.contexts.syncStatus(ctx)).contextId).toBe(ctx);
+    expect(await refusal(reader.contexts.syncStatus(other))).toBe('403 permission_denied');
+    expect(await refusal(reader.contexts.syncStatuses())).toBe('403 permission_denied'); // names no context: not for a bound key
+    const executor = await keyed(['context:execute']);
+    expect(await refusal(executor.contexts.syncStatus(ctx))).toBe('403 permission_denied'); // executing is not reading
+    expect(await refusal(c.contexts.syncStatus('e'.repeat(64)))).toBe('404 null');
+    expect(await refusal(c.contexts.syncStatus('x'))).toBe('400 null');
   });
 });
