@@ -18,7 +18,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE = join(ROOT, 'web', 'dashboard');
 /** What the node serves (src/dashboard/assets.ts names the same directory). */
 export const DASHBOARD_OUT = join(ROOT, 'build', 'dashboard');
-const INPUT_DIRS = [SOURCE, join(ROOT, 'src', 'client')];
+// the dashboard bundles the SDK and the codec it imports
+const INPUT_DIRS = [SOURCE, join(ROOT, 'src', 'client'), join(ROOT, 'src', 'codec')];
 const HEAD_SLOT = '<!--hearth:assets-->';
 
 export interface BuildResult {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isValidPermission } from './permissions.ts';
-import { classifyAdminRoute, classifyRoute, declaredAccess, type GuardDecision } from './route-permissions.ts';
+import { classifyAdminRoute, classifyRoute, declaredAccess, needsToken, type GuardDecision } from './route-permissions.ts';
 
 const C = 'c'.repeat(64);
 const G = 'a'.repeat(64);
@@ -306,5 +306,25 @@ describe('declaredAccess: every route has an explicit declaration (issue #17)', 
     ['GET', '/sse/other'],
   ])('%s %s is not declared: only the default deny would decide', (method, path) => {
     expect(declaredAccess(method, path)).toBeUndefined();
+  });
+});
+
+describe('needsToken: the OpenAPI `security` of a registered route', () => {
+  it.each([
+    ['GET', '/admin-api/health', false],
+    ['GET', '/admin-api/contexts', true],
+    ['GET', '/admin-api/contexts/:contextId', true],
+    ['GET', '/sse', true],
+    ['POST', '/jsonrpc', true],
+    // outside the guard: /auth/* is open, /admin/* checks its own token
+    ['POST', '/auth/token', false],
+    ['GET', '/admin/keys/:key_id/clients', true],
+  ] as const)('%s %s → %s', (method, url, expected) => {
+    expect(needsToken(method, url)).toBe(expected);
+  });
+
+  it('follows admin.delegated_access: the delegated routes open only when it is on', () => {
+    expect(needsToken('POST', '/admin-api/contexts/:contextId/intents')).toBe(true);
+    expect(needsToken('POST', '/admin-api/contexts/:contextId/intents', { delegatedAccess: true })).toBe(false);
   });
 });

@@ -368,3 +368,19 @@ export function classifyAdminRoute(method: string, path: string): AdminRouteDeci
   }
   return { permission: 'admin' };
 }
+
+/**
+ * Whether a registered route (method, fastify url template) needs a bearer token on this node: the
+ * OpenAPI document's `security` (http/openapi.ts). `/admin/*` routes the node guard does not cover
+ * check their own token (auth-wire §2).
+ */
+export function needsToken(method: string, url: string, options: RouteOptions = {}): boolean {
+  const guard = classifyRoute(method, concretePath(url), options);
+  const open = guard.kind === 'public' || (guard.kind === 'unguarded' && !url.startsWith('/admin/'));
+  return !open;
+}
+
+/** The guard classifies concrete paths; any non-empty segment stands in for a parameter. */
+function concretePath(url: string): string {
+  return url.replace(/:[A-Za-z0-9_]+/g, 'x').replace(/\*$/, 'x');
+}

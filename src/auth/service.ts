@@ -15,6 +15,10 @@ import { identifierOnly, printableAscii } from './sanitize.ts';
 import { Serial } from './serial.ts';
 import { isValidKey, type KeyRecord, type KeyStore } from './store.ts';
 import { hostMatches, type Claims, type Lifetimes, type TokenIssuer, type TokenPair } from './tokens.ts';
+import type { RequestOrigin } from '../http/request.ts';
+
+/** the request facts auth decisions read: defined by the HTTP layer, re-exported for auth's callers */
+export type { RequestOrigin };
 
 export interface Principal {
   keyId: string;
@@ -37,14 +41,6 @@ export interface MockInput {
   client_name: string;
   permissions?: string[];
   node_url?: string;
-}
-
-/** Where a request comes from, for token host binding (auth-wire §4.5) and login throttling. */
-export interface RequestOrigin {
-  /** the host the request names (Host, or X-Forwarded-Host behind a trusted proxy) */
-  host: string | undefined;
-  /** the client address (the socket's, or X-Forwarded-For behind a trusted proxy) */
-  address?: string;
 }
 
 export interface AuthDeps {

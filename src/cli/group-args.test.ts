@@ -16,6 +16,7 @@ import {
   readJsonArg,
   renderMetadata,
   roleArg,
+  switchArg,
 } from './group-args.ts';
 import { decodeByteFields } from './output.ts';
 
@@ -117,5 +118,13 @@ describe('metadata set', () => {
   it('renders a record and the absence of one', () => {
     expect(renderMetadata(null, 'none here')).toBe('none here');
     expect(renderMetadata(current, '')).toContain('  a = 1\n  b = 2');
+  });
+});
+
+describe('switchArg', () => {
+  it('reads on/off (and true/false, yes/no, any case); refuses anything else', () => {
+    for (const v of ['on', 'ON', 'true', 'yes']) expect(switchArg(v)).toBe(true);
+    for (const v of ['off', 'Off', 'false', 'no']) expect(switchArg(v)).toBe(false);
+    for (const v of ['', 'maybe', '1', 'onn']) expect(() => switchArg(v)).toThrow(InvalidArgumentError);
   });
 });

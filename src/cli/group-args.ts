@@ -31,6 +31,14 @@ export function roleArg(value: string): GroupRole {
   return role;
 }
 
+/** `on`/`off` (also `true`/`false`, `yes`/`no`) for a boolean setting. */
+export function switchArg(value: string): boolean {
+  const v = value.toLowerCase();
+  if (['on', 'true', 'yes'].includes(v)) return true;
+  if (['off', 'false', 'no'].includes(v)) return false;
+  throw new InvalidArgumentError('expected on or off');
+}
+
 export function visibilityArg(value: string): 'open' | 'restricted' {
   const v = value.toLowerCase();
   if (v !== 'open' && v !== 'restricted') throw new InvalidArgumentError('expected open or restricted');

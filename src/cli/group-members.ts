@@ -1,13 +1,13 @@
 /**
  * `hearth group members …` (issue #6, product.md B4 `group members`): list, add, remove,
- * set-role, get-capabilities, set-capabilities, check-access over the admin API's member routes
+ * set-role, set-auto-follow, get-capabilities, set-capabilities, check-access over the admin API's member routes
  * (admin-wire-b §4.6–§4.9, §6.1). Members are accounts (64 hex). Capabilities are set as a whole
  * mask, as the reference CLI does: name every capability the member should hold, or `--mask`.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { CAPABILITIES } from '../client/index.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
-import { capabilityNames, capabilityOptions, describeMask, idArg, maskFromOptions, roleArg } from './group-args.ts';
+import { capabilityNames, capabilityOptions, describeMask, idArg, maskFromOptions, roleArg, switchArg } from './group-args.ts';
 
 const GROUP = 'group id';
 const ACCOUNT = 'account id';
@@ -74,6 +74,23 @@ export function registerGroupMemberCommands(group: Command): void {
     withCli(async (cli, [id, account, role]) => {
       await cli.client.groups.setMemberRole(id, account, role as ReturnType<typeof roleArg>, { signal: cli.signal });
       cli.out.result({ groupId: id, account, role }, () => `${account} is now ${role} in group ${id}`);
+    }),
+  );
+
+  connectOptions(
+    members
+      .command('set-auto-follow')
+      .description("whether the member's node joins the group's contexts by itself (the member itself or an admin; docs/sync.md \"Auto-follow\")")
+      .argument('<group>', GROUP, idArg(GROUP))
+      .argument('<account>', ACCOUNT, idArg(ACCOUNT))
+      .addOption(new Option('--contexts <on/off>', "join the group's contexts automatically").argParser(switchArg).default(true, 'on'))
+      .addOption(new Option('--subgroups <on/off>', 'also join the contexts of open subgroups below it').argParser(switchArg).default(false, 'off')),
+  ).action(
+    withCli<ConnectOpts & { contexts: boolean; subgroups: boolean }>(async (cli, [id, account], o) => {
+      const follow = { autoFollowContexts: o.contexts, autoFollowSubgroups: o.subgroups };
+      await cli.client.groups.setAutoFollow(id, account, follow, { signal: cli.signal });
+      const word = (b: boolean) => (b ? 'on' : 'off');
+      cli.out.result({ groupId: id, account, ...follow }, () => `auto-follow of ${account} in group ${id}: contexts ${word(o.contexts)}, subgroups ${word(o.subgroups)}`);
     }),
   );
 

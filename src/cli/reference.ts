@@ -57,7 +57,7 @@ function renderCommand(cmd: Command, path: string[]): string {
 }
 
 function optionText(o: Option): string {
-  const fallback = o.defaultValue !== undefined && o.defaultValue !== false && !o.negate ? ` (default: ${JSON.stringify(o.defaultValue)})` : '';
+  const fallback = o.defaultValue !== undefined && o.defaultValue !== false && !o.negate ? ` (default: ${o.defaultValueDescription ?? JSON.stringify(o.defaultValue)})` : '';
   return `${o.description}${fallback}`;
 }
 

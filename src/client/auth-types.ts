@@ -8,7 +8,7 @@
  */
 
 import type { CallOptions } from './http-types.ts';
-import type { U64 } from './json.ts';
+import type { U64 } from '../codec/json.ts';
 
 /** The `{data, error}` envelope every auth handler answers with (auth-wire §1.2). */
 export interface AuthEnvelope<T> {

@@ -15,7 +15,7 @@
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
-import type { U64 } from './json.ts';
+import type { U64 } from '../codec/json.ts';
 
 /** admin spec "Context"; listings add `groupId` (ContextWithGroup). */
 export interface Context {

@@ -11,7 +11,7 @@
  * in order and without duplicates, and it reports a `gap` when the node could not keep them all.
  */
 import type { CallOptions, HttpClient } from './http.ts';
-import type { U64 } from './json.ts';
+import type { U64 } from '../codec/json.ts';
 
 // ---- frame types ----------------------------------------------------------
 

@@ -9,7 +9,7 @@
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
-import type { U64 } from './json.ts';
+import type { U64 } from '../codec/json.ts';
 import type { GroupUpgradeStatus } from './upgrades.ts';
 
 export type GroupRole = 'Admin' | 'Member' | 'ReadOnly' | 'ReadOnlyTee' | 'RelayTee';

@@ -5,7 +5,7 @@
  */
 
 import type { AuthRevokedError } from './errors.ts';
-import type { JsonParseOptions } from './json.ts';
+import type { JsonParseOptions } from '../codec/json.ts';
 import type { TokenStore } from './token-store.ts';
 
 /** Default per-call deadline. */

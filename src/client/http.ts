@@ -29,7 +29,7 @@ import {
   TimeoutError,
 } from './errors.ts';
 import { DEFAULT_TIMEOUT_MS, type HttpClientOptions, type HttpResponse, type Query, type RequestOptions } from './http-types.ts';
-import { parseJson, stringifyJson, type JsonParseOptions } from './json.ts';
+import { parseJson, stringifyJson, type JsonParseOptions } from '../codec/json.ts';
 import { tokenExpiresAt } from './jwt.ts';
 import { Session, errorInit } from './session.ts';
 import { abortable, callSignal, type CallSignal } from './signal.ts';

@@ -238,7 +238,7 @@ export {
   type Query,
   type RequestOptions,
 } from './http.ts';
-export { parseJson, stringifyJson, type JsonParseOptions, type U64 } from './json.ts';
+export { parseJson, stringifyJson, type JsonParseOptions, type U64 } from '../codec/json.ts';
 export {
   decodeBytes,
   decodeJsonBytes,

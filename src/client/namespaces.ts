@@ -6,7 +6,7 @@
  * `void`). `createdAt` is u64 unix seconds: a `bigint` when it exceeds 2^53−1.
  */
 
-import type { U64 } from './json.ts';
+import type { U64 } from '../codec/json.ts';
 import type { CallOptions, HttpClient } from './http.ts';
 
 export interface Namespace {

@@ -11,7 +11,7 @@ import type { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import { isBound, mayActOn } from '../auth/binding.ts';
 import type { Principal } from '../auth/service.ts';
-import { JsonDepthError, parseJson, stringifyJson } from '../client/json.ts';
+import { JsonDepthError, parseJson, stringifyJson } from '../codec/json.ts';
 import { parseId } from '../crypto/ids.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { isMember } from '../governance/authority.ts';

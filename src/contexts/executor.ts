@@ -106,6 +106,18 @@ export class ContextExecutor {
   }
 
   /**
+   * Has the runtime compile the context's module and ready a worker with it, ahead of its first
+   * call (the node does this for its contexts at start; issue #22). The module key is the one
+   * `run` uses.
+   */
+  async prepare(meta: ContextMeta): Promise<void> {
+    const { runtime, applications } = this.d;
+    if (!runtime.prepare) return;
+    const bundle = meta.bundleBlobId ?? (await applications.get(meta.applicationId))?.bundleBlobId ?? meta.applicationId;
+    await runtime.prepare({ applicationId: meta.serviceName ? `${bundle}:${meta.serviceName}` : bundle, wasm: () => wasmOf(applications, meta) });
+  }
+
+  /**
    * Persists a successful call in one batch together with `extra` ops (context creation adds the
    * context's meta and first member), then publishes its StateMutation. Answers the new meta.
    */

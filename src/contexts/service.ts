@@ -300,9 +300,24 @@ export class ContextService {
    * Joining again is a success (admin-wire-a §0.2 item 9).
    */
   async join(contextId: string): Promise<{ contextId: string; memberPublicKey: string }> {
+    return (await this.joinLocked(contextId, false))!;
+  }
+
+  /**
+   * Auto-follow's join (auto-follow.ts): the same path as `join`, for a context this node holds
+   * nothing of yet — decided under the context's write lock, so a context being created here, one
+   * already joined, or one this node left (its record stays) is never touched and answers
+   * undefined. `extra` is written in the join's own batch (auto-follow's record of the join).
+   */
+  follow(contextId: string, extra: BatchOp[] = []): Promise<{ contextId: string; memberPublicKey: string } | undefined> {
+    return this.joinLocked(contextId, true, extra);
+  }
+
+  private async joinLocked(contextId: string, onlyNew: boolean, extra: BatchOp[] = []): Promise<{ contextId: string; memberPublicKey: string } | undefined> {
     const { store, identity } = this.d;
     return this.d.executor.locks.run(contextId, true, async () => {
       const meta = await store.getMeta(contextId);
+      if (meta && onlyNew) return undefined;
       const reg = this.registration(contextId, meta?.groupId);
       if (!meta && !reg) throw notFound('Context not found');
       if (reg && !isMember(reg.ns, reg.group, identity.accountId)) {
@@ -324,7 +339,7 @@ export class ContextService {
           }),
         );
       }
-      await store.store.batch(ops);
+      await store.store.batch([...ops, ...extra]);
       this.syncer?.syncNow(contextId);
       return { contextId, memberPublicKey };
     });

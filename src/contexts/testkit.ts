@@ -10,6 +10,7 @@ import type { Clock } from '../clock.ts';
 import { EventBus, type NodeEvent } from '../events/bus.ts';
 import { Governance } from '../governance/log.ts';
 import { NamespaceService } from '../governance/namespaces/service.ts';
+import type { OpRegistration } from '../governance/appliers.ts';
 import { createAppliers } from '../governance/ops.ts';
 import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
 import { MemoryStore } from '../store/memory.ts';
@@ -125,7 +126,8 @@ export interface World extends Contexts {
   namespaceId: string;
 }
 
-export async function world(): Promise<World> {
+/** `ops`: the op kinds of domains built on governance the test needs (as the composition root registers them) */
+export async function world(ops: OpRegistration[] = []): Promise<World> {
   const store = new MemoryStore();
   await store.open();
   let t = 1_700_000_000_000;
@@ -135,7 +137,7 @@ export async function world(): Promise<World> {
   const bus = new EventBus();
   const events: NodeEvent[] = [];
   bus.subscribe((e) => events.push(e));
-  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers() });
+  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers(...ops) });
   await governance.load();
   const ns = await new NamespaceService({ governance, identity, clock }).found({ applicationId: APP_ID });
   const runtime = new FakeRuntime();

@@ -17,6 +17,16 @@ export interface NonceLedger {
   spent: string[];
 }
 
+declare module '../governance/types.ts' {
+  interface NamespaceExtensions {
+    /**
+     * Warrant nonces spent by delegated ops, per `<scope group>/<author device key>` (src/delegation):
+     * every node spends them when it applies the op. Absent on older state.
+     */
+    delegatedNonces?: Record<string, NonceLedger>;
+  }
+}
+
 export function isFresh(ledger: NonceLedger | undefined, nonce: bigint): boolean {
   if (!ledger) return true;
   const max = BigInt(ledger.max);

@@ -7,10 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { keyFromSeed } from '../contexts/keys.ts';
 import { namespaceIdOf } from '../crypto/ids.ts';
 import { emptyNamespace } from '../governance/genesis.ts';
-import { applyOp, refusalOf as refusal } from '../governance/testkit.ts';
+import { opApplier, refusalOf as refusal } from '../governance/testkit.ts';
 import { CAP, type NamespaceState } from '../governance/types.ts';
 import { creationWarrant, delegableOp, governanceWarrant, member } from '../../test/helpers/delegation.ts';
-import { DELEGATED_OPS } from './ops.ts';
+import { DELEGATED_OPS, registerDelegationOps } from './ops.ts';
+
+const applyOp = opApplier(registerDelegationOps);
 
 const R = 'a1'.repeat(32); // the relay's account (namespace admin)
 const KEY = 'a2'.repeat(32); // the relay's signing key

@@ -11,7 +11,7 @@ import type { Principal } from '../auth/service.ts';
 import type { RpcMethodHandler } from '../contexts/rpc-contract.ts';
 import { RpcMethodError } from '../contexts/rpc-contract.ts';
 import { HearthError } from '../errors.ts';
-import { parseJson } from '../client/json.ts';
+import { parseJson } from '../codec/json.ts';
 import { stringifyExact } from '../http/json.ts';
 import { parseIdSets } from './access.ts';
 import { CLOSE_FLUSH_MS, WS_CLOSE_SLOW_CONSUMER, WS_MAX_BUFFERED_BYTES, WS_PING_INTERVAL_MS, WS_PONG_TIMEOUT_MS } from './constants.ts';

@@ -1,7 +1,7 @@
 /**
  * The registry of op appliers: one function per op kind that checks the author's authority against
- * the namespace state and applies the change to a draft. Each route family registers its own kinds;
- * `log.ts` runs them. An applier throws a HearthError to refuse; nothing is then persisted.
+ * the namespace state and applies the change to a draft. Each route family registers its own kinds
+ * (other domains theirs, from the composition root); `log.ts` runs them. An applier throws a HearthError to refuse; nothing is then persisted.
  */
 import { badRequest } from '../errors.ts';
 import type { GovOp, NamespaceState } from './types.ts';
@@ -15,6 +15,9 @@ export interface ApplyContext {
 }
 
 export type Applier = (ctx: ApplyContext) => void;
+
+/** A domain's op kinds, registered with the governance registry (the composition root calls each: src/node/ops.ts). */
+export type OpRegistration = (registry: ApplierRegistry) => void;
 
 export class ApplierRegistry {
   private readonly appliers = new Map<string, Applier>();

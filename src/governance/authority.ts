@@ -18,7 +18,7 @@ export function isAdmin(group: GroupState, account: string): boolean {
 }
 
 /** The anchor row an account inherits an open subgroup's membership from, walking up open groups. */
-function inheritedAnchor(ns: NamespaceState, group: GroupState, account: string): { anchor: GroupState; row: MemberState } | undefined {
+export function inheritedAnchor(ns: NamespaceState, group: GroupState, account: string): { anchor: GroupState; row: MemberState } | undefined {
   let g: GroupState | undefined = group;
   while (g && g.subgroupVisibility === 'open' && g.parentId) {
     const parent: GroupState | undefined = ns.groups[g.parentId];

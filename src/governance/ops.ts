@@ -1,5 +1,9 @@
-/** Every governance op kind the node knows, registered in one place for the composition root. */
-import { ApplierRegistry } from './appliers.ts';
+/**
+ * Governance's op kinds (and those of the accounts and contexts governance records), registered in
+ * one place. Domains built on governance (sync's group keys, upgrades, delegation) register their
+ * own with the same registry: the composition root passes them in (src/node/ops.ts).
+ */
+import { ApplierRegistry, type OpRegistration } from './appliers.ts';
 import { registerGenesisOps } from './genesis.ts';
 import { registerNamespaceManageOps } from './namespaces/manage-ops.ts';
 import { registerAdmitOps } from './namespaces/manage-admit.ts';
@@ -10,11 +14,8 @@ import { registerOwnerOps } from './owner/ops.ts';
 import { registerInvitationOps } from './invitations/ops.ts';
 import { registerContextOps } from '../contexts/ops.ts';
 import { registerSignerOps } from './signers.ts';
-import { registerKeyOps } from '../sync/keys.ts';
-import { registerUpgradeOps } from '../upgrades/ops.ts';
-import { registerDelegationOps } from '../delegation/ops.ts';
 
-export function createAppliers(): ApplierRegistry {
+export function createAppliers(...extensions: OpRegistration[]): ApplierRegistry {
   const registry = new ApplierRegistry();
   registerGenesisOps(registry);
   registerNamespaceManageOps(registry);
@@ -26,8 +27,6 @@ export function createAppliers(): ApplierRegistry {
   registerInvitationOps(registry);
   registerContextOps(registry);
   registerSignerOps(registry);
-  registerKeyOps(registry);
-  registerUpgradeOps(registry);
-  registerDelegationOps(registry);
+  for (const register of extensions) register(registry);
   return registry;
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { NodeIdentity } from '../accounts/identity.ts';
 import type { Clock } from '../clock.ts';
 import type { GroupService } from './groups/service.ts';
+import type { GroupInfoFields } from './groups/schemas.ts';
 import { registerGroupRoutes } from './groups/routes.ts';
 import type { MembersService } from './groups/members-service.ts';
 import { registerMembersRoutes } from './groups/members-routes.ts';
@@ -24,7 +25,6 @@ import { registerSettingsRoutes } from './settings/routes.ts';
 import { registerProofRoutes } from './proofs/routes.ts';
 import { registerGroupSyncRoutes, type GroupSync } from './groups/sync-routes.ts';
 import { registerUsageRoute, type ContextUsage } from './usage.ts';
-import type { GroupUpgradeStatus } from '../upgrades/types.ts';
 
 export interface GovernanceRouteDeps {
   governance: Governance;
@@ -44,8 +44,8 @@ export interface GovernanceRouteDeps {
   sync?: GroupSync;
   /** what a context takes on this node (the usage route); undefined when it is not held here */
   contextUsage?: (contextId: string) => Promise<ContextUsage | undefined>;
-  /** GroupInfo `activeUpgrade`: the group's upgrade while it is in progress on this node (src/upgrades) */
-  activeUpgrade?: (groupId: string) => Promise<GroupUpgradeStatus | undefined>;
+  /** GroupInfo fields domains built on governance add (src/upgrades: `activeUpgrade`), wired by the composition root */
+  groupInfoFields?: GroupInfoFields;
 }
 
 export function registerGovernanceRoutes(app: FastifyInstance, deps: GovernanceRouteDeps): void {

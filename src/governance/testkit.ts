@@ -17,6 +17,7 @@ import { InvitationService } from './invitations/service.ts';
 import { Governance, opIdOf } from './log.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { NamespaceManageService } from './namespaces/manage-service.ts';
+import type { OpRegistration } from './appliers.ts';
 import { createAppliers } from './ops.ts';
 import { HearthError } from '../errors.ts';
 import type { GovOp, NamespaceState } from './types.ts';
@@ -80,15 +81,22 @@ export async function pull(from: GovNode, to: GovNode, namespaceId: string) {
 /** The namespace state as comparable text. */
 export const stateText = (n: GovNode, namespaceId: string): string => canonicalJson(n.governance.stateOf(namespaceId));
 
-const registry = createAppliers();
+/**
+ * `applyOp` over governance's op kinds and the `extensions` a domain built on governance adds (its
+ * own ops, as the composition root adds them: src/node/ops.ts).
+ */
+export function opApplier(...extensions: OpRegistration[]) {
+  const registry = createAppliers(...extensions);
+  return (ns: NamespaceState, groupId: string, kind: string, body: Record<string, unknown>, op: Partial<GovOp> = {}): NamespaceState => {
+    const draft = structuredClone(ns);
+    const envelope: GovOp = { namespaceId: ns.id, groupId, kind, body, account: '', signer: '', timestampMs: 7_000, seq: '1', parents: [], nonce: '1', id: 'f'.repeat(64), signature: '', ...op };
+    registry.get(kind)({ ns: draft, op: envelope, emit: () => undefined });
+    return draft;
+  };
+}
 
 /** The state after `kind` applies; `op` overrides the envelope (author account, signer, id, time). */
-export function applyOp(ns: NamespaceState, groupId: string, kind: string, body: Record<string, unknown>, op: Partial<GovOp> = {}): NamespaceState {
-  const draft = structuredClone(ns);
-  const envelope: GovOp = { namespaceId: ns.id, groupId, kind, body, account: '', signer: '', timestampMs: 7_000, seq: '1', parents: [], nonce: '1', id: 'f'.repeat(64), signature: '', ...op };
-  registry.get(kind)({ ns: draft, op: envelope, emit: () => undefined });
-  return draft;
-}
+export const applyOp = opApplier();
 
 /** `ok`, or `<kind>: <message>` of the HearthError the call threw (anything else is rethrown). */
 export function refusalOf(fn: () => unknown): string {

@@ -3,8 +3,15 @@
  * roles"; domain.md §4): each namespace's state is derived from an ordered log of signed ops. These
  * are the op envelope and the derived state every route reads.
  */
-import type { GroupUpgradeRecord } from '../upgrades/types.ts';
-import type { NonceLedger } from '../delegation/nonces.ts';
+
+/**
+ * State other domains keep in a group or namespace, applied by their own ops (registered with the
+ * op registry from the composition root: src/node/ops.ts). Governance knows none of them: each
+ * domain declares its fields by augmenting these interfaces from its own module
+ * (`declare module '../governance/types.ts'`), so the stored state keeps one flat shape.
+ */
+export interface GroupExtensions {}
+export interface NamespaceExtensions {}
 
 export const ROLES = ['Admin', 'Member', 'ReadOnly', 'ReadOnlyTee', 'RelayTee'] as const;
 export type Role = (typeof ROLES)[number];
@@ -52,7 +59,7 @@ export interface ContextEntry {
   registeredAt: number;
 }
 
-export interface GroupState {
+export interface GroupState extends GroupExtensions {
   id: string;
   namespaceId: string;
   parentId: string | null;
@@ -75,13 +82,11 @@ export interface GroupState {
   /** id (SHA-256) of the key new context deltas of this group are sealed with (src/sync/keys.ts); absent until one is made */
   keyId?: string;
   teeAuthoringPolicy?: Record<string, unknown>;
-  /** the group's latest upgrade (src/upgrades); absent before the first */
-  upgrade?: GroupUpgradeRecord;
   /** Unix seconds */
   createdAt: number;
 }
 
-export interface NamespaceState {
+export interface NamespaceState extends NamespaceExtensions {
   id: string;
   name?: string;
   founding: { founderAccountId: string; salt: string };
@@ -120,11 +125,6 @@ export interface NamespaceState {
    * proof signed at a lower epoch (a rotated-out key) is refused. Absent = 0.
    */
   accountRootEpochs?: Record<string, number>;
-  /**
-   * Warrant nonces spent by delegated ops, per `<scope group>/<author device key>` (src/delegation):
-   * every node spends them when it applies the op. Absent on older state.
-   */
-  delegatedNonces?: Record<string, NonceLedger>;
 }
 
 /** A device's binding in a namespace: it may write for its account here until revoked or descoped. */

@@ -6,7 +6,7 @@
  * as nothing, `{}` or an empty string with a JSON content type.
  */
 import type { FastifyInstance } from 'fastify';
-import { jsonTooDeep, MAX_JSON_DEPTH, parseJson } from '../client/json.ts';
+import { jsonTooDeep, MAX_JSON_DEPTH, parseJson } from '../codec/json.ts';
 import { badRequest, HearthError } from '../errors.ts';
 
 /** The depth refusal every JSON parser of the node answers (400 naming the limit). */

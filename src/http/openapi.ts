@@ -7,7 +7,6 @@
  * object carries the keys it lists and no other.
  */
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import { classifyRoute, type RouteOptions as GuardOptions } from '../auth/route-permissions.ts';
 import { VERSION } from '../version.ts';
 
 export interface RouteRecord {
@@ -32,8 +31,12 @@ type Json = Record<string, unknown>;
 /** Every route the app registers, in registration order. HEAD twins of GET routes and CORS preflights are left out. */
 export class RouteCatalogue {
   readonly routes: RouteRecord[] = [];
-  /** the node's guard configuration, so `security` shows which routes are public on this node */
-  guardOptions: GuardOptions = {};
+  /**
+   * Whether a route (method, fastify url template) needs a bearer token, so `security` shows which
+   * routes are public on this node. The composition root sets it from the node guard's route table
+   * (auth/route-permissions.ts `needsToken`); until then every route is documented as guarded.
+   */
+  needsToken: (method: string, url: string) => boolean = () => true;
 
   /** Must run before any route is registered (fastify only reports routes added after the hook). */
   attach(app: FastifyInstance): void {
@@ -57,7 +60,7 @@ export class RouteCatalogue {
     for (const route of this.routes) {
       const path = openApiPath(route.url);
       paths[path] ??= {};
-      paths[path][route.method.toLowerCase()] = operation(route, this.guardOptions);
+      paths[path][route.method.toLowerCase()] = operation(route, this.needsToken);
     }
     return {
       openapi: '3.1.0',
@@ -80,7 +83,7 @@ export function openApiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{wildcard}');
 }
 
-function operation(route: RouteRecord, guardOptions: GuardOptions): Json {
+function operation(route: RouteRecord, needsToken: RouteCatalogue['needsToken']): Json {
   const schema = route.schema ?? {};
   const op: Json = {
     operationId: `${route.method.toLowerCase()}${route.url.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
@@ -96,15 +99,8 @@ function operation(route: RouteRecord, guardOptions: GuardOptions): Json {
   const body = schema.body ?? route.docBody;
   if (body) op.requestBody = requestBodyOf(body as Json);
   op.responses = responsesOf(schema.response as Record<string, Json> | undefined);
-  const guard = classifyRoute(route.method, concretePath(route.url), guardOptions);
-  const open = guard.kind === 'public' || (guard.kind === 'unguarded' && !route.url.startsWith('/admin/'));
-  if (!open) op.security = [{ bearer: [] }];
+  if (needsToken(route.method, route.url)) op.security = [{ bearer: [] }];
   return op;
-}
-
-/** The guard classifies concrete paths; any non-empty segment stands in for a parameter. */
-function concretePath(url: string): string {
-  return url.replace(/:[A-Za-z0-9_]+/g, 'x').replace(/\*$/, 'x');
 }
 
 function tagOf(url: string): string {

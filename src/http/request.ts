@@ -1,6 +1,13 @@
 /** Small readers of request facts shared by the guards. */
 import type { FastifyRequest } from 'fastify';
-import type { RequestOrigin } from '../auth/service.ts';
+
+/** Where a request comes from, for token host binding (auth-wire §4.5) and login throttling. */
+export interface RequestOrigin {
+  /** the host the request names (Host, or X-Forwarded-Host behind a trusted proxy) */
+  host: string | undefined;
+  /** the client address (the socket's, or X-Forwarded-For behind a trusted proxy) */
+  address?: string;
+}
 
 /** The bearer token of the Authorization header; undefined when absent or not a bearer. */
 export function bearerOf(request: FastifyRequest): string | undefined {

@@ -23,7 +23,9 @@ import { contextApplicationVia } from '../events/access.ts';
 import { presenceRpcMethods } from '../events/presence-rpc.ts';
 import { PresenceIntentService } from '../events/presence-intents.ts';
 import { contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
+import { AutoFollow } from '../contexts/auto-follow.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
+import { DEFAULT_MODULE_CACHE_SIZE } from '../runtime/limits.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { identitySealing } from '../runtime/sealing.ts';
 import { groupPathVia } from '../governance/authority.ts';
@@ -34,7 +36,7 @@ import { Governance } from '../governance/log.ts';
 import { NamespaceService } from '../governance/namespaces/service.ts';
 import { NamespaceManageService } from '../governance/namespaces/manage-service.ts';
 import { AccountService } from '../accounts/service.ts';
-import { createAppliers } from '../governance/ops.ts';
+import { nodeAppliers } from './ops.ts';
 import { OwnerService } from '../governance/owner/service.ts';
 import { InvitationService } from '../governance/invitations/service.ts';
 import { SettingsService } from '../governance/settings/service.ts';
@@ -43,7 +45,7 @@ import { readSecret, type HomePaths } from '../config/home.ts';
 import { buildApp, type App } from '../http/app.ts';
 import type { RouteCatalogue, RouteRecord } from '../http/openapi.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
-import { registerRoutes } from '../http/routes.ts';
+import { registerRoutes } from './routes.ts';
 import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import { LevelStore } from '../store/level.ts';
@@ -52,6 +54,7 @@ import { loadTeeBackend } from '../tee/provider.ts';
 import { TeeService } from '../tee/service.ts';
 import { SigningKeyService } from '../governance/signing-key/service.ts';
 import { UpgradeService } from '../upgrades/service.ts';
+import { GroupUpgradeStatus } from '../upgrades/schemas.ts';
 import { IntentService } from '../delegation/intents.ts';
 import { GroupIntentService } from '../delegation/group-intents.ts';
 import { AdminMissingError } from './credentials.ts';
@@ -163,6 +166,8 @@ export class HearthNode {
   groupKeys?: GroupKeys;
   /** specialized-node invitations (read-only replicas) */
   specialized?: SpecializedInvites;
+  /** joins the contexts of this node's groups by itself (src/contexts/auto-follow.ts; absent when standalone) */
+  autoFollow?: AutoFollow;
   /** TEE information and attestation through the configured provider (docs/tee.md) */
   tee!: TeeService;
   /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
@@ -209,7 +214,7 @@ export class HearthNode {
     this.applications = createApplications({ store: this.store, blobs: blobStore, config, now: () => clock.now() });
     const nodeKey = createPrivateKey(await readFile(paths.nodeKey));
     this.identity = await NodeIdentity.load(this.store, nodeKey, clock.now());
-    this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: createAppliers() });
+    this.governance = new Governance({ store: this.store, identity: this.identity, clock, bus: this.bus, appliers: nodeAppliers() });
     await this.governance.load();
     const factory = this.opts.network === undefined ? libp2pFromConfig : this.opts.network;
     const book = new AddressBook(this.store, () => clock.now());
@@ -299,6 +304,23 @@ export class HearthNode {
         logger,
       });
       this.contexts.contexts.attachSync(this.sync);
+      const followLog = this.opts.logger.child({ component: 'auto-follow' });
+      this.autoFollow = new AutoFollow({
+        governance: this.governance,
+        contexts: this.contexts.contexts,
+        records: this.contexts.records,
+        store: this.store,
+        bus: this.bus,
+        account: this.identity.accountId,
+        now: () => clock.now(),
+        onPass: (r) => {
+          if (r.joined.length + r.left.length > 0) followLog.info({ joined: r.joined, left: r.left, remaining: r.remaining }, 'auto-follow pass');
+        },
+        onError: (err, contextId) =>
+          contextId
+            ? followLog.warn({ err, contextId }, 'auto-follow could not join or leave a context (tried again on the next pass)')
+            : followLog.error({ err }, 'an auto-follow pass failed (tried again on the next governance op or start)'),
+      });
       this.specialized = new SpecializedInvites({
         network: this.network,
         router: this.router,
@@ -345,6 +367,19 @@ export class HearthNode {
     });
   }
 
+  /** Readies the runtime with the modules of this node's contexts, as many as it keeps compiled. */
+  private async prepareContexts(): Promise<void> {
+    const metas = await this.contexts.records.listMeta();
+    const seen = new Set<string>();
+    for (const meta of metas) {
+      const key = `${meta.bundleBlobId ?? meta.applicationId}:${meta.serviceName ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (seen.size > DEFAULT_MODULE_CACHE_SIZE) return;
+      await this.contexts.executor.prepare(meta);
+    }
+  }
+
   async start(): Promise<void> {
     const { config, logger } = this.opts;
     const clock = this.opts.clock ?? systemClock;
@@ -355,6 +390,7 @@ export class HearthNode {
       if (this.network) registerNetworkMetrics(this.metrics, this.network);
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
       for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);
+      for (const series of this.runtime.series()) this.metrics.addGauge(series);
       this.metrics.addGauge({
         name: 'hearth_event_streams_active',
         help: 'Open event-stream connections by transport',
@@ -415,7 +451,8 @@ export class HearthNode {
               invitations: this.invitations,
               sync: this.replicator,
               contextUsage: (id) => this.contexts.contexts.usage(id),
-              activeUpgrade: (groupId) => this.upgrades.activeUpgrade(groupId),
+              // GroupInfo `activeUpgrade`: the group's upgrade while it is in progress on this node
+              groupInfoFields: { activeUpgrade: { schema: GroupUpgradeStatus, read: (groupId) => this.upgrades.activeUpgrade(groupId) } },
             },
             auth: {
               auth: this.auth,
@@ -434,6 +471,9 @@ export class HearthNode {
       // Workers warm up in the background: readiness does not wait for them, and a call that
       // arrives first waits for a free worker (the runtime counts a loading worker as busy).
       this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
+      // the contexts' modules compiled and a worker readied in the background, so the first call
+      // after a restart does not pay for them (issue #22; docs/runtime.md "First call after a start")
+      void this.prepareContexts().catch((err: unknown) => logger.warn({ err }, 'preparing the contexts’ modules failed'));
       this.supervisor = new StoreSupervisor({ store: this.store, logger, onFatal: this.opts.onFatal ?? (() => void this.stop()) });
       this.supervisor.start();
       this.presence.start();
@@ -444,6 +484,7 @@ export class HearthNode {
       this.replicator?.start();
       this.groupKeys?.start();
       await this.sync?.start();
+      this.autoFollow?.start();
       this.specialized?.start();
       await this.upgrades.start();
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
@@ -453,6 +494,7 @@ export class HearthNode {
       this.state = 'ready';
     } catch (err) {
       await this.app?.close().catch(() => undefined);
+      await this.autoFollow?.stop().catch(() => undefined);
       await this.sync?.stop().catch(() => undefined);
       this.groupKeys?.stop();
       await this.replicator?.stop().catch(() => undefined);
@@ -506,6 +548,7 @@ export class HearthNode {
     await this.upgrades?.stop();
     this.blobPeers?.stop();
     this.specialized?.stop();
+    await this.autoFollow?.stop();
     await this.sync?.stop();
     this.groupKeys?.stop();
     await this.replicator?.stop();

@@ -7,11 +7,13 @@
  * memory; every import is an `env` host function of this runtime with the reference's exact type
  * (otherwise a link error naming it, as wasmer's `Error while importing`); no `_start` export; an
  * exported memory named `memory` whose initial size is within the page limit. The memory's
- * maximum is then rewritten to the limit so V8 refuses growth past 64 MiB.
+ * maximum is then rewritten to the limit so V8 refuses growth past 64 MiB, and, for instance reuse,
+ * `memory.size` / `memory.grow` are routed through a size the host can put back (wasm-code.ts).
  */
 import type { VMLimits } from './limits.ts';
 import { HOST_SIGNATURES, sameType, showType } from './signatures.ts';
 import { Trap } from './trap.ts';
+import { virtualizeMemory } from './wasm-code.ts';
 import { WasmFormatError, capMemory, exposeInstanceState, inspectModule, type FuncType, type InstanceStatePlan, type ModuleInfo } from './wasm-binary.ts';
 
 export interface CompiledGuest {
@@ -60,15 +62,22 @@ export async function compileGuest(bytes: Uint8Array, limits: VMLimits): Promise
   }
   let module: WebAssembly.Module;
   const capped = capMemory(bytes, limits.maxMemoryPages);
-  // the same code with its instance state exported (reuse, instances.ts), when that can be done
-  const exposed = exposeInstanceState(capped);
+  // the memory size the guest sees made a global (so a grown instance can be put back), then the
+  // instance state exported (reuse, instances.ts), when each can be done
+  const virtual = virtualizeMemory(capped);
+  const exposed = exposeInstanceState(virtual?.bytes ?? capped);
   try {
-    module = await WebAssembly.compile((exposed?.bytes ?? capped) as Uint8Array<ArrayBuffer>);
+    module = await WebAssembly.compile((exposed?.bytes ?? virtual?.bytes ?? capped) as Uint8Array<ArrayBuffer>);
   } catch (e) {
     throw compileError(`compilation error: ${e instanceof Error ? e.message : String(e)}`);
   }
   // only the guest's own exports are methods: the added ones are not callable by name
   const exportTypes: Record<string, FuncType> = {};
   for (const e of info.exports) if (e.kind === 'function' && e.type) exportTypes[e.name] = e.type;
-  return { module, exportTypes, reuse: exposed?.plan ?? null };
+  let reuse: InstanceStatePlan | null = exposed?.plan ?? null;
+  if (reuse && virtual) {
+    // tables no instruction can change need no restoring; the size global is among `globals` too
+    reuse = { ...reuse, tables: virtual.tablesMutable ? reuse.tables : [], memoryPages: virtual.pagesExport };
+  }
+  return { module, exportTypes, reuse };
 }

@@ -117,4 +117,11 @@ export interface Runtime {
   call(req: CallRequest): Promise<CallResult>;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Compiles a module ahead of its first call, in the background, and readies a worker with it
+   * (issue #22: the first call after a restart paid for the worker, the compile and the first
+   * instance). `applicationId` and `wasm` as in {@link CallRequest}. Optional: a runtime without it
+   * compiles on the first call.
+   */
+  prepare?(module: Pick<CallRequest, 'applicationId' | 'wasm'>): Promise<void>;
 }

@@ -57,7 +57,8 @@ export function execute(
   if (nameError) return fail(new Trap('InvalidMethodName', nameError));
 
   let memory: WebAssembly.Memory | undefined;
-  const host = createHost(req, backend, state, () => memory);
+  let pages: WebAssembly.Global | undefined;
+  const host = createHost(req, backend, state, () => memory, () => (pages ? (pages.value as number) * 65536 : undefined));
   let lease: Lease | undefined;
   try {
     lease = guest instanceof WebAssembly.Module ? { instance: new WebAssembly.Instance(guest, { env: host.imports }), done: () => undefined } : guest.take(host.imports);
@@ -66,6 +67,7 @@ export function execute(
       return fail(new Trap('CompileError', 'module rejected by validation: guest does not export a linear memory named `memory`'));
     }
     memory = exported.memory;
+    pages = lease.pages;
 
     const register = exported.__calimero_register_merge;
     if (typeof register === 'function') {

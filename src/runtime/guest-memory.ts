@@ -15,13 +15,21 @@ export interface Slice {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export class GuestMemory {
-  /** `memory()` answers the instance's exported memory once it exists (undefined before) */
-  constructor(private readonly memory: () => WebAssembly.Memory | undefined) {}
+  /**
+   * `memory()` answers the instance's exported memory once it exists (undefined before);
+   * `visible()`, when given, the bytes of it the guest sees (a reused instance's memory may be
+   * larger than the size its guest sees, wasm-code.ts): the host never reads or writes past them.
+   */
+  constructor(
+    private readonly memory: () => WebAssembly.Memory | undefined,
+    private readonly visible?: () => number | undefined,
+  ) {}
 
   bytes = (): Uint8Array => {
     const m = this.memory();
     if (!m) throw HostErrors.invalidMemoryAccess();
-    return new Uint8Array(m.buffer);
+    const seen = this.visible?.();
+    return seen === undefined ? new Uint8Array(m.buffer) : new Uint8Array(m.buffer, 0, Math.min(seen, m.buffer.byteLength));
   };
 
   /** a guest address (wasm32: below 2^32) */

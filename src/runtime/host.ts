@@ -29,17 +29,19 @@ export interface Host {
 
 /**
  * Builds the host for one call. `memory()` answers the instance's exported memory once it exists
- * (host calls from a start function, before it is attached, trap as invalid memory access).
+ * (host calls from a start function, before it is attached, trap as invalid memory access);
+ * `visibleBytes()` how much of it the guest sees (a reused instance, instances.ts).
  */
 export function createHost(
   req: CallRequestData,
   backend: SyncBackend,
   state: HostState,
   memory: () => WebAssembly.Memory | undefined,
+  visibleBytes?: () => number | undefined,
 ): Host {
   const limits = state.limits;
 
-  const m = new GuestMemory(memory);
+  const m = new GuestMemory(memory, visibleBytes);
   const { desc, read, readSized, write, str, location } = m;
   const key = (ptr: bigint): Uint8Array => {
     const d = desc(ptr);

@@ -1,14 +1,22 @@
 /**
- * Instance reuse (issue #14): instantiating a guest for every call (a new linear memory, its data
- * segments, the import bindings) was the largest cost of a call in the worker. A module whose
+ * Instance reuse (issues #14, #22): instantiating a guest for every call (a new linear memory, its
+ * data segments, the import bindings) was the largest cost of a call in the worker. A module whose
  * whole instance state the host can put back — its memory, its mutable globals and its tables,
  * with no passive segments (`exposeInstanceState`, wasm-binary.ts), and whose start function (if
  * any) calls no host function, so that running it once is the same as running it per call — keeps
- * one instance per worker: after each call, whatever the call did, the memory is copied back from
- * the snapshot taken right after instantiation and every mutable global and table entry is reset,
- * so the next call starts from exactly the state a fresh instance would have. An instance whose
- * memory grew cannot be shrunk back: it is dropped and the next call instantiates anew. Host
- * functions reach the current call's host through bindings made once per instance.
+ * one instance per worker: after each call, whatever the call did (a trap included), the memory's
+ * first bytes are copied back from the snapshot taken right after instantiation, the bytes past
+ * them are zeroed, and every mutable global and (when an instruction can change one) table entry
+ * is reset, so the next call starts from exactly the state a fresh instance would have.
+ *
+ * A memory cannot shrink, and a guest built by the reference SDK grows its memory in every call
+ * (its allocator takes its heap with `memory.grow`). Such a module is compiled with its memory
+ * size virtualised (wasm-code.ts): the size the guest sees (`memory.size`, `memory.grow`'s
+ * answers, what the host functions may touch) is a global, put back with the others, so a kept
+ * instance whose real memory grew still shows each call the initial size and zeros past the
+ * snapshot. A module that could not be rewritten keeps its instance only while its memory keeps
+ * its size (a grown one is dropped). Host functions reach the current call's host through bindings
+ * made once per instance. docs/runtime.md "Instance reuse" has the reasoning and its limits.
  */
 import type { HostFn } from './host.ts';
 import type { InstanceStatePlan } from './wasm-binary.ts';
@@ -17,6 +25,8 @@ const START_CALLED_HOST = new Error('the start function called a host function')
 
 export interface Lease {
   instance: WebAssembly.Instance;
+  /** the global holding the memory size the guest sees, in pages (a virtualised module) */
+  pages?: WebAssembly.Global;
   /** the call is over: the instance goes back (reset) or away */
   done(): void;
 }
@@ -28,6 +38,7 @@ interface Kept {
   pristine: Uint8Array;
   globals: Array<[WebAssembly.Global, unknown]>;
   tables: Array<[WebAssembly.Table, unknown[]]>;
+  pages?: WebAssembly.Global;
   /** the host functions of the call running now */
   host: { imports: Record<string, HostFn> };
 }
@@ -52,7 +63,12 @@ export class InstancePool {
     this.idle = undefined;
     if (!kept) return this.take(imports);
     kept.host.imports = imports;
-    return { instance: kept.instance, done: () => this.giveBack(kept) };
+    return { instance: kept.instance, pages: kept.pages, done: () => this.giveBack(kept) };
+  }
+
+  /** Makes the kept instance ahead of the first call (`WasmRuntime.prepare`); nothing for a module instantiated per call. */
+  warm(): void {
+    if (this.plan && !this.idle) this.idle = this.instantiate();
   }
 
   /** A kept instance; undefined (and no reuse from now on) when the start function called the host. */
@@ -88,15 +104,19 @@ export class InstancePool {
         const t = instance.exports[n] as WebAssembly.Table;
         return [t, Array.from({ length: t.length }, (_, i) => t.get(i))] as [WebAssembly.Table, unknown[]];
       }),
+      pages: plan.memoryPages ? (instance.exports[plan.memoryPages] as WebAssembly.Global) : undefined,
       host,
     };
   }
 
   private giveBack(kept: Kept): void {
     kept.host.imports = {};
-    if (kept.memory.buffer.byteLength !== kept.pristine.length) return; // grew: cannot be put back
+    const mem = new Uint8Array(kept.memory.buffer);
+    if (mem.length !== kept.pristine.length && !kept.pages) return; // grew, and its size is real: dropped
     for (const [t, entries] of kept.tables) if (t.length !== entries.length) return;
-    new Uint8Array(kept.memory.buffer).set(kept.pristine);
+    mem.set(kept.pristine);
+    // past the snapshot, what a fresh instance's grown pages hold (the guest sees none of it until it grows)
+    if (mem.length > kept.pristine.length) mem.fill(0, kept.pristine.length);
     for (const [g, v] of kept.globals) g.value = v;
     for (const [t, entries] of kept.tables) for (let i = 0; i < entries.length; i++) t.set(i, entries[i]);
     this.reused++;

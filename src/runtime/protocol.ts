@@ -45,10 +45,24 @@ export interface CallJob {
   req: CallRequestData;
   /** the context's state version: reads under it may be answered from the worker's cache (state-cache.ts) */
   stateVersion?: number;
+  /**
+   * The worker last ran this context under another version: the current values (null: absent) of
+   * the rows its cache held for it, read by the main thread; the worker keeps them under
+   * `stateVersion` instead of starting the context over (issue #22).
+   */
+  refresh?: Array<[Space, Uint8Array, Uint8Array | null]>;
   hasIndexMeta: boolean;
   hasBlobs: boolean;
   /** the node can open envelopes (`open_sealed`); absent = the runtime has no sealing access */
   hasSealing?: boolean;
+}
+
+/** Readies a module in a worker ahead of its first call there (`WasmRuntime.prepare`): kept, and its instance made. */
+export interface LoadJob {
+  type: 'load';
+  moduleKey: string;
+  module: NonNullable<CallJob['module']>;
+  drop: string[];
 }
 
 export type BridgeRequest =
@@ -70,4 +84,13 @@ export interface JobDone {
   type: 'result';
   seq: number;
   result: CallResult;
+  /** instances this call created (0 when it ran on a kept one) */
+  created?: number;
+  /** blocking reads this call asked the main thread for */
+  asks?: number;
+  /** rows the call read (at most HOT_ROWS): what the main thread refreshes for this worker under the next version */
+  read?: Array<[Space, Uint8Array]>;
 }
+
+/** Rows of a context a worker's cache is refreshed with at most, when the context's version moved. */
+export const HOT_ROWS = 64;

@@ -238,9 +238,9 @@ describe('deadline, abort and the pool', () => {
     }
   });
 
-  it('an abort stops a running call, a queued call, and a call aborted before it starts', async () => {
-    const one = new WasmRuntime({ poolSize: 1, deadlineMs: 5_000 });
-    await one.start();
+  it('an abort answers a running call at once, a queued call, and a call aborted before it starts', async () => {
+    const one = new WasmRuntime({ poolSize: 1, deadlineMs: 2_500 });
+    await one.start({ warm: true }); // the worker is up: the first call runs at once
     try {
       const v = newViews();
       const running = new AbortController();
@@ -250,9 +250,42 @@ describe('deadline, abort and the pool', () => {
       setTimeout(() => queued.abort(), 50);
       expect(await second).toMatchObject({ ok: false, kind: 'Aborted' });
       setTimeout(() => running.abort(), 50);
+      const t0 = Date.now();
       expect(await first).toMatchObject({ ok: false, kind: 'Aborted', message: 'execution aborted' });
+      expect(Date.now() - t0).toBeLessThan(1_500); // well before the deadline
       expect(await one.call(request('spin', apps.spin, 'quick', undefined, v, { signal: AbortSignal.abort() }))).toMatchObject({ kind: 'Aborted' });
+      // the abandoned runaway keeps its worker until its deadline, which replaces it as any runaway
       expect(output(await one.call(request('spin', apps.spin, 'quick', undefined, v)))).toBe('done');
+      expect(one.stats).toMatchObject({ abandoned: 1, replaced: { deadline: 1, error: 0, exit: 0 } });
+    } finally {
+      await one.stop();
+    }
+  });
+
+  it('a caller going away mid-call does not kill the worker: the call finishes there, its answer dropped, and the worker serves the next call (issue #22)', async () => {
+    const one = new WasmRuntime({ poolSize: 1, deadlineMs: 5_000 });
+    await one.start({ warm: true });
+    try {
+      const slow = newViews();
+      slow.state.put('k', 'v');
+      let reads = 0;
+      const get = slow.state.get.bind(slow.state);
+      slow.state.get = async (key) => {
+        reads++;
+        await new Promise((r) => setTimeout(r, 300));
+        return get(key);
+      };
+      const gone = new AbortController();
+      const call = one.call(request('hostcalls', apps.hostcalls, 'read', { key: 'k' }, slow, { signal: gone.signal }));
+      setTimeout(() => gone.abort(), 100);
+      expect(await call).toMatchObject({ ok: false, kind: 'Aborted' });
+      expect(one.workers).toBe(1);
+      const fine = newViews();
+      fine.state.put('k', 'w');
+      expect(output(await one.call(request('hostcalls', apps.hostcalls, 'read', { key: 'k' }, fine)))).toBe('w');
+      expect(reads).toBe(1); // the abandoned call's read was answered, and the call finished on its worker
+      expect(one.stats).toMatchObject({ abandoned: 1, calls: 2, replaced: { deadline: 0, error: 0, exit: 0 } });
+      expect(one.workers).toBe(1);
     } finally {
       await one.stop();
     }
@@ -363,6 +396,33 @@ describe('workers started on demand (issue #14)', () => {
       expect(lazy.workers).toBe(1);
       await Promise.all([0, 1, 2].map(() => lazy.call(request('spin', apps.spin, 'quick', undefined, newViews(), { contextId: new Uint8Array(32).fill(7) }))));
       expect(lazy.workers).toBeLessThanOrEqual(2);
+    } finally {
+      await lazy.stop();
+    }
+  });
+});
+
+describe('prepare: a module ready before its first call (issue #22)', () => {
+  it('compiles the module, starts a worker and makes its instance, so the first call creates none', async () => {
+    const lazy = new WasmRuntime({ poolSize: 2 });
+    await lazy.start();
+    try {
+      let loads = 0;
+      const wasm = async () => {
+        loads++;
+        return apps.kv;
+      };
+      await lazy.prepare({ applicationId: 'prepared', wasm });
+      expect(lazy.workers).toBe(1);
+      expect(lazy.cachedModules).toBe(1);
+      const v = newViews();
+      const init = await lazy.call({ ...request('prepared', apps.kv, 'init', undefined, v), wasm });
+      expect(init.ok).toBe(true);
+      expect(lazy.stats.instancesCreated).toBe(0); // the worker made its instance when it got the module
+      expect(loads).toBe(1);
+      // a module that does not compile is left for its first call to report
+      await lazy.prepare({ applicationId: 'broken', wasm: async () => new Uint8Array([1, 2, 3]) });
+      expect(await lazy.call(request('broken', new Uint8Array([1, 2, 3]), 'init', undefined, newViews()))).toMatchObject({ ok: false, kind: 'CompileError' });
     } finally {
       await lazy.stop();
     }

@@ -5,8 +5,11 @@
  *   gets a module once and keeps it (the main thread tracks which it holds, bounded the same way).
  * - Calls run in a pool of `worker_threads` workers (one per core and one more by default, at least three),
  *   started when calls first need them (an idle node holds no worker: issue #14). V8
- *   has no gas, so a call that passes its wall-clock deadline (or whose `signal` aborts) is stopped
- *   by terminating its worker, which the pool then replaces; the call answers `Deadline` / `Aborted`.
+ *   has no gas, so a call that passes its wall-clock deadline is stopped by terminating its worker,
+ *   which the pool then replaces; the call answers `Deadline`. A call whose `signal` aborts (its
+ *   client went away) answers `Aborted` at once, but its worker is not terminated (issue #22: every
+ *   load run used to end with workers replaced): the call is abandoned and the worker finishes it,
+ *   or meets the deadline as any runaway.
  * - Isolation between contexts (issue #17 finding 8): one context holds at most all workers but
  *   one, so a runaway in one context cannot delay another context's calls by its deadline; calls
  *   waiting for a worker are bounded (in all, and per context a quarter of that), and a call past
@@ -16,10 +19,15 @@
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
  *   (protocol.ts), over one channel per worker. A call that names its context's state version
  *   has its reads kept in the worker (state-cache.ts), so calls under the same version read from
- *   memory. The call's writes stay in the worker and come back in the result.
+ *   memory; when the version moved (a write committed), the rows that worker last read or wrote
+ *   for the context are read here at once and sent with the job, so its cache carries over
+ *   (issue #22). A call goes to a free worker that last ran its context when there is one
+ *   (affinity, within the context's share). The call's writes stay in the worker and come back in
+ *   the result.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RuntimeBlobs } from './blob-access.ts';
+import { BridgeServer, threadCpuSecs } from './bridge-server.ts';
 import type { RuntimeSealing } from './sealing.ts';
 import { compileGuest, type CompiledGuest } from './compile.ts';
 import type { CallFailure, CallRequest, CallResult, FailureKind, Runtime } from './contract.ts';
@@ -34,7 +42,9 @@ import {
 import { availableParallelism } from 'node:os';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import type { AskedRequest, BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
+import { HOT_ROWS, type AskedRequest, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
+import type { Space } from './host-state.ts';
+import { STATE_CACHE_CONTEXTS } from './state-cache.ts';
 import { Trap } from './trap.ts';
 
 export interface WasmRuntimeOptions {
@@ -65,6 +75,14 @@ interface Slot {
   seq: number;
   /** module keys the worker holds, least recently used first (bounded like the main cache) */
   modules: string[];
+  /**
+   * Per context this worker ran (least recently used first, bounded like its cache): the state
+   * version of its last call there and the rows that call read or wrote — what its cache holds
+   * for the context, refreshed when the next call comes under another version (state-cache.ts).
+   */
+  hot: Map<string, { version: number; rows: Array<[Space, Uint8Array]> }>;
+  /** the worker thread's Linux thread id, once it is up (its CPU time, `series`) */
+  tid?: number;
 }
 
 interface Waiter {
@@ -164,13 +182,142 @@ export class WasmRuntime implements Runtime {
     if (slot === 'timeout') return failure('Deadline', `no worker was free within ${waitMs} ms (every worker is busy)`);
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
     try {
-      return await this.run(slot, compiled, req);
-    } finally {
-      const left = (this.holding.get(context) ?? 1) - 1;
-      if (left > 0) this.holding.set(context, left);
-      else this.holding.delete(context);
-      this.dispatch();
+      // the context holds the worker until the worker is done, which an abandoned call outlives
+      const refresh = await this.refreshFor(slot, context, req);
+      if (req.signal?.aborted) {
+        this.unhold(context);
+        this.release(slot, false);
+        return failure('Aborted', 'execution aborted');
+      }
+      return await this.run(slot, compiled, req, () => this.unhold(context), context, refresh);
+    } catch (e) {
+      this.unhold(context);
+      this.release(slot, false);
+      throw e;
     }
+  }
+
+  /**
+   * The current values of the rows `slot`'s worker holds for `context`, when the context's version
+   * moved since that worker's last call there (a write committed, most often that very call's):
+   * read here, all at once, so the worker keeps its cache instead of asking again row by row.
+   */
+  private async refreshFor(slot: Slot, context: string, req: CallRequest): Promise<CallJob['refresh']> {
+    const hot = slot.hot.get(context);
+    if (!hot || req.stateVersion === undefined || hot.version === req.stateVersion) return undefined;
+    const views = { state: req.state, private: req.privateState, index: req.index, indexMeta: undefined } as const;
+    try {
+      return await Promise.all(
+        hot.rows.map(async ([space, key]) => [space, key, (await views[space]?.get(key)) ?? null] as [Space, Uint8Array, Uint8Array | null]),
+      );
+    } catch {
+      return undefined; // the worker asks for what it needs, as without a refresh
+    }
+  }
+
+  /** What `slot`'s worker now holds for `context`: the rows its last call there read and wrote. */
+  private noteHot(slot: Slot, context: string, req: CallRequest, msg: JobDone): void {
+    if (req.stateVersion === undefined) return;
+    // under the same version the worker's cache holds what earlier calls read too
+    const earlier = slot.hot.get(context);
+    const rows: Array<[Space, Uint8Array]> = [...(msg.read ?? [])];
+    const r = msg.result;
+    if (r.ok) {
+      for (const [space, writes] of [['state', r.writes], ['private', r.privateWrites], ['index', r.indexWrites]] as const) {
+        for (const [key] of writes) rows.push([space, key]);
+      }
+    }
+    const seen = new Set<string>();
+    const distinct = rows.filter(([space, key]) => {
+      const id = `${space}:${Buffer.from(key).toString('hex')}`;
+      return seen.has(id) ? false : (seen.add(id), true);
+    });
+    if (earlier?.version === req.stateVersion) {
+      for (const [space, key] of earlier.rows) {
+        const id = `${space}:${Buffer.from(key).toString('hex')}`;
+        if (!seen.has(id)) (seen.add(id), distinct.push([space, key]));
+      }
+    }
+    slot.hot.delete(context);
+    slot.hot.set(context, { version: req.stateVersion, rows: distinct.slice(0, HOT_ROWS) });
+    while (slot.hot.size > STATE_CACHE_CONTEXTS) slot.hot.delete(slot.hot.keys().next().value!);
+  }
+
+  private unhold(context: string): void {
+    const left = (this.holding.get(context) ?? 1) - 1;
+    if (left > 0) this.holding.set(context, left);
+    else this.holding.delete(context);
+  }
+
+  /** Running totals since start, for /metrics and the benches (`series()`). */
+  readonly stats = {
+    /** calls a worker finished (answered or abandoned) */
+    calls: 0,
+    /** instances the workers created (a kept instance is created once per module and worker) */
+    instancesCreated: 0,
+    /** reads and blob operations a worker asked the main thread for, blocking */
+    roundTrips: 0,
+    /** calls whose caller went away (client disconnected) while a worker ran them: answered `Aborted`, the worker let finish */
+    abandoned: 0,
+    /** workers terminated and replaced, by why */
+    replaced: { deadline: 0, error: 0, exit: 0 } as Record<'deadline' | 'error' | 'exit', number>,
+  };
+
+  /** The runtime's counters as metric series (`hearth_runtime_*`). */
+  series(): Array<{ name: string; help: string; type: 'counter' | 'gauge'; read: () => Array<{ labels?: Record<string, string>; value: number }> }> {
+    const st = this.stats;
+    return [
+      { name: 'hearth_runtime_calls_total', help: 'Application calls the runtime workers finished', type: 'counter', read: () => [{ value: st.calls }] },
+      { name: 'hearth_runtime_instances_created_total', help: 'WebAssembly instances created (a kept instance serves many calls)', type: 'counter', read: () => [{ value: st.instancesCreated }] },
+      { name: 'hearth_runtime_round_trips_total', help: 'Blocking reads a worker asked the main thread for', type: 'counter', read: () => [{ value: st.roundTrips }] },
+      { name: 'hearth_runtime_calls_abandoned_total', help: 'Calls whose caller went away while running (the worker was let finish)', type: 'counter', read: () => [{ value: st.abandoned }] },
+      {
+        name: 'hearth_runtime_workers_replaced_total',
+        help: 'Runtime workers terminated and replaced, by reason',
+        type: 'counter',
+        read: () => Object.entries(st.replaced).map(([reason, value]) => ({ labels: { reason }, value })),
+      },
+      { name: 'hearth_runtime_workers', help: 'Runtime workers started', type: 'gauge', read: () => [{ value: this.slots.length }] },
+      {
+        name: 'hearth_runtime_worker_cpu_seconds',
+        help: 'CPU time of the worker thread on each pool slot (Linux; a replaced worker starts at 0)',
+        type: 'gauge',
+        read: () => this.slots.flatMap((slot, i) => {
+          const cpu = slot.tid === undefined ? undefined : threadCpuSecs(slot.tid);
+          return cpu === undefined ? [] : [{ labels: { slot: String(i) }, value: cpu }];
+        }),
+      },
+    ];
+  }
+
+  /**
+   * Compiles `module` now (in the background for the caller that does not await) and readies the
+   * workers with it: a worker is started if none is, and each gets the module and makes its
+   * instance before a call needs it (issue #22: the first call after a restart cost 115 ms, a warm
+   * one 8). A compile failure is left for the first call to report.
+   */
+  async prepare(module: Pick<CallRequest, 'applicationId' | 'wasm'>): Promise<void> {
+    if (!this.running) return;
+    let compiled: CompiledGuest;
+    try {
+      compiled = await this.compiled(module);
+    } catch {
+      return;
+    }
+    if (!this.running) return;
+    if (this.slots.length === 0) this.slots.push(this.spawn());
+    await Promise.all(
+      this.slots.map((slot) =>
+        slot.ready.then(
+          () => {
+            if (!this.slots.includes(slot) || slot.modules.includes(module.applicationId)) return;
+            const { moduleKey, module: m, drop } = this.moduleFor(slot, module.applicationId, compiled);
+            slot.worker.postMessage({ type: 'load', moduleKey, module: m!, drop } satisfies LoadJob);
+          },
+          () => undefined,
+        ),
+      ),
+    );
   }
 
   /** Workers one context may hold at once: all but one, so other contexts always find one. */
@@ -182,7 +329,7 @@ export class WasmRuntime implements Runtime {
     return (this.holding.get(context) ?? 0) < this.contextShare;
   }
 
-  private compiled(req: CallRequest): Promise<CompiledGuest> {
+  private compiled(req: Pick<CallRequest, 'applicationId' | 'wasm'>): Promise<CompiledGuest> {
     const hit = this.modules.get(req.applicationId);
     if (hit) {
       // LRU: most recently used last
@@ -208,13 +355,14 @@ export class WasmRuntime implements Runtime {
     const { port1, port2 } = new MessageChannel();
     const shared = new SharedArrayBuffer(4);
     worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits: this.limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
-    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [] };
+    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [], hot: new Map() };
     port1.on('message', (msg: AskedRequest) => void slot.server?.answer(msg));
     // the bridge must not keep the process alive on its own (the worker's own handle decides)
     port1.unref();
     slot.ready = new Promise<void>((resolve, reject) => {
-      const onReady = (msg: { type?: string }) => {
+      const onReady = (msg: { type?: string; tid?: number }) => {
         if (msg?.type !== 'ready') return;
+        slot.tid = msg.tid;
         worker.off('message', onReady);
         worker.off('error', reject);
         resolve();
@@ -238,7 +386,8 @@ export class WasmRuntime implements Runtime {
    * Refuses (503) when the wait list is full, or this context's part of it is.
    */
   private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Promise<Slot | null | 'timeout'> {
-    const free = this.mayRun(context) ? this.slots.find((s) => !s.busy) : undefined;
+    // affinity: a free worker that ran this context last has its rows cached; any free one otherwise
+    const free = this.mayRun(context) ? (this.slots.find((s) => !s.busy && s.hot.has(context)) ?? this.slots.find((s) => !s.busy)) : undefined;
     if (free) {
       free.busy = true;
       this.hold(context);
@@ -281,6 +430,8 @@ export class WasmRuntime implements Runtime {
       const i = this.slots.indexOf(slot);
       // the replacement joins the pool when it has loaded (see spawn)
       if (i >= 0 && this.running) this.slots[i] = this.spawn();
+      // the context's share freed up: a waiting call may take another free worker
+      this.dispatch();
       return;
     }
     slot.busy = false;
@@ -318,7 +469,13 @@ export class WasmRuntime implements Runtime {
     return { moduleKey: key, module: { module: compiled.module, exportTypes: compiled.exportTypes, reuse: compiled.reuse }, drop };
   }
 
-  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest): Promise<CallResult> {
+  /**
+   * Runs the call on `slot`. The answer comes when the worker answers, the deadline passes, or the
+   * caller aborts; on an abort (a client that disconnected) the worker is not terminated: the call
+   * is abandoned, and the worker is freed (`freed`, then back to the pool) when it finishes the
+   * call or, at the deadline, terminated and replaced as any runaway.
+   */
+  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void, context: string, refresh?: CallJob['refresh']): Promise<CallResult> {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
     const seq = ++slot.seq;
     const served = new BridgeServer(req, this.blobs, slot.flag, slot.port, seq, this.sealing);
@@ -328,6 +485,7 @@ export class WasmRuntime implements Runtime {
       seq,
       ...this.moduleFor(slot, req.applicationId, compiled),
       ...(req.stateVersion !== undefined ? { stateVersion: req.stateVersion } : {}),
+      ...(refresh ? { refresh } : {}),
       req: {
         method: req.method,
         input: req.input,
@@ -343,10 +501,17 @@ export class WasmRuntime implements Runtime {
     };
 
     return new Promise<CallResult>((resolve) => {
-      let settled = false;
-      const finish = (result: CallResult, replace: boolean) => {
-        if (settled) return;
-        settled = true;
+      let answered = false;
+      let done = false;
+      const answer = (result: CallResult) => {
+        if (answered) return;
+        answered = true;
+        req.signal?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const free = (replace: false | keyof WasmRuntime['stats']['replaced']) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
         slot.worker.off('message', onMessage);
@@ -354,112 +519,48 @@ export class WasmRuntime implements Runtime {
         slot.worker.off('exit', onExit);
         served.close();
         if (slot.server === served) slot.server = undefined;
-        this.release(slot, replace);
-        resolve(result);
+        this.stats.calls++;
+        if (replace) this.stats.replaced[replace]++;
+        freed();
+        this.release(slot, replace !== false);
       };
       const onMessage = (msg: JobDone) => {
-        if (msg?.type === 'result' && msg.seq === seq) finish(msg.result, false);
+        if (msg?.type !== 'result' || msg.seq !== seq) return;
+        this.stats.instancesCreated += msg.created ?? 0;
+        this.stats.roundTrips += msg.asks ?? 0;
+        this.noteHot(slot, context, req, msg);
+        answer(msg.result);
+        free(false);
       };
-      const onError = (err: Error) => finish(failure('HostError', `host panicked: ${err.message}`), true);
-      const onExit = () =>
-        finish(this.running ? failure('HostError', 'host panicked: the execution worker exited') : failure('Aborted', 'runtime stopped'), true);
-      const onAbort = () => finish(failure('Aborted', 'execution aborted'), true);
-      const timer = setTimeout(
-        () => finish(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`), true),
-        deadlineMs,
-      );
+      const onError = (err: Error) => {
+        answer(failure('HostError', `host panicked: ${err.message}`));
+        free('error');
+      };
+      const onExit = () => {
+        answer(this.running ? failure('HostError', 'host panicked: the execution worker exited') : failure('Aborted', 'runtime stopped'));
+        free('exit');
+      };
+      // the caller went away: it gets its answer now, the worker finishes the call (or meets the deadline)
+      const onAbort = () => {
+        this.stats.abandoned++;
+        answer(failure('Aborted', 'execution aborted'));
+      };
+      const timer = setTimeout(() => {
+        answer(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`));
+        free('deadline');
+      }, deadlineMs);
       req.signal?.addEventListener('abort', onAbort, { once: true });
       slot.worker.on('message', onMessage);
       slot.worker.once('error', onError);
       slot.worker.once('exit', onExit);
-      slot.worker.postMessage(job);
+      try {
+        slot.worker.postMessage(job);
+      } catch (e) {
+        // nothing reached the worker: the call fails, the worker stays as it was
+        answer(failure('HostError', `host panicked: ${e instanceof Error ? e.message : String(e)}`));
+        free(false);
+      }
     });
   }
 }
 
-/** Answers one call's bridge requests (on its worker's port) from the request's views and the blob access. */
-class BridgeServer {
-  private readonly streams = new Map<bigint, { it: AsyncIterator<Uint8Array> | null; rest: Uint8Array }>();
-  private closed = false;
-
-  constructor(
-    private readonly req: CallRequest,
-    private readonly blobs: RuntimeBlobs | undefined,
-    private readonly flag: Int32Array,
-    private readonly port: MessagePort,
-    private readonly seq: number,
-    private readonly sealing?: RuntimeSealing,
-  ) {}
-
-  close(): void {
-    this.closed = true;
-    for (const s of this.streams.values()) void s.it?.return?.();
-    this.streams.clear();
-  }
-
-  async answer(msg: AskedRequest): Promise<void> {
-    let res: BridgeResponse;
-    try {
-      res = { ok: true, value: await this.serve(msg), seq: this.seq, id: msg.id };
-    } catch (e) {
-      res = { ok: false, error: e instanceof Error ? e.message : String(e), seq: this.seq, id: msg.id };
-    }
-    if (this.closed) return;
-    this.port.postMessage(res);
-    Atomics.store(this.flag, 0, 1);
-    Atomics.notify(this.flag, 0);
-  }
-
-  private async serve(msg: BridgeRequest): Promise<unknown> {
-    const req = this.req;
-    switch (msg.op) {
-      case 'get': {
-        const view = msg.space === 'state' ? req.state : msg.space === 'private' ? req.privateState : msg.space === 'index' ? req.index : req.indexMeta;
-        return view ? await view.get(msg.key) : undefined;
-      }
-      case 'range':
-        return req.index.range(msg.lo, msg.hi, msg.limit);
-      case 'blobHas':
-        return this.needBlobs().has(msg.blobId);
-      case 'blobFetch':
-        return (await this.needBlobs().open(msg.blobId, msg.contextId)) !== null;
-      case 'blobPut':
-        return this.needBlobs().put(msg.bytes);
-      case 'blobRead':
-        return this.readBlob(msg.fd, msg.blobId, msg.max);
-      case 'openSealed':
-        // the executor comes from the request held here, not from the worker's message
-        if (!this.sealing) throw new Error('sealing access is not configured');
-        return this.sealing.open(req.executorId, msg.envelope);
-    }
-  }
-
-  private needBlobs(): RuntimeBlobs {
-    if (!this.blobs) throw new Error('blob access is not configured');
-    return this.blobs;
-  }
-
-  private async readBlob(fd: bigint, blobId: Uint8Array, max: number): Promise<Uint8Array> {
-    let s = this.streams.get(fd);
-    if (!s) {
-      const body = await this.needBlobs().open(blobId);
-      s = { it: body ? body[Symbol.asyncIterator]() : null, rest: new Uint8Array() };
-      this.streams.set(fd, s);
-    }
-    const parts: Uint8Array[] = [];
-    let have = 0;
-    while (have < max) {
-      if (s.rest.length === 0) {
-        const next = s.it ? await s.it.next() : { done: true as const, value: undefined };
-        if (next.done) break;
-        s.rest = next.value;
-        continue;
-      }
-      const take = s.rest.subarray(0, max - have);
-      parts.push(take);
-      have += take.length;
-      s.rest = s.rest.subarray(take.length);
-    }
-    return Buffer.concat(parts);
-  }
-}

@@ -61,4 +61,21 @@ describe('StateCache', () => {
     for (let i = 0; i < 500; i++) cache.wrap(b, 'c1', 1).get('state', key(`k${i}`));
     expect(cache.size.bytes).toBeLessThanOrEqual(10_000);
   });
+
+  it('under a new version keeps only the refreshed rows (values and absences) and reports the rows a call reads', () => {
+    const cache = new StateCache();
+    const { b, asked } = backend();
+    cache.wrap(b, 'c1', 1).get('state', key('a'));
+    cache.wrap(b, 'c1', 1).get('state', key('b'));
+    const read = { rows: [] as Array<[Space, Uint8Array]>, max: 2 };
+    const next = cache.wrap(b, 'c1', 2, [['state', key('a'), new TextEncoder().encode('fresh')], ['state', key('-x'), null]], read);
+    expect(text(next.get('state', key('a')))).toBe('fresh');
+    expect(next.get('state', key('-x'))).toBeUndefined();
+    expect(asked).toEqual(['state:a', 'state:b']);
+    expect(text(next.get('state', key('b')))).toBe('v:b'); // not refreshed: dropped with the old version, asked again
+    next.get('state', key('a'));
+    next.get('private', key('c'));
+    expect(asked).toEqual(['state:a', 'state:b', 'state:b', 'private:c']);
+    expect(read.rows.map(([space, k]) => `${space}:${Buffer.from(k).toString()}`)).toEqual(['state:a', 'state:-x']); // distinct, at most `max`
+  });
 });

@@ -4,8 +4,11 @@
  * context's state version (`CallRequest.stateVersion`: it changes whenever a batch writes the
  * context's state, private state or index), so what calls read under one version stays true for
  * every later call under the same version. A call under another version drops the context's
- * entries first. Only base values are kept (absent keys too); a call's own writes stay in its
- * overlay and never reach the cache.
+ * entries first — unless the main thread sent the current values of the rows this worker last
+ * read for the context (`refresh`, issue #22: after a write, the next call found the cache empty
+ * and asked again for every row, most of them rows that write had just written): those are kept
+ * under the new version. Only base values are kept (absent keys too); a call's own writes stay in
+ * its overlay and never reach the cache.
  *
  * Bounded per worker: at most `maxContexts` contexts (the least recently used is dropped) and
  * `maxBytes` of keys and values in all (a context that would pass it starts over).
@@ -17,6 +20,8 @@ export const STATE_CACHE_BYTES = 32 * 1024 * 1024;
 export const STATE_CACHE_CONTEXTS = 64;
 /** the cost of an entry besides its key and value bytes */
 const ENTRY_OVERHEAD = 64;
+
+const idOf = (space: Space, key: Uint8Array) => `${space}:${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')}`;
 
 /** the spaces whose `get` is kept (index ranges and blobs always ask) */
 const KEPT: ReadonlySet<Space> = new Set(['state', 'private', 'index']);
@@ -38,13 +43,30 @@ export class StateCache {
     private readonly maxContexts = STATE_CACHE_CONTEXTS,
   ) {}
 
-  /** `inner` with its `get` answered from the cache for `context` at `version` (unchanged without a version). */
-  wrap(inner: SyncBackend, context: string, version: number | undefined): SyncBackend {
+  /**
+   * `inner` with its `get` answered from the cache for `context` at `version` (unchanged without a
+   * version). `refresh` (rows read by the main thread under `version`) replaces what the context
+   * held under another version, rather than starting it empty. `read` collects the distinct kept
+   * rows the call reads, up to `maxRead`.
+   */
+  wrap(
+    inner: SyncBackend,
+    context: string,
+    version: number | undefined,
+    refresh?: Array<[Space, Uint8Array, Uint8Array | null]>,
+    read?: { rows: Array<[Space, Uint8Array]>; max: number },
+  ): SyncBackend {
     if (version === undefined) return inner;
     const entries = this.entriesOf(context, version);
+    if (refresh) for (const [space, key, value] of refresh) if (KEPT.has(space)) this.keep(entries, idOf(space, key), value);
+    const seen = read ? new Set<string>() : undefined;
     const get = (space: Space, key: Uint8Array): Uint8Array | undefined => {
       if (!KEPT.has(space)) return inner.get(space, key);
-      const id = `${space}:${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')}`;
+      const id = idOf(space, key);
+      if (seen && !seen.has(id) && read!.rows.length < read!.max) {
+        seen.add(id);
+        read!.rows.push([space, key.slice()]);
+      }
       const kept = entries.values.get(id);
       if (kept !== undefined) {
         this.hits++;
@@ -78,6 +100,14 @@ export class StateCache {
   }
 
   private keep(e: ContextEntries, id: string, value: Uint8Array | null): void {
+    const had = e.values.get(id);
+    if (had !== undefined) {
+      // replaced: its old cost goes
+      const old = ENTRY_OVERHEAD + id.length + (had?.length ?? 0);
+      e.bytes -= old;
+      this.bytes -= old;
+      e.values.delete(id);
+    }
     const cost = ENTRY_OVERHEAD + id.length + (value?.length ?? 0);
     if (cost > this.maxBytes / 4) return; // a huge value is not worth the room
     while (this.bytes + cost > this.maxBytes && this.contexts.size > 0) {

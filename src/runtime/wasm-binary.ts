@@ -39,7 +39,7 @@ const MAGIC = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 const KINDS = ['function', 'table', 'memory', 'global', 'tag'] as const;
 const VALTYPES: Record<number, ValType> = { 0x7f: 'i32', 0x7e: 'i64', 0x7d: 'f32', 0x7c: 'f64', 0x7b: 'v128', 0x70: 'ref', 0x6f: 'ref' };
 
-class Reader {
+export class Reader {
   constructor(
     readonly bytes: Uint8Array,
     public pos: number,
@@ -81,7 +81,7 @@ class Reader {
   }
 }
 
-interface Section {
+export interface Section {
   id: number;
   /** start of the payload */
   start: number;
@@ -90,7 +90,7 @@ interface Section {
   headerStart: number;
 }
 
-function sections(bytes: Uint8Array): Section[] {
+export function sections(bytes: Uint8Array): Section[] {
   if (bytes.length < 8 || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw new WasmFormatError('not a WebAssembly module (bad magic number or version)');
   }
@@ -173,7 +173,7 @@ export function inspectModule(bytes: Uint8Array): ModuleInfo {
   return { imports, exports, memory };
 }
 
-function leb(n: number): number[] {
+export function leb(n: number): number[] {
   const out: number[] = [];
   do {
     let b = n % 128;
@@ -184,7 +184,7 @@ function leb(n: number): number[] {
   return out;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+export function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -246,10 +246,12 @@ export function readCustomSection(bytes: Uint8Array, name: string): Uint8Array |
 export interface InstanceStatePlan {
   globals: string[];
   tables: string[];
+  /** the exported global holding the memory size the guest sees, in pages (wasm-code.ts `virtualizeMemory`) */
+  memoryPages?: string;
 }
 
 /** Skips a constant expression (global initialisers); false when it holds an opcode this reader does not know. */
-function skipConstExpr(r: Reader): boolean {
+export function skipConstExpr(r: Reader): boolean {
   for (;;) {
     const op = r.byte();
     if (op === 0x0b) return true;

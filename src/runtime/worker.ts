@@ -6,10 +6,11 @@
  * on a read. Compiled modules are kept here by key, as the main thread tells (protocol.ts), each
  * with its instance pool (instances.ts).
  */
+import { readFileSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
-import type { SyncBackend } from './host-state.ts';
-import type { AskedRequest, BridgeRequest, BridgeResponse, CallJob, JobDone, WorkerInit } from './protocol.ts';
+import type { Space, SyncBackend } from './host-state.ts';
+import { HOT_ROWS, type AskedRequest, type BridgeRequest, type BridgeResponse, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
 import type { VMLimits } from './limits.ts';
 import { InstancePool } from './instances.ts';
 import { StateCache } from './state-cache.ts';
@@ -72,18 +73,37 @@ function run(job: CallJob): JobDone {
     return { type: 'result', seq: job.seq, result: { ok: false, kind: 'HostError', message: 'host panicked: the worker lost the compiled module', logs: [] } };
   }
   const context = Buffer.from(job.req.contextId).toString('hex');
-  const backend = states.wrap(bridge(job), context, job.stateVersion);
-  return { type: 'result', seq: job.seq, result: execute(compiled.instances, compiled.exportTypes, job.req, backend, limits) };
+  const read = { rows: [] as Array<[Space, Uint8Array]>, max: HOT_ROWS };
+  const backend = states.wrap(bridge(job), context, job.stateVersion, job.refresh, job.stateVersion !== undefined ? read : undefined);
+  const [created, asked] = [compiled.instances.created, asks];
+  const result = execute(compiled.instances, compiled.exportTypes, job.req, backend, limits);
+  return { type: 'result', seq: job.seq, result, created: compiled.instances.created - created, asks: asks - asked, ...(read.rows.length > 0 ? { read: read.rows } : {}) };
 }
 
-parentPort!.on('message', (msg: WorkerInit | CallJob) => {
+parentPort!.on('message', (msg: WorkerInit | CallJob | LoadJob) => {
   if (msg.type === 'init') {
     port = msg.port as unknown as MessagePort;
     flag = new Int32Array(msg.flag);
     limits = msg.limits;
     return;
   }
+  if (msg.type === 'load') {
+    for (const key of msg.drop) modules.delete(key);
+    const instances = new InstancePool(msg.module.module, msg.module.reuse);
+    modules.set(msg.moduleKey, { exportTypes: msg.module.exportTypes, instances });
+    instances.warm();
+    return;
+  }
   parentPort!.postMessage(run(msg));
 });
 
-parentPort!.postMessage({ type: 'ready' });
+/** this thread's Linux thread id (for its CPU time in /proc, runtime.ts `series`); undefined elsewhere */
+function threadId(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/stat', 'utf8').split(' ', 1)[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+parentPort!.postMessage({ type: 'ready', tid: threadId() });

@@ -20,7 +20,6 @@
  * dropped message, a penalty and a reason in the sync status.
  */
 import type { Logger } from 'pino';
-import { every, SingleFlight } from '../schedule.ts';
 import type { NodeIdentity } from '../accounts/identity.ts';
 import type { Clock } from '../clock.ts';
 import type { ContextExecutor } from '../contexts/executor.ts';
@@ -28,6 +27,7 @@ import type { ContextStore } from '../contexts/store.ts';
 import { UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
 import type { EventBus } from '../events/bus.ts';
 import { contextTopic, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, NetworkError, PeerRefusal, type GossipMessage, type Network, type PeerKey, type PenaltyReason } from '../network/contract.ts';
+import { Follower } from '../network/follower.ts';
 import { batches, decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
@@ -74,10 +74,8 @@ export class ContextSync {
   readonly applier: DeltaApplier;
   readonly hlc: HybridClock;
   private readonly opts: SyncOptions;
-  private readonly topics = new Map<string, () => void>();
-  private readonly inflight = new SingleFlight<boolean>();
-  private readonly cleanups: (() => void)[] = [];
-  private readonly life = new AbortController();
+  /** the followed context topics, listeners, heartbeat and pulls in flight: stop() ends them */
+  private readonly life = new Follower();
 
   constructor(private readonly d: ContextSyncDeps) {
     this.opts = { ...SYNC_DEFAULTS, ...d.options };
@@ -111,24 +109,20 @@ export class ContextSync {
 
   async start(): Promise<void> {
     for (const meta of await this.d.records.listMeta()) this.follow(meta.id);
-    this.cleanups.push(
+    this.life.onStop(
       this.d.executor.onCommit((delta) => {
         void this.applier.noteLocal(delta).catch((e: unknown) => this.d.logger.warn({ err: e }, 'noting a local delta failed'));
         void this.publishLocal(delta);
       }),
     );
-    this.cleanups.push(this.d.network.onPeer((e) => e.type === 'connected' && void this.onConnected(e.peer)));
+    this.life.onStop(this.d.network.onPeer((e) => e.type === 'connected' && void this.onConnected(e.peer)));
     // a context that migrated (src/upgrades/migrator.ts) pulls at once the deltas it deferred meanwhile
-    this.cleanups.push(this.d.bus.subscribe((e) => e.type === 'context' && e.kind === 'AppVersionChanged' && this.syncNow(e.contextId)));
-    every(this.opts.heartbeatMs, () => this.heartbeat(), this.life.signal);
+    this.life.onStop(this.d.bus.subscribe((e) => e.type === 'context' && e.kind === 'AppVersionChanged' && this.syncNow(e.contextId)));
+    this.life.every(this.opts.heartbeatMs, () => this.heartbeat());
   }
 
-  async stop(): Promise<void> {
-    this.life.abort();
-    for (const c of this.cleanups.splice(0)) c();
-    for (const off of this.topics.values()) off();
-    this.topics.clear();
-    await this.inflight.settled();
+  stop(): Promise<void> {
+    return this.life.stop();
   }
 
   /** The sync status of a context this node holds. */
@@ -157,8 +151,7 @@ export class ContextSync {
 
   /** Stops following a context this node no longer holds. */
   forget(contextId: string): void {
-    this.topics.get(contextId)?.();
-    this.topics.delete(contextId);
+    this.life.unfollow(contextId);
     this.applier.forget(contextId);
     this.status.forget(contextId);
   }
@@ -263,7 +256,7 @@ export class ContextSync {
   private pull(contextId: string, peer: PeerKey): Promise<boolean> {
     const reg = this.d.locate(contextId);
     if (!reg || memberAccount(reg, peer) === undefined) return Promise.resolve(false);
-    return this.inflight.run(`${contextId}|${peer}`, () => this.pullNow(contextId, peer));
+    return this.life.pull(`${contextId}|${peer}`, () => this.pullNow(contextId, peer));
   }
 
   private async pullNow(contextId: string, peer: PeerKey): Promise<boolean> {
@@ -368,7 +361,7 @@ export class ContextSync {
   }
 
   private async onConnected(peer: PeerKey): Promise<void> {
-    for (const contextId of this.topics.keys()) {
+    for (const contextId of this.life.followed()) {
       const reg = this.d.locate(contextId);
       if (reg && memberAccount(reg, peer) !== undefined) void this.pull(contextId, peer);
     }
@@ -396,8 +389,8 @@ export class ContextSync {
   }
 
   private follow(contextId: string): void {
-    if (this.topics.has(contextId) || this.life.signal.aborted || !this.d.locate(contextId)) return;
-    this.topics.set(contextId, this.d.network.subscribe(contextTopic(contextId), (msg) => this.onGossip(contextId, msg)));
+    if (!this.d.locate(contextId)) return;
+    this.life.follow(contextId, () => this.d.network.subscribe(contextTopic(contextId), (msg) => this.onGossip(contextId, msg)));
   }
 
   // ——— serving ———

@@ -21,9 +21,11 @@ import type { MemoryHub, MemoryNetwork } from '../network/memory.ts';
 import { StreamRouter } from '../network/router.ts';
 import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
 import { MemoryStore } from '../store/memory.ts';
-import { GroupKeys } from './keys.ts';
+import { registerUpgradeOps } from '../upgrades/ops.ts';
+import { GroupKeys, registerKeyOps } from './keys.ts';
 import { ContextSync } from './service.ts';
 import { SpecializedInvites } from './specialized.ts';
+import { AutoFollow } from '../contexts/auto-follow.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -128,6 +130,8 @@ export interface SyncNode extends Contexts {
   events: NodeEvent[];
   bus: EventBus;
   specialized: SpecializedInvites;
+  /** auto-follow, when the node was made with it (`autoFollow` option) */
+  autoFollow?: AutoFollow;
   /** stops every part (the store stays, for a restart) */
   stop(): Promise<void>;
 }
@@ -138,6 +142,7 @@ export async function syncNode(
   startMs: number,
   existing?: { store: MemoryStore; identity: NodeIdentity },
   specialized: { enabled: boolean; admitUnattested: boolean } = { enabled: false, admitUnattested: false },
+  autoFollow?: { passLimit?: number; onPass?: ConstructorParameters<typeof AutoFollow>[0]['onPass'] },
 ): Promise<SyncNode> {
   const store = existing?.store ?? new MemoryStore();
   await store.open();
@@ -148,7 +153,7 @@ export async function syncNode(
   const bus = new EventBus();
   const events: NodeEvent[] = [];
   bus.subscribe((e) => events.push(e));
-  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers() });
+  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers(registerKeyOps, registerUpgradeOps) });
   await governance.load();
   const net = hub.join(identity.publicKey);
   const router = new StreamRouter(net);
@@ -186,6 +191,10 @@ export async function syncNode(
   keys.start();
   await sync.start();
   invites.start();
+  const follow = autoFollow
+    ? new AutoFollow({ governance, contexts: parts.contexts, records: parts.records, store, bus, account: identity.accountId, now: () => clock.now(), ...autoFollow })
+    : undefined;
+  follow?.start();
   const s = sync;
   return {
     ...parts,
@@ -202,7 +211,9 @@ export async function syncNode(
     events,
     bus,
     specialized: invites,
+    autoFollow: follow,
     stop: async () => {
+      await follow?.stop();
       invites.stop();
       await s.stop();
       keys.stop();

@@ -6,9 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { namespaceIdOf, subgroupIdOf } from '../crypto/ids.ts';
 import { emptyNamespace } from '../governance/genesis.ts';
-import { applyOp, refusalOf } from '../governance/testkit.ts';
+import { opApplier, refusalOf } from '../governance/testkit.ts';
 import type { NamespaceState } from '../governance/types.ts';
+import { registerUpgradeOps } from './ops.ts';
 import { UPGRADE_OPS } from './types.ts';
+
+const applyOp = opApplier(registerUpgradeOps);
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);
 const APP = 'ee'.repeat(32);

@@ -7,11 +7,14 @@ import { describe, expect, it } from 'vitest';
 import type { NodeIdentity } from '../accounts/identity.ts';
 import { namespaceIdOf } from '../crypto/ids.ts';
 import { emptyNamespace } from '../governance/genesis.ts';
-import { applyOp } from '../governance/testkit.ts';
+import { opApplier } from '../governance/testkit.ts';
 import type { NamespaceState } from '../governance/types.ts';
 import type { UpgradeProgress } from './progress.ts';
 import { fleetRollup } from './rollup.ts';
+import { registerUpgradeOps } from './ops.ts';
 import { UPGRADE_OPS } from './types.ts';
+
+const applyOp = opApplier(registerUpgradeOps);
 
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InstalledRelease } from '../applications/contract.ts';
 import { APP_ID, FakeCatalog, world } from '../contexts/testkit.ts';
+import { registerUpgradeOps } from './ops.ts';
 import { UpgradeService } from './service.ts';
 import { UPGRADE_OPS } from './types.ts';
 
@@ -29,7 +30,7 @@ class VersionedCatalog extends FakeCatalog {
 
 describe('an upgrade to a version this node lacks', () => {
   it('records the failure with the missing bundle, and resumes once that bundle is installed', async () => {
-    const w = await world();
+    const w = await world([registerUpgradeOps]);
     const catalog = new VersionedCatalog();
     const errors: unknown[] = [];
     const upgrades = new UpgradeService({ ...w, contexts: w, applications: catalog, clock: { now: () => 1_700_000_000_000 }, onError: (e) => void errors.push(e) });

@@ -30,6 +30,13 @@ export interface GroupUpgradeRecord {
   aborted?: { at: number; by: string };
 }
 
+declare module '../governance/types.ts' {
+  interface GroupExtensions {
+    /** the group's latest upgrade (src/upgrades); absent before the first */
+    upgrade?: GroupUpgradeRecord;
+  }
+}
+
 /** Local status of a group's upgrade (admin-wire-b §7.3). `aborted` is hearth's fourth state. */
 export type UpgradeState = 'in_progress' | 'completed' | 'aborted';
 

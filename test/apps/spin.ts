@@ -1,6 +1,7 @@
 // Runaway guests for the runtime's limit tests: an infinite loop that never calls the host (the
-// deadline test), one that writes first, and memory growth past the 64 MiB limit.
+// deadline test), one that writes first, memory growth past the 64 MiB limit, and a slow call that ends.
 // AssemblyScript source; built by test/helpers/wasm-apps.ts.
+import * as env from './lib/env';
 import * as sdk from './lib/sdk';
 
 let sink: i32 = 0;
@@ -28,4 +29,24 @@ export function allocate_forever(): void {
 
 export function quick(): void {
   sdk.returnOk('"done"');
+}
+
+/** a context can be created with this app (test/e2e/runtime-disconnect.e2e.test.ts) */
+export function init(): void {
+  sdk.commit(new ArrayBuffer(32), new ArrayBuffer(0));
+}
+
+/** a slow call that ends: looks at the host's clock until `ms` (default 100) have passed, answers how often it looked */
+export function busy(): void {
+  const ms = <u64>sdk.jsonInt(sdk.readInput(), 'ms', 100);
+  const now = new ArrayBuffer(8);
+  const d = sdk.buf(now);
+  env.time_now(d);
+  const start = load<u64>(changetype<usize>(now));
+  let looks = 0;
+  do {
+    env.time_now(d);
+    looks++;
+  } while (load<u64>(changetype<usize>(now)) - start < ms * 1_000_000);
+  sdk.returnOk(looks.toString());
 }

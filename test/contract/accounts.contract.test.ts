@@ -5,7 +5,7 @@
  * refusal checked against the node's OpenAPI document.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client } from '../../src/client/index.ts';
+import type { Client } from '../../src/client/index.ts';
 import { ed25519Verify } from '../../src/crypto/keys.ts';
 import { Contract } from '../helpers/contract.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';

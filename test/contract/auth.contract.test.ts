@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FakeClock } from '../../src/auth/testkit.ts';
-import { type Client } from '../../src/client/index.ts';
+import type { Client } from '../../src/client/index.ts';
 import { Contract } from '../helpers/contract.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { httpError } from '../helpers/status.ts';

@@ -6,10 +6,10 @@
  * client that does not record, so this file checks only the contexts area's answers.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, HttpError, RpcError, type Client } from '../../src/client/index.ts';
+import { HttpError, RpcError, type Client } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
-import { Contract } from '../helpers/contract.ts';
-import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { startContractNode, type Contract } from '../helpers/contract.ts';
+import type { TestNode } from '../helpers/node.ts';
 import { ed25519FromSeed, mintProof, presenceBody, seedOf } from '../helpers/presence.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
@@ -22,11 +22,8 @@ let otherAppId: string;
 let ns: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  contract = await Contract.load(node.url);
-  c = contract.client();
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  const setup = createClient({ baseUrl: node.url, tokenStore: c.tokenStore });
+  let setup: Client;
+  ({ node, contract, client: c, setup } = await startContractNode());
   const wasm = await buildTestApp('kv');
   appId = (await setup.applications.installDev((await makeBundle({ wasm, package: 'com.hearth.kv.contract' })).path)).applicationId;
   otherAppId = (await setup.applications.installDev((await makeBundle({ wasm, package: 'com.hearth.kv.contract2' })).path)).applicationId;

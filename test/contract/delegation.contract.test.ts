@@ -4,12 +4,12 @@
  * for this node, which holds CAN_AUTHOR_ON_BEHALF in the namespace.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import type { Client } from '../../src/client/index.ts';
 import { CAPABILITIES } from '../../src/client/settings.ts';
 import { makeBundle } from '../helpers/bundles.ts';
-import { Contract } from '../helpers/contract.ts';
+import { startContractNode, type Contract } from '../helpers/contract.ts';
 import { creationWarrant, delegableOp, governanceWarrant, intentWarrant, member } from '../helpers/delegation.ts';
-import { startTestNode, type TestNode } from '../helpers/node.ts';
+import type { TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 let node: TestNode;
@@ -18,12 +18,7 @@ let c: Client;
 let setup: Client;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  contract = await Contract.load(node.url);
-  const tokenStore = new MemoryTokenStore();
-  c = contract.client({ tokenStore });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  setup = createClient({ baseUrl: node.url, tokenStore });
+  ({ node, contract, client: c, setup } = await startContractNode());
 }, 120_000);
 afterAll(() => node.destroy());
 

@@ -8,13 +8,13 @@
 import { createHash, createPrivateKey, createPublicKey, verify } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, type Client, type NodeIdentity } from '../../src/client/index.ts';
+import { HttpError, type Client, type NodeIdentity } from '../../src/client/index.ts';
 import { CAPABILITIES } from '../../src/client/settings.ts';
 import { ed25519Verify } from '../../src/crypto/keys.ts';
 import { invitationBorsh } from '../../src/governance/invitations/codec.ts';
 import { makeBundle } from '../helpers/bundles.ts';
-import { Contract } from '../helpers/contract.ts';
-import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { startContractNode, type Contract } from '../helpers/contract.ts';
+import type { TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 const X = '1'.repeat(64);
@@ -44,12 +44,7 @@ function signedBy(p: { signerPublicKey: string; signedPayload: string; signature
 }
 
 beforeAll(async () => {
-  node = await startTestNode();
-  contract = await Contract.load(node.url);
-  const tokenStore = new MemoryTokenStore();
-  c = contract.client({ tokenStore });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  setup = createClient({ baseUrl: node.url, tokenStore });
+  ({ node, contract, client: c, setup } = await startContractNode());
   me = await setup.accounts.identity();
   const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv' });
   appId = (await setup.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path } })).applicationId;

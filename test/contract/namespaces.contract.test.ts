@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { encodeScopeProof } from '../../src/accounts/credentials.ts';
 import { encodeCredential } from '../../src/accounts/pairing.ts';
-import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import type { Client } from '../../src/client/index.ts';
 import { accountIdOf, deviceIdOf } from '../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../src/crypto/keys.ts';
 import { encodeSignedJoin, joinDigest } from '../../src/governance/namespaces/manage-admit.ts';
-import { Contract } from '../helpers/contract.ts';
-import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { startContractNode, type Contract } from '../helpers/contract.ts';
+import type { TestNode } from '../helpers/node.ts';
 import { httpError } from '../helpers/status.ts';
 
 const APP = 'a'.repeat(64);
@@ -46,12 +46,7 @@ function keyholder(namespaceId: string) {
 }
 
 beforeAll(async () => {
-  node = await startTestNode();
-  contract = await Contract.load(node.url);
-  admin = contract.client();
-  await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
-  setup = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await setup.auth.login({ username: node.adminUser, password: node.adminPassword });
+  ({ node, contract, client: admin, setup } = await startContractNode());
   me = await setup.accounts.identity();
 });
 afterAll(() => node.destroy());

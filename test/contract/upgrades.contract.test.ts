@@ -4,10 +4,10 @@
  * migration to 2.0.0 refuses (the key `block`), so retry and abort have something to act on.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import type { Client } from '../../src/client/index.ts';
 import { makeBundle, signingKey } from '../helpers/bundles.ts';
-import { Contract } from '../helpers/contract.ts';
-import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { startContractNode, type Contract } from '../helpers/contract.ts';
+import type { TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 let node: TestNode;
@@ -16,12 +16,7 @@ let c: Client;
 let setup: Client;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  contract = await Contract.load(node.url);
-  const tokenStore = new MemoryTokenStore();
-  c = contract.client({ tokenStore });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  setup = createClient({ baseUrl: node.url, tokenStore });
+  ({ node, contract, client: c, setup } = await startContractNode());
 }, 120_000);
 afterAll(() => node.destroy());
 

@@ -8,7 +8,8 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { expect } from 'vitest';
-import { createClient, type Client, type ClientOptions } from '../../src/client/index.ts';
+import { createClient, MemoryTokenStore, type Client, type ClientOptions } from '../../src/client/index.ts';
+import { startTestNode, type TestNode, type TestNodeOptions } from './node.ts';
 
 type Json = Record<string, any>;
 
@@ -187,4 +188,30 @@ function documentsEmpty(response: Json): boolean {
 
 function isErrorBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && typeof (body as Json).error === 'string';
+}
+
+/** A contract test's node, its contract, and two SDK clients logged in as the node's admin. */
+export interface ContractNode {
+  node: TestNode;
+  contract: Contract;
+  /** records every exchange: the answers the contract checks */
+  client: Client;
+  /** shares `client`'s tokens and records nothing: set-up calls owned by another area's file */
+  setup: Client;
+}
+
+/** Starts a node for a contract test: its OpenAPI contract loaded, a recording client logged in, a set-up client beside it. */
+export async function startContractNode(options: TestNodeOptions = {}): Promise<ContractNode> {
+  const node = await startTestNode(options);
+  try {
+    const contract = await Contract.load(node.url);
+    const tokenStore = new MemoryTokenStore();
+    const client = contract.client({ tokenStore });
+    await client.auth.login({ username: node.adminUser, password: node.adminPassword });
+    const setup = createClient({ baseUrl: node.url, tokenStore });
+    return { node, contract, client, setup };
+  } catch (e) {
+    await node.destroy();
+    throw e;
+  }
 }

@@ -1,7 +1,9 @@
 /**
  * Test applications: compiles `test/apps/<name>.ts` (AssemblyScript) with the `assemblyscript/asc`
  * compiler API and appends the app's ABI (`test/apps/<name>.abi.json`, when present) as a
- * `calimero_abi_v1` custom section (runtime.md §4), as the Rust SDK's build embeds it. Results
+ * `calimero_abi_v1` custom section (runtime.md §4), as the Rust SDK's build embeds it. An app whose
+ * first line is `// asc-flags: <flags>` is built with those flags too (test/apps/kv_store.ts places
+ * its data where a Rust guest's would be). Results
  * are cached on disk under os.tmpdir() by a hash of the sources, options and compiler version, so
  * only the first test run pays for compilation.
  *
@@ -14,6 +16,7 @@ import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import binaryen from 'binaryen';
 import { appendCustomSection } from '../../src/runtime/wasm-binary.ts';
 
 export const APPS_DIR = fileURLToPath(new URL('../apps/', import.meta.url));
@@ -45,10 +48,12 @@ async function compile(name: string, opts: BuildOptions): Promise<Uint8Array> {
   const stderr: string[] = [];
   const entry = relative(ROOT, join(APPS_DIR, `${name}.ts`));
   // apps using the sdk route `abort` to panic_utf8; the others trap on it (no `env.abort` import)
-  const usesSdk = (await readFile(join(APPS_DIR, `${name}.ts`), 'utf8')).includes('./lib/sdk');
+  const source = await readFile(join(APPS_DIR, `${name}.ts`), 'utf8');
+  const usesSdk = source.includes('./lib/sdk');
+  const own = /^\/\/ asc-flags:(.*)$/m.exec(source.split('\n', 1)[0] ?? '')?.[1]?.trim().split(/\s+/) ?? [];
   const abortHook = usesSdk ? relative(ROOT, join(APPS_DIR, 'lib/sdk')).split('\\').join('/') + '/abortHook' : '';
   const { error } = await asc.main(
-    [entry, '--outFile', 'out.wasm', '--runtime', 'stub', '--optimizeLevel', '1', '--use', `abort=${abortHook}`, ...(opts.ascFlags ?? [])],
+    [entry, '--outFile', 'out.wasm', '--runtime', 'stub', '--optimizeLevel', '1', '--use', `abort=${abortHook}`, ...own, ...(opts.ascFlags ?? [])],
     {
       readFile: async (file: string, baseDir: string) => {
         try {
@@ -92,4 +97,16 @@ export async function buildTestApp(name: string, opts: BuildOptions = {}): Promi
   await writeFile(tmp, wasm);
   await rename(tmp, file);
   return wasm;
+}
+
+/** A module from WebAssembly text (binaryen, which assemblyscript brings along), every feature on. */
+export function wat(text: string): Uint8Array<ArrayBuffer> {
+  const m = binaryen.parseText(text);
+  try {
+    m.setFeatures(binaryen.Features.All);
+    if (!m.validate()) throw new Error('invalid WebAssembly text module');
+    return m.emitBinary() as Uint8Array<ArrayBuffer>;
+  } finally {
+    m.dispose();
+  }
 }

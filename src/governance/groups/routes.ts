@@ -6,7 +6,7 @@ import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import { groupInfoView } from '../views.ts';
 import { Errors } from '../../http/response-schemas.ts';
-import { CreateGroupAnswer, CreateGroupRequest, GroupInfoAnswer, GroupParams } from './schemas.ts';
+import { CreateGroupAnswer, CreateGroupRequest, groupInfoAnswer, GroupParams } from './schemas.ts';
 
 export function registerGroupRoutes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
@@ -31,10 +31,15 @@ export function registerGroupRoutes(root: FastifyInstance, deps: GovernanceRoute
     return { data: { groupId } };
   });
 
-  const infoSchema = { summary: 'GroupInfo', params: GroupParams, response: { 200: GroupInfoAnswer, ...Errors(400, 401, 403, 404) } };
+  const infoFields = Object.entries(deps.groupInfoFields ?? {});
+  const infoSchema = { summary: 'GroupInfo', params: GroupParams, response: { 200: groupInfoAnswer(deps.groupInfoFields), ...Errors(400, 401, 403, 404) } };
   app.get('/admin-api/groups/:groupId', { schema: infoSchema }, async (req) => {
     const { ns, group } = groups.get(requireId(req.params.groupId, 'group id'));
-    const activeUpgrade = await deps.activeUpgrade?.(group.id);
-    return { data: { ...groupInfoView(ns, group), ...(activeUpgrade ? { activeUpgrade } : {}) } };
+    const added: Record<string, unknown> = {};
+    for (const [name, field] of infoFields) {
+      const value = await field.read(group.id);
+      if (value !== undefined) added[name] = value;
+    }
+    return { data: { ...groupInfoView(ns, group), ...added } };
   });
 }

@@ -2,10 +2,9 @@
  * Request and response schemas of the group routes (admin-wire-b §4.2–§4.3). Response schemas
  * document the wire (issue #6, OpenAPI); they never drive serialisation.
  */
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { Data, Hex32, U64 } from '../../http/response-schemas.ts';
 import { Hex64 } from '../namespaces/schemas.ts';
-import { GroupUpgradeStatus } from '../../upgrades/schemas.ts';
 
 /**
  * `groupId` is refused (ids are derived: admin spec, README rule 3); every other field older
@@ -47,6 +46,21 @@ export const GroupInfo = Type.Object({
   groupStateHash: Hex32(),
   namespaceId: Hex32('the namespace root; the group itself for a root'),
   ownerOpCounter: U64('the counter the next root proof must name'),
-  activeUpgrade: Type.Optional(GroupUpgradeStatus),
 });
-export const GroupInfoAnswer = Data(GroupInfo);
+
+/**
+ * A GroupInfo field a domain built on governance adds (src/upgrades: `activeUpgrade`), wired by the
+ * composition root: its schema (documented as optional) and its value for a group, left out while
+ * undefined.
+ */
+export interface GroupInfoField {
+  schema: TSchema;
+  read(groupId: string): Promise<unknown>;
+}
+export type GroupInfoFields = Record<string, GroupInfoField>;
+
+/** GroupInfo's answer schema with the fields other domains add, after governance's own. */
+export function groupInfoAnswer(fields: GroupInfoFields = {}) {
+  const added = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, Type.Optional(f.schema)]));
+  return Data(Type.Object({ ...GroupInfo.properties, ...added }));
+}

@@ -16,9 +16,9 @@
  * nothing here throws into the network, and every wait has a deadline and the replicator's signal.
  */
 import type { Logger } from 'pino';
-import { every, SingleFlight } from '../../schedule.ts';
 import type { Clock } from '../../clock.ts';
 import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey, type PenaltyReason } from '../../network/contract.ts';
+import { Follower } from '../../network/follower.ts';
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
 import { isMember } from '../authority.ts';
 import { requireInviter } from '../invitations/inviter.ts';
@@ -88,11 +88,9 @@ const frameOpts = (timeoutMs: number, signal: AbortSignal) => ({ timeoutMs, maxR
 export class GovernanceReplicator {
   readonly stats: ReplicationStats = { gossipIn: 0, gossipOut: 0, opsIngested: 0, opsWithoutEffect: 0, dropped: {}, pulls: { ok: 0, failed: 0 }, served: 0 };
   private readonly opts: ReplicatorOptions;
-  private readonly topics = new Map<string, () => void>();
   private readonly waiting = new Map<string, Map<string, Waiting>>();
-  private readonly inflight = new SingleFlight<boolean>();
-  private readonly cleanups: (() => void)[] = [];
-  private readonly life = new AbortController();
+  /** the followed namespace topics, listeners, heartbeat and pulls in flight: stop() ends them */
+  private readonly life = new Follower();
 
   constructor(private readonly d: ReplicatorDeps) {
     this.opts = { ...REPLICATOR_DEFAULTS, ...d.options };
@@ -104,22 +102,18 @@ export class GovernanceReplicator {
 
   start(): void {
     for (const ns of this.d.governance.namespaces()) this.follow(ns.id);
-    this.cleanups.push(this.d.governance.onOps((e) => this.onOps(e)));
-    this.cleanups.push(this.d.network.onPeer((e) => e.type === 'connected' && this.onConnected(e.peer)));
-    every(this.opts.heartbeatMs, () => this.heartbeat(), this.life.signal);
+    this.life.onStop(this.d.governance.onOps((e) => this.onOps(e)));
+    this.life.onStop(this.d.network.onPeer((e) => e.type === 'connected' && this.onConnected(e.peer)));
+    this.life.every(this.opts.heartbeatMs, () => this.heartbeat());
   }
 
-  async stop(): Promise<void> {
-    this.life.abort();
-    for (const c of this.cleanups.splice(0)) c();
-    for (const off of this.topics.values()) off();
-    this.topics.clear();
-    await this.inflight.settled();
+  stop(): Promise<void> {
+    return this.life.stop();
   }
 
   /** Namespaces this node follows on the network (subscribed topics). */
   followed(): string[] {
-    return [...this.topics.keys()];
+    return [...this.life.followed()];
   }
 
   /** Ops held for want of their parents, per namespace. */
@@ -298,7 +292,7 @@ export class GovernanceReplicator {
 
   /** Pulls what `peer` has of a namespace; one exchange per (namespace, peer) at a time. */
   private pull(namespaceId: string, peer: PeerKey, opts: { timeoutMs?: number } = {}): Promise<boolean> {
-    return this.inflight.run(`${namespaceId}|${peer}`, () => this.pullNow(namespaceId, peer, opts.timeoutMs ?? this.opts.requestTimeoutMs));
+    return this.life.pull(`${namespaceId}|${peer}`, () => this.pullNow(namespaceId, peer, opts.timeoutMs ?? this.opts.requestTimeoutMs));
   }
 
   private async pullNow(namespaceId: string, peer: PeerKey, timeoutMs: number): Promise<boolean> {
@@ -330,7 +324,7 @@ export class GovernanceReplicator {
       for (const [id, w] of held) if (now - w.at > this.opts.waitingTtlMs) held.delete(id);
       if (held.size === 0) this.waiting.delete(nsId);
     }
-    for (const nsId of this.topics.keys()) {
+    for (const nsId of this.life.followed()) {
       const topic = namespaceTopic(nsId);
       if (this.d.network.topicPeers(topic).length === 0) continue;
       const heads = this.d.governance.heads(nsId);
@@ -347,8 +341,7 @@ export class GovernanceReplicator {
   // ——— helpers ———
 
   private follow(namespaceId: string): void {
-    if (this.topics.has(namespaceId) || this.life.signal.aborted) return;
-    this.topics.set(namespaceId, this.d.network.subscribe(namespaceTopic(namespaceId), (msg) => this.onGossip(namespaceId, msg)));
+    this.life.follow(namespaceId, () => this.d.network.subscribe(namespaceTopic(namespaceId), (msg) => this.onGossip(namespaceId, msg)));
   }
 
   /** The member account a peer's node key speaks for, if it is a member of some group here. */

@@ -5,8 +5,8 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { authKit } from '../auth/testkit.ts';
-import { buildApp } from './app.ts';
+import { authKit } from './testkit.ts';
+import { buildApp } from '../http/app.ts';
 import { registerGuard } from './guard.ts';
 
 async function guarded() {

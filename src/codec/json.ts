@@ -1,7 +1,11 @@
 /**
- * @module client/json
+ * @module codec/json
  *
  * JSON encoding and decoding that never loses 64-bit integers.
+ *
+ * Neutral ground: the SDK (src/client/, re-exported from its entry) and the server (request bodies,
+ * JSON-RPC, WebSocket frames) both use it, so it imports nothing else of src/ — the SDK's closure
+ * stays client/ + codec/ (src/layers.test.ts; docs/architecture.md).
  *
  * The node sends u64 values (nonces, counters, sizes, uptime) as bare JSON numbers
  * (README decision "64-bit numbers"). `JSON.parse` turns any integer above

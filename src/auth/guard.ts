@@ -6,12 +6,12 @@
  * the reason in `X-Auth-Error`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isBound, mayActOn, type MayActOptions } from '../auth/binding.ts';
-import { satisfies } from '../auth/permissions.ts';
-import { classifyRoute, type GuardDecision, type RouteOptions } from '../auth/route-permissions.ts';
-import type { AuthService, Principal, RequestOrigin } from '../auth/service.ts';
+import { isBound, mayActOn, type MayActOptions } from './binding.ts';
+import { satisfies } from './permissions.ts';
+import { classifyRoute, type GuardDecision, type RouteOptions } from './route-permissions.ts';
+import type { AuthService, Principal, RequestOrigin } from './service.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
-import { bearerOf, originOf, pathOf, queryTokenOf } from './request.ts';
+import { bearerOf, originOf, pathOf, queryTokenOf } from '../http/request.ts';
 
 /** The auth spec accepts `?token=` only on the stream routes (a URL reaches proxy logs). */
 const QUERY_TOKEN_PATHS = /^\/(ws|sse)(\/|$)/;

@@ -1,6 +1,7 @@
 /**
  * The route table: every domain's routes are mounted here, in one place (style rule 2), behind
- * the node guard.
+ * the node guard. It lives in the composition root, which knows every part; src/http/ knows none
+ * of the domains (docs/architecture.md).
  */
 import type { FastifyInstance } from 'fastify';
 import { registerAliasRoutes } from '../aliases/routes.ts';
@@ -25,10 +26,11 @@ import { registerUpgradeRoutes } from '../upgrades/routes.ts';
 import type { UpgradeService } from '../upgrades/service.ts';
 import { registerDelegationRoutes, type DelegationRouteDeps } from '../delegation/routes.ts';
 import type { TeeService } from '../tee/service.ts';
-import { registerGuard } from './guard.ts';
-import { registerHealthRoutes, type Lifecycle } from './health-routes.ts';
-import { registerMetricsRoute, type Metrics } from './metrics.ts';
-import { registerOpenApiRoute, type RouteCatalogue } from './openapi.ts';
+import { registerGuard } from '../auth/guard.ts';
+import { needsToken } from '../auth/route-permissions.ts';
+import { registerHealthRoutes, type Lifecycle } from '../http/health-routes.ts';
+import { registerMetricsRoute, type Metrics } from '../http/metrics.ts';
+import { registerOpenApiRoute, type RouteCatalogue } from '../http/openapi.ts';
 import { registerNetworkRoutes, type NetworkRoutesDeps } from '../network/routes.ts';
 
 export interface RouteDeps {
@@ -57,7 +59,7 @@ export interface RouteDeps {
 export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { governance } = deps.governance;
   const guardOptions = { delegatedAccess: deps.delegatedAccess ?? false };
-  deps.catalogue.guardOptions = guardOptions;
+  deps.catalogue.needsToken = (method, url) => needsToken(method, url, guardOptions);
   registerGuard(app, deps.auth.auth, { ...guardOptions, groupPath: groupPathVia((id) => governance.locate(id)) });
   registerHealthRoutes(app, deps);
   registerNetworkRoutes(app, deps.network);

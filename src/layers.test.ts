@@ -1,0 +1,132 @@
+/**
+ * The layers read downward (issue #26; docs/architecture.md): this walks every import under src/
+ * (type-only ones too) and fails on one that reaches up. Beside it, src/network/boundary.test.ts
+ * keeps libp2p inside src/network/.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = import.meta.dirname;
+
+/** One import: the importing file and the imported one, both relative to src/ with `/` separators. */
+interface Edge {
+  from: string;
+  to: string;
+}
+
+/** Modules every layer may use: the top-level modules (errors, clock, version, ...) and these folders. */
+const BASE_DIRS = ['codec', 'config', 'crypto', 'store'];
+/** Domains built on governance: governance imports none of them (they register ops with it from src/node/). */
+const BUILT_ON_GOVERNANCE = ['sync', 'upgrades', 'delegation'];
+
+const folderOf = (path: string): string | undefined => (path.includes('/') ? path.slice(0, path.indexOf('/')) : undefined);
+const isBase = (path: string): boolean => {
+  const folder = folderOf(path);
+  return folder === undefined ? path !== 'main.ts' : BASE_DIRS.includes(folder);
+};
+
+/** The rules, one sentence each; an edge that breaks one is reported as `from → to (rule)`. */
+const RULES: { rule: string; breaks: (e: Edge) => boolean }[] = [
+  {
+    rule: 'only the SDK itself and the CLI import src/client/',
+    breaks: ({ from, to }) => folderOf(to) === 'client' && !['client', 'cli'].includes(folderOf(from) ?? ''),
+  },
+  {
+    rule: 'the SDK imports nothing of the server: only src/client/ and the neutral src/codec/',
+    breaks: ({ from, to }) => folderOf(from) === 'client' && !['client', 'codec'].includes(folderOf(to) ?? ''),
+  },
+  {
+    rule: 'src/codec/ is neutral: it imports nothing else of src/',
+    breaks: ({ from, to }) => folderOf(from) === 'codec' && folderOf(to) !== 'codec',
+  },
+  {
+    rule: 'src/http/ imports no domain: only itself and the base modules',
+    breaks: ({ from, to }) => folderOf(from) === 'http' && folderOf(to) !== 'http' && !isBase(to),
+  },
+  {
+    rule: 'src/governance/ imports none of the domains built on it (sync, upgrades, delegation)',
+    breaks: ({ from, to }) => folderOf(from) === 'governance' && BUILT_ON_GOVERNANCE.includes(folderOf(to) ?? ''),
+  },
+  {
+    rule: 'the composition root src/node/ is imported only by the entry points (main.ts, src/cli/)',
+    breaks: ({ from, to }) => folderOf(to) === 'node' && folderOf(from) !== 'node' && folderOf(from) !== 'cli' && from !== 'main.ts',
+  },
+];
+
+export function violations(edges: Edge[]): string[] {
+  return edges.flatMap((e) => RULES.filter((r) => r.breaks(e)).map((r) => `${e.from} → ${e.to} (${r.rule})`));
+}
+
+/**
+ * `import … from`, `export … from`, side-effect `import '…'`, `import('…')` and a state augmentation
+ * (`declare module '…'`): the relative specifiers.
+ */
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*|\bdeclare module\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+
+async function sources(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await sources(path)));
+    else if (/\.(ts|tsx)$/.test(e.name)) out.push(path);
+  }
+  return out;
+}
+
+const toSrc = (path: string): string => relative(SRC, path).split(sep).join('/');
+
+async function importEdges(): Promise<Edge[]> {
+  const edges: Edge[] = [];
+  for (const file of await sources(SRC)) {
+    const text = await readFile(file, 'utf8');
+    for (const m of text.matchAll(IMPORT)) {
+      const target = resolve(dirname(file), m[1]);
+      // an import out of src/ (test/helpers from a test) is no layer of the node
+      if (relative(SRC, target).startsWith('..')) continue;
+      edges.push({ from: toSrc(file), to: toSrc(target) });
+    }
+  }
+  return edges;
+}
+
+describe('the layers', () => {
+  it('sees the imports it judges', async () => {
+    const edges = await importEdges();
+    // a walker that found nothing would pass every rule: these imports are known to be there
+    expect(edges).toContainEqual({ from: 'node/routes.ts', to: 'sync/routes.ts' });
+    expect(edges).toContainEqual({ from: 'http/body.ts', to: 'codec/json.ts' });
+    expect(edges).toContainEqual({ from: 'upgrades/types.ts', to: 'governance/types.ts' }); // the state augmentation
+  });
+
+  it('has no import that reaches up', async () => {
+    expect(violations(await importEdges())).toEqual([]);
+  });
+
+  it.each([
+    ['contexts/calls.ts', 'client/json.ts'],
+    ['client/http.ts', 'errors.ts'],
+    ['codec/json.ts', 'errors.ts'],
+    ['http/routes.ts', 'sync/routes.ts'],
+    ['http/guard.ts', 'auth/service.ts'],
+    ['http/app.ts', 'main.ts'],
+    ['governance/ops.ts', 'upgrades/ops.ts'],
+    ['governance/types.ts', 'delegation/nonces.ts'],
+    ['governance/ops.ts', 'sync/keys.ts'],
+    ['sync/service.ts', 'node/node.ts'],
+  ])('refuses %s → %s', (from, to) => {
+    expect(violations([{ from, to }])).toHaveLength(1);
+  });
+
+  it.each([
+    ['cli/call.ts', 'client/index.ts'],
+    ['client/http.ts', 'codec/json.ts'],
+    ['http/body.ts', 'errors.ts'],
+    ['http/limits.ts', 'config/defaults.ts'],
+    ['node/routes.ts', 'upgrades/routes.ts'],
+    ['upgrades/ops.ts', 'governance/appliers.ts'],
+    ['main.ts', 'node/node.ts'],
+  ])('allows %s → %s', (from, to) => {
+    expect(violations([{ from, to }])).toEqual([]);
+  });
+});
