@@ -38,8 +38,8 @@ export async function benchSync(writes = Number(process.env.BENCH_SYNC_N ?? 500)
     await b.client.groups.sync(ns);
     await eventually('B sees the context', async () => (await b.client.groups.contexts(ns)).some((x) => x.contextId === ctx), 30_000);
     await b.client.contexts.join(ctx);
-    await eventually('B caught up', async () => (await b.client.contexts.get(ctx)).sync?.caughtUp === true, 30_000).catch(async (e: unknown) => {
-      throw new Error(`${(e as Error).message}: ${JSON.stringify((await b.client.contexts.get(ctx)).sync)}`);
+    await eventually('B caught up', async () => (await b.client.contexts.syncStatus(ctx)).caughtUp, 30_000).catch(async (e: unknown) => {
+      throw new Error(`${(e as Error).message}: ${JSON.stringify(await b.client.contexts.syncStatus(ctx))}`);
     });
 
     const times: number[] = [];

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { forbidden, unauthenticated } from '../errors.ts';
+import { badRequest, forbidden, unauthenticated } from '../errors.ts';
 import { bearerOf, originOf, pathOf } from '../http/request.ts';
 import { isBound } from './binding.ts';
 import { satisfies } from './permissions.ts';
@@ -14,6 +14,7 @@ import type { AuthRoutesDeps } from './routes.ts';
 import { Errors } from '../http/response-schemas.ts';
 import {
   ClientKeyRequest,
+  ClientKeysQuery,
   ClientKeysResponse,
   ClientParams,
   CreateKeyRequest,
@@ -32,6 +33,13 @@ import {
 import { setSecurityHeaders } from './security-headers.ts';
 import type { Principal } from './service.ts';
 import { clientKeyView, ok, rootKeyView, tokenBody } from './views.ts';
+
+/** `?details=true|false` (absent: false); anything else is named back. */
+function detailsFlag(v: string | undefined): boolean {
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  throw badRequest('Invalid details: expected true or false');
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -121,17 +129,20 @@ export function registerAdminAuthRoutes(root: FastifyInstance, deps: AuthRoutesD
       },
     );
 
-    app.get('/admin/keys/clients', { config, schema: doc('List client keys', ClientKeysResponse) }, async () =>
-      ok((await keys.listClientKeys()).map(clientKeyView)),
-    );
+    const listClientsSchema = { ...doc('List client keys (`?details=true`, hearth: with expiry and bound application)', ClientKeysResponse), querystring: ClientKeysQuery };
+    app.get('/admin/keys/clients', { config, schema: listClientsSchema }, async (req) => {
+      const details = detailsFlag(req.query.details);
+      return ok((await keys.listClientKeys()).map((k) => clientKeyView(k, details)));
+    });
 
     const clientKeySchema = {
       ...doc('Mint a client key (optionally bound to a context or application) and its token pair', TokenPairResponse, 400, 404),
       body: ClientKeyRequest,
     };
     app.post('/admin/client-key', { config, schema: clientKeySchema }, async (req) => {
-      const { pair, clientId } = await keys.createClientKey(principalOf(req), req.body);
-      return tokenBody(pair, { client_id: clientId });
+      // the TokenResponse exactly (auth spec): the key's id is the access token's `sub`
+      const { pair } = await keys.createClientKey(principalOf(req), req.body);
+      return tokenBody(pair);
     });
 
     const deleteClientSchema = {

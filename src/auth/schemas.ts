@@ -62,14 +62,14 @@ const NullableUnixSecs = (description: string) => Type.Union([UnixSecs(descripti
 
 /**
  * `{data: {access_token, refresh_token, error: null}, error: null}` — the answer of login, refresh
- * and mock-token (auth-wire §2.2); `POST /admin/client-key` adds the minted key's `client_id`.
+ * mock-token and client-key (auth-wire §2.2, §2.13; auth spec TokenResponse): nothing else. A minted
+ * client key's id is its access token's `sub` (SDK `clientIdOf`).
  */
 export const TokenPairResponse = AuthData(
   Type.Object({
     access_token: Type.String({ description: 'JWT, sent as Authorization: Bearer' }),
     refresh_token: Type.String({ description: 'JWT, single use, for POST /auth/refresh' }),
     error: Type.Optional(Type.Null()),
-    client_id: Type.Optional(Type.String({ description: 'POST /admin/client-key only: the minted client key id' })),
   }),
 );
 
@@ -151,10 +151,13 @@ const ClientKey = Type.Object({
   permissions: Type.Array(Type.String()),
   created_at: UnixSecs('Unix seconds'),
   revoked_at: NullableUnixSecs('Unix seconds; null while active'),
-  expires_at: NullableUnixSecs('Unix seconds after which the key is invalid'),
-  application_id: Type.Union([Type.String(), Type.Null()]),
+  expires_at: Type.Optional(NullableUnixSecs('hearth, with `?details=true` only: Unix seconds after which the key is invalid')),
+  application_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'hearth, with `?details=true` only: the application the key is bound to' })),
   is_valid: Type.Boolean(),
 });
+/** `GET /admin/keys/clients?details=true`: hearth's opt-in for `expires_at` and `application_id`. */
+export const ClientKeysQuery = Type.Object({ details: Type.Optional(Type.String({ description: '`true` (hearth): add expires_at and application_id to each key' })) });
+
 export const ClientKeysResponse = AuthData(Type.Array(ClientKey), 'Client keys, revoked and expired ones included');
 
 export const DeleteClientResponse = AuthData(Type.Object({ message: Type.String(), revoked_at: UnixSecs('Unix seconds') }));

@@ -10,15 +10,18 @@ export const rootKeyView = (k: KeyRecord) => ({
   permissions: k.permissions,
 });
 
-export const clientKeyView = (k: KeyRecord & { isValid: boolean }) => ({
+/**
+ * The auth spec's ClientKey exactly; with `details` (hearth's opt-in `?details=true`, which strict
+ * clients never send) also when the key expires and the application it is bound to.
+ */
+export const clientKeyView = (k: KeyRecord & { isValid: boolean }, details = false) => ({
   client_id: k.id,
   root_key_id: k.rootKeyId ?? '',
   name: k.name ?? '',
   permissions: k.permissions,
   created_at: k.createdAt,
   revoked_at: k.revokedAt,
-  expires_at: k.expiresAt,
-  application_id: k.applicationId ?? null,
+  ...(details ? { expires_at: k.expiresAt, application_id: k.applicationId ?? null } : {}),
   is_valid: k.isValid,
 });
 

@@ -18,10 +18,10 @@ import { UsageError } from './exit.ts';
 export const GROUP = 'group id';
 const CONTEXT = 'context id';
 
-function renderGroup(g: GroupInfo): string {
+function renderGroup(g: GroupInfo, name: string | undefined): string {
   return [
     `group:                ${g.groupId}`,
-    `name:                 ${g.name ?? g.metadata?.name ?? '-'}`,
+    `name:                 ${name ?? '-'}`,
     `namespace:            ${g.namespaceId}${g.namespaceId === g.groupId ? ' (this group is the root)' : ''}`,
     `application:          ${g.targetApplicationId}`,
     `app key:              ${g.appKey}`,
@@ -74,8 +74,14 @@ export function registerGroupCommands(program: Command): void {
 
   connectOptions(group.command('get').description('show a group (GroupInfo)').argument('<group>', GROUP, idArg(GROUP))).action(
     withCli(async (cli, [id]) => {
-      const g = await cli.client.groups.info(id, { signal: cli.signal });
-      cli.out.result(g, () => renderGroup(g));
+      const opts = { signal: cli.signal };
+      const g = await cli.client.groups.info(id, opts);
+      // GroupInfo carries no name (spec): its metadata's, else the namespace's or its listing's
+      const name =
+        g.metadata?.name ??
+        (g.namespaceId === g.groupId ? (await cli.client.namespaces.get(g.namespaceId, opts)).name : (await cli.client.namespaces.groups(g.namespaceId, opts)).find((s) => s.groupId === g.groupId)?.name) ??
+        undefined;
+      cli.out.result(g, () => renderGroup(g, name));
     }),
   );
 

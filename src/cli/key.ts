@@ -12,7 +12,7 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ClientKey, GenerateClientKeyRequest, RootKey } from '../client/index.ts';
+import { clientIdOf, type ClientKey, type GenerateClientKeyRequest, type RootKey } from '../client/index.ts';
 import { conflict } from '../errors.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
 import { UsageError } from './exit.ts';
@@ -130,7 +130,7 @@ export function registerKeyCommands(program: Command): void {
 
   connectOptions(key.command('clients').description('every client key, revoked and expired ones included')).action(
     withCli(async (cli) => {
-      const keys = await cli.client.auth.listClientKeys({ signal: cli.signal });
+      const keys = await cli.client.auth.listClientKeysWithDetails({ signal: cli.signal });
       cli.out.table<ClientKey>(keys, [
         { header: 'client id', value: (k) => k.client_id },
         { header: 'root key', value: (k) => k.root_key_id },
@@ -175,7 +175,7 @@ export function registerKeyCommands(program: Command): void {
         throw new UsageError(`${flags.out} exists; pass --force to replace it`);
       }
       const { data } = await cli.client.auth.createClientKey(request, { signal: cli.signal });
-      const tokens = { client_id: data.client_id ?? null, access_token: data.access_token, refresh_token: data.refresh_token };
+      const tokens = { client_id: clientIdOf(data.access_token) ?? null, access_token: data.access_token, refresh_token: data.refresh_token };
       if (out) {
         await writeFile(out, `${JSON.stringify({ node: cli.nodeUrl, ...tokens }, null, 2)}\n`, { mode: 0o600, flag: flags.force ? 'w' : 'wx' }).catch(
           (err: NodeJS.ErrnoException) => {

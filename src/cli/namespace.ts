@@ -126,7 +126,8 @@ export function registerNamespaceCommands(program: Command): void {
   ).action(
     withCli(async (cli, [id, source]) => {
       const invitation = pickInvitation(await readJsonArg(source, 'invitation'), id);
-      const r = await cli.client.invitations.joinNamespace(id, invitation, { signal: cli.signal });
+      // `groupId` is a wire alias for older clients (docs/decisions.md): said once here, as `namespaceId`
+      const { groupId: _alias, ...r } = await cli.client.invitations.joinNamespace(id, invitation, { signal: cli.signal });
       cli.out.result(r, () => `joined namespace ${r.namespaceId}\naccount:         ${r.memberAccount}\nmember identity: ${r.memberIdentity}`);
     }),
   );

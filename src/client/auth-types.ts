@@ -21,8 +21,6 @@ export interface TokenPair {
   access_token: string;
   refresh_token: string;
   error?: string | null;
-  /** hearth: the minted key's id on `POST /admin/client-key` (for logout step b) */
-  client_id?: string;
 }
 
 /** `POST /auth/token`, `/auth/refresh`, `/auth/mock-token`, `/admin/client-key` answer. */
@@ -71,9 +69,9 @@ export interface ClientKey {
   permissions: string[];
   created_at: number;
   revoked_at: number | null;
-  /** hearth: Unix seconds after which the key is invalid (client keys always expire) */
+  /** hearth, `listClientKeysWithDetails` only: Unix seconds after which the key is invalid (client keys always expire) */
   expires_at?: number | null;
-  /** hearth: the application the key is bound to, if any */
+  /** hearth, `listClientKeysWithDetails` only: the application the key is bound to, if any */
   application_id?: string | null;
   is_valid: boolean;
 }

@@ -219,6 +219,14 @@ export class AuthApi {
     return this.http.data('/admin/keys/clients', options);
   }
 
+  /**
+   * hearth: `GET /admin/keys/clients?details=true`, the client keys with `expires_at` and
+   * `application_id` (an opt-in: the plain listing is the auth spec's ClientKey exactly).
+   */
+  listClientKeysWithDetails(options?: CallOptions): Promise<ClientKey[]> {
+    return this.http.data('/admin/keys/clients?details=true', options);
+  }
+
   /** `POST /admin/client-key`: mint a scoped client key; returns its TokenResponse (not stored). */
   createClientKey(request: GenerateClientKeyRequest = {}, options?: CallOptions): Promise<TokenResponse> {
     return this.http.tokenResponse('/admin/client-key', { ...options, method: 'POST', body: request });

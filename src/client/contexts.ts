@@ -3,7 +3,8 @@
  *
  * The context routes of `/admin-api` (admin spec "Contexts"; admin-wire-a §4): create, list, get,
  * delete, per-application listings, group, storage, identities, join/leave, application update,
- * sync/resync, query, fresh identities and the delegated-execution relay information.
+ * sync/resync, query, fresh identities and the delegated-execution relay information; and hearth's
+ * own sync-status routes (`syncStatus`, `syncStatuses`), kept apart from the spec-shaped Context.
  *
  * Bodies are decoded as the wire sends them: most are `{data}` envelopes; `with-executors` and
  * `resync` are flat; leave, application update and sync answer no payload (these resolve to
@@ -26,14 +27,18 @@ export interface Context {
   /** each head as 32 byte values; omitted when empty */
   dagHeads?: number[][];
   applicationVersion?: string;
+  /** omitted unless the context was given a name */
   name?: string;
+  /** in listings only (ContextWithGroup): the owning group */
   groupId?: string;
-  /** hearth: the context's sync status on this node; absent on a node without a network */
-  sync?: ContextSyncStatus;
 }
 
-/** hearth's honest sync status of a context on one node (docs/sync.md). */
+/**
+ * hearth's honest sync status of a context on one node (docs/sync.md), from hearth's own routes
+ * `GET /contexts/{id}/sync` and `GET /contexts/sync`: never part of the spec's Context.
+ */
 export interface ContextSyncStatus {
+  contextId: string;
   state: 'idle' | 'waitingForPeers' | 'syncing' | 'receivingSnapshot' | 'backingOff';
   /** nothing this node has heard of is missing */
   caughtUp: boolean;
@@ -184,6 +189,19 @@ export class ContextsApi {
   async sync(contextId?: string, options?: CallOptions): Promise<void> {
     const path = contextId === undefined ? '/admin-api/contexts/sync' : `/admin-api/contexts/sync/${seg(contextId)}`;
     await this.http.send(path, { ...options, method: 'POST' });
+  }
+
+  /**
+   * hearth: `GET /contexts/{id}/sync`, the context's sync status on this node. 404 unknown context;
+   * 503 on a node without a network (nothing to sync with).
+   */
+  syncStatus(contextId: string, options?: CallOptions): Promise<ContextSyncStatus> {
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}/sync`, options);
+  }
+
+  /** hearth: `GET /contexts/sync`, the sync status of every context this node holds (503 without a network). */
+  async syncStatuses(options?: CallOptions): Promise<ContextSyncStatus[]> {
+    return (await this.http.data<{ contexts: ContextSyncStatus[] }>('/admin-api/contexts/sync', options)).contexts;
   }
 
   /** Flat on the wire: `{contextId, resyncStarted}`. */

@@ -54,9 +54,8 @@ export interface SubscriptionIds {
 /** `GET /sse/session/{id}`: what a session is subscribed to (admin-wire-a §8.2; snake_case as sent). */
 export interface SseSessionInfo {
   session_id: U64;
-  /** subscribed context ids */
+  /** subscribed context ids, then subscribed group ids */
   subscriptions: string[];
-  groups: string[];
   /** the number of the session's last frame */
   event_counter: number;
   /** `active` while a stream is attached, `persisted` while it may still be resumed */

@@ -69,7 +69,6 @@ export interface GroupInfo {
   namespaceId: string;
   /** the counter a root proof must name; a `bigint` past 2^53−1 */
   ownerOpCounter: U64;
-  name?: string;
 }
 
 /** SealedEnvelope (admin-wire-b §4.19): byte fields are hex; `ciphertext` ends with the 16-byte GCM tag. */

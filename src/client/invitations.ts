@@ -76,8 +76,11 @@ export class InvitationsApi {
     return this.http.data('/admin-api/groups/join', { ...options, method: 'POST', body: { invitation, ...(groupName !== undefined ? { groupName } : {}) } });
   }
 
-  /** `POST /namespaces/{ns}/join` */
-  joinNamespace(namespaceId: string, invitation: SignedGroupOpenInvitation, options?: CallOptions): Promise<{ namespaceId: string; memberIdentity: string; memberAccount: string }> {
+  /**
+   * `POST /namespaces/{ns}/join`. `groupId` carries the same id as `namespaceId` for clients that
+   * predate the rc.25 rename (a compatibility alias, docs/decisions.md); read `namespaceId`.
+   */
+  joinNamespace(namespaceId: string, invitation: SignedGroupOpenInvitation, options?: CallOptions): Promise<{ namespaceId: string; groupId?: string; memberIdentity: string; memberAccount: string }> {
     return this.http.data(`/admin-api/namespaces/${namespaceId}/join`, { ...options, method: 'POST', body: { invitation } });
   }
 }

@@ -2,9 +2,8 @@
  * @module client/tee
  *
  * TEE routes (admin spec "TEE and network"; admin-wire-b §9). `info` and `attest` are public on the
- * node (no token needed); `registrationAttest` is guarded. A node without a TEE answers `info` with
- * `available: false` and refuses both attestations with 501 ({@link HttpError} `status === 501`,
- * the message naming why). Quotes are verified by the caller; the node never judges them.
+ * node (no token needed); `registrationAttest` is guarded. A node without a TEE answers `info` and
+ * both attestations with 501 ({@link HttpError} `status === 501`, the message naming why). Quotes are verified by the caller; the node never judges them.
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
@@ -13,14 +12,8 @@ export interface TeeInfo {
   /** `gcp`, … or `unknown` */
   cloudProvider: string;
   osImage: string;
-  /** launch measurement, hex; empty when there is none */
+  /** launch measurement, hex */
   mrtd: string;
-  /** hearth: whether this node can attest */
-  available?: boolean;
-  /** hearth: `none` or the configured provider */
-  provider?: string;
-  /** hearth: why it cannot attest */
-  reason?: string;
 }
 
 export interface TeeAttestRequest {

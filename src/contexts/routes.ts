@@ -4,6 +4,8 @@
  * The guard has already checked the route's permission and a bound client key's target.
  *
  * Shapes: most answers are `{"data": …}`; `with-executors` and `resync` are flat as the reference;
+ * hearth's sync status has routes of its own (`GET /contexts/sync`, `GET /contexts/{id}/sync`) so
+ * the spec's Context stays exactly as shaped;
  * the spec's "none" (leave, application, sync) is an empty 200. Bodies the reference ignores (join,
  * leave, delete, sync, identity/context) may be absent, empty, or of any content type. JSON bodies
  * are read with the u64-exact reader so `argsJson` reaches the guest unchanged.
@@ -34,6 +36,8 @@ import {
   ResyncAnswer,
   ResyncRequest,
   StorageAnswer,
+  SyncStatusAnswer,
+  SyncStatusListAnswer,
   UpdateApplicationRequest,
   WithExecutorsAnswer,
 } from './schemas.ts';
@@ -92,6 +96,15 @@ const DOCS = {
   },
   syncAll: { summary: 'Sync every context (progress as SyncStatus events)', response: { 200: NONE, ...Errors(...AUTH) } },
   syncOne: { summary: 'Sync one context (progress as SyncStatus events)', ...byContext, response: { 200: NONE, ...Errors(400, ...AUTH, 404) } },
+  syncStatuses: {
+    summary: "hearth: the sync status of every context this node holds (503 on a node without a network)",
+    response: { 200: SyncStatusListAnswer, ...Errors(...AUTH, 503) },
+  },
+  syncStatus: {
+    summary: 'hearth: the sync status of one context on this node (503 on a node without a network)',
+    ...byContext,
+    response: { 200: SyncStatusAnswer, ...Errors(400, ...AUTH, 404, 503) },
+  },
   get: { summary: 'One context', ...byContext, response: { 200: ContextAnswer, ...Errors(400, ...AUTH, 404) } },
   delete: { summary: 'Delete a context', ...byContext, response: { 200: DeletedAnswer, ...Errors(400, ...AUTH) } },
   group: { summary: 'The group owning a context, or null', ...byContext, response: { 200: GroupAnswer, ...Errors(400, ...AUTH) } },
@@ -155,6 +168,12 @@ function routes(root: FastifyInstance, { contexts, calls }: ContextRoutesDeps): 
   };
   app.post('/admin-api/contexts/sync', { schema: DOCS.syncAll }, async (_req, reply) => sync(undefined, reply));
   app.post('/admin-api/contexts/sync/:contextId', { schema: DOCS.syncOne }, async (req, reply) => sync(contextIdOf(req.params), reply));
+
+  // hearth's own routes (docs/sync.md): the spec-shaped Context carries no sync status
+  app.get('/admin-api/contexts/sync', { schema: DOCS.syncStatuses }, async () => ({ data: { contexts: await contexts.syncStatuses() } }));
+  app.get('/admin-api/contexts/:contextId/sync', { schema: DOCS.syncStatus }, async (req) => ({
+    data: await contexts.syncStatus(contextIdOf(req.params)),
+  }));
 
   app.get('/admin-api/contexts/:contextId', { schema: DOCS.get }, async (req) => ({
     data: await contexts.get(contextIdOf(req.params)),

@@ -42,40 +42,63 @@ export const JsonRpcRequest = Type.Object({
 
 const Key = (description?: string) => Hex32(description);
 
-/** admin spec "Context"; listings add `groupId` (ContextWithGroup). Absent fields are omitted, never null. */
-export const ContextRow = Type.Object({
+/**
+ * admin spec "Context" (admin-wire-a §4.1): absent fields are omitted, never null. `name` is the
+ * reference's (core's Context carries it only when a name was set).
+ */
+const contextFields = {
   id: Key(),
   applicationId: Key(),
   serviceName: Type.Optional(Type.String()),
   contextStateHash: Key('64 `f` before the context has state on this node'),
   dagHeads: Type.Optional(Type.Array(Type.Array(Type.Integer({ minimum: 0, maximum: 255 })), { description: 'each head as 32 bytes; omitted when empty' })),
   applicationVersion: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String()),
-  groupId: Type.Optional(Key()),
-  sync: Type.Optional(
-    Type.Object(
-      {
-        state: Type.String({ description: 'idle, waitingForPeers, syncing, receivingSnapshot or backingOff' }),
-        caughtUp: Type.Boolean({ description: 'nothing this node has heard of is missing' }),
-        behind: Type.Integer({ minimum: 0, description: 'deltas known to exist that this node does not hold' }),
-        pending: Type.Integer({ minimum: 0, description: 'deltas held until their parents or key arrive' }),
-        quarantined: Type.Integer({ minimum: 0, description: 'deltas refused for good (bad seal, failed apply)' }),
-        reasons: Type.Array(Type.Object({ reason: Type.String(), detail: Type.String(), at: Type.String() })),
-        peers: Type.Array(Type.Object({ peer: Type.String(), lastHeardAt: Type.String() })),
-        lastSyncAt: Type.Union([Type.String(), Type.Null()]),
-        lastError: Type.Union([Type.String(), Type.Null()]),
-        failureCount: Type.Integer({ minimum: 0 }),
-      },
-      { description: "hearth's sync status on this node (docs/sync.md); absent on a node without a network" },
-    ),
-  ),
-});
+  name: Type.Optional(Type.String({ description: 'omitted unless the context was given a name' })),
+};
+export const Context = Type.Object(contextFields);
+/** ContextWithGroup: an element of context listings, the Context plus its owning group. */
+export const ContextRow = Type.Object({ ...contextFields, groupId: Type.Optional(Key()) });
 
 export const CreatedContext = Data(
   Type.Object({ contextId: Key(), memberPublicKey: Key(), groupId: Key(), groupCreated: Type.Boolean() }),
 );
 export const ContextListAnswer = Data(Type.Object({ contexts: Type.Array(ContextRow) }));
-export const ContextAnswer = Data(ContextRow);
+/** `GET /contexts/{id}`: the spec's Context (no `groupId`: only listings carry ContextWithGroup). */
+export const ContextAnswer = Data(Context);
+
+/**
+ * hearth's sync status of a context on this node (docs/sync.md "Honest sync status"). Served only on
+ * hearth's own routes (`GET /contexts/{id}/sync`, `GET /contexts/sync`), never inside the spec's
+ * Context: strict clients refuse keys their types do not declare.
+ */
+export const ContextSyncStatus = Type.Object(
+  {
+    contextId: Key(),
+    state: Type.Union(
+      [Type.Literal('idle'), Type.Literal('waitingForPeers'), Type.Literal('syncing'), Type.Literal('receivingSnapshot'), Type.Literal('backingOff')],
+      { description: 'what sync is doing for the context now' },
+    ),
+    caughtUp: Type.Boolean({ description: 'nothing this node has heard of is missing' }),
+    behind: Type.Integer({ minimum: 0, description: 'deltas known to exist that this node does not hold' }),
+    pending: Type.Integer({ minimum: 0, description: 'deltas held until their parents or key arrive' }),
+    quarantined: Type.Integer({ minimum: 0, description: 'deltas refused for good (bad seal, failed apply)' }),
+    reasons: Type.Array(
+      Type.Object({
+        reason: Type.String({ description: 'no_peers, parents_pending, key_unavailable, decrypt_failed, apply_failed, not_initialized, pull_failed or upgrade_pending' }),
+        detail: Type.String(),
+        at: Type.String({ description: 'when it was first noted (RFC 3339)' }),
+      }),
+      { description: 'why the context is (or was lately) behind' },
+    ),
+    peers: Type.Array(Type.Object({ peer: Type.String(), lastHeardAt: Type.String() }), { description: 'peers heard from about this context, latest first (at most 16)' }),
+    lastSyncAt: Type.Union([Type.String(), Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    failureCount: Type.Integer({ minimum: 0, description: 'failed pulls since the last one that succeeded' }),
+  },
+  { description: "hearth's sync status of one context on this node" },
+);
+export const SyncStatusAnswer = Data(ContextSyncStatus);
+export const SyncStatusListAnswer = Data(Type.Object({ contexts: Type.Array(ContextSyncStatus) }));
 /** Flat, with the reference's snake_case `application_id`. */
 export const WithExecutorsAnswer = Type.Object({
   contexts: Type.Array(

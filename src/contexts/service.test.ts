@@ -283,6 +283,23 @@ describe('delete, sync, intents, identities', () => {
     ]);
   });
 
+  it("serves the sync status apart from the Context: 503 without a network, 404 unknown, the syncer's view with its id", async () => {
+    const w = await world();
+    const id = await created(w);
+    expect(await httpKind(w.contexts.syncStatus(id))).toBe('unavailable');
+    expect(await httpKind(w.contexts.syncStatuses())).toBe('unavailable');
+    const status = { state: 'idle' as const, caughtUp: true, behind: 0, pending: 0, quarantined: 0, reasons: [], peers: [], lastSyncAt: null, lastError: null, failureCount: 0 };
+    const asked: string[] = [];
+    w.contexts.attachSync({ syncNow: () => undefined, forget: () => undefined, view: async (c) => (asked.push(c), status) });
+    expect(await w.contexts.syncStatus(id)).toEqual({ contextId: id, ...status });
+    expect(await w.contexts.syncStatuses()).toEqual([{ contextId: id, ...status }]);
+    expect(await httpKind(w.contexts.syncStatus('ee'.repeat(32)))).toBe('not_found');
+    expect(asked).toEqual([id, id]); // an unknown context is refused before the syncer is asked
+    // the spec's Context carries no sync status, with or without a network
+    expect(await w.contexts.get(id)).not.toHaveProperty('sync');
+    expect((await w.contexts.list())[0]).not.toHaveProperty('sync');
+  });
+
   it('creates with an identitySecret: that key is the member, owned by this node', async () => {
     const w = await world();
     const res = await w.contexts.create({ groupId: w.namespaceId, initializationParams: new Uint8Array(), identitySecret: '09'.repeat(32) });

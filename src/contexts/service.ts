@@ -8,7 +8,7 @@
 import type { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import { isMember, requireCapability } from '../governance/authority.ts';
 import { authorshipGrant } from '../delegation/standing.ts';
@@ -60,9 +60,10 @@ export interface ContextView {
   applicationVersion?: string;
   name?: string;
   groupId?: string;
-  /** hearth's sync status of the context on this node (src/sync/status.ts), when the node has a network */
-  sync?: ContextSyncStatus;
 }
+
+/** hearth's sync status of one context on this node (`GET /contexts/{id}/sync`; src/sync/status.ts). */
+export type ContextSyncView = { contextId: string } & ContextSyncStatus;
 
 export interface Registration {
   ns: NamespaceState;
@@ -75,7 +76,7 @@ const toBytes = (h: string): number[] => [...Buffer.from(h, 'hex')];
 export interface SyncPort {
   /** follows the context and pulls it from its peers; answers at once */
   syncNow(contextId?: string): void;
-  /** the honest sync status added to the context's view */
+  /** the honest sync status of a context this node holds */
   view(contextId: string): Promise<ContextSyncStatus>;
   forget(contextId: string): void;
 }
@@ -199,8 +200,28 @@ export class ContextService {
       ...(release ? { applicationVersion: release.version } : {}),
       ...(name ? { name } : {}),
       ...(withGroup && reg ? { groupId: reg.group.id } : {}),
-      ...(this.syncer ? { sync: await this.syncer.view(meta.id) } : {}),
     };
+  }
+
+  // ---- sync status (hearth-only routes: the spec-shaped Context carries none of it) ----------
+
+  /** The sync status of a context this node holds; 404 unknown, 503 on a node without a network. */
+  async syncStatus(contextId: string): Promise<ContextSyncView> {
+    const syncer = this.requireSyncer();
+    await this.requireMeta(contextId);
+    return { contextId, ...(await syncer.view(contextId)) };
+  }
+
+  /** The sync status of every context this node holds, in the order of `list()`. */
+  async syncStatuses(): Promise<ContextSyncView[]> {
+    const syncer = this.requireSyncer();
+    const metas = await this.d.store.listMeta();
+    return Promise.all(metas.map(async (m) => ({ contextId: m.id, ...(await syncer.view(m.id)) })));
+  }
+
+  private requireSyncer(): SyncPort {
+    if (!this.syncer) throw unavailable('this node runs without a network: its contexts have no peers to sync with');
+    return this.syncer;
   }
 
   // ---- creating and deleting -----------------------------------------------------------------

@@ -45,10 +45,8 @@ export const SubscriptionAnswer = Type.Object({
     }),
     Type.Object({
       status: Type.Literal('unsubscribed'),
-      unsubscribed: Type.Array(Hex32()),
-      requested: Type.Array(Hex32()),
-      unsubscribedGroups: Type.Optional(Type.Array(Hex32())),
-      requestedGroups: Type.Optional(Type.Array(Hex32())),
+      unsubscribed: Type.Array(Hex32(), { description: 'the context and group ids that were subscribed and no longer are' }),
+      requested: Type.Array(Hex32(), { description: 'the context and group ids asked for' }),
     }),
   ]),
 });
@@ -56,8 +54,7 @@ export const SubscriptionAnswer = Type.Object({
 export const SessionAnswer = Type.Object({
   result: Type.Object({
     session_id: U64(),
-    subscriptions: Type.Array(Hex32(), { description: 'subscribed contexts' }),
-    groups: Type.Array(Hex32()),
+    subscriptions: Type.Array(Hex32(), { description: 'subscribed contexts, then subscribed groups' }),
     event_counter: Type.Integer({ minimum: 0, description: 'the number of the last frame of the session' }),
     status: Type.Union([Type.Literal('active'), Type.Literal('persisted')]),
   }),

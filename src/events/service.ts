@@ -139,11 +139,12 @@ export class EventStreamService {
     if (session.owner !== principal.keyId) throw forbidden('Forbidden: not the session owner');
     if (req.method === 'unsubscribe') {
       const removed = this.unsubscribe(session, session.topics, req.params);
+      // the reference's two lists, exactly (admin-wire-a §8.2): group ids go beside the context ids
+      // (both are 64 hex, never equal), so nothing is lost and no undeclared key is added
       return {
         status: 'unsubscribed',
-        unsubscribed: removed.contexts,
-        requested: req.params.contexts,
-        ...(req.params.groups.length > 0 ? { unsubscribedGroups: removed.groups, requestedGroups: req.params.groups } : {}),
+        unsubscribed: [...removed.contexts, ...removed.groups],
+        requested: [...req.params.contexts, ...req.params.groups],
       };
     }
     const kept = await this.subscribe(principal, session, session.topics, req.params);
@@ -161,8 +162,8 @@ export class EventStreamService {
     for (const t of session.topics) (t.startsWith('c:') ? contexts : groups).push(t.slice(2));
     return {
       session_id: BigInt(session.id),
-      subscriptions: contexts,
-      groups,
+      // the reference's keys exactly (admin-wire-a §8.2): subscribed groups follow the contexts
+      subscriptions: [...contexts, ...groups],
       event_counter: session.ring.last,
       status: session.connected ? 'active' : 'persisted',
     };

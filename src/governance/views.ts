@@ -31,7 +31,7 @@ export function groupInfoView(ns: NamespaceState, group: GroupState) {
     groupStateHash: groupStateHash(group),
     namespaceId: ns.id,
     ownerOpCounter: BigInt(group.ownerOpCounter),
-    ...(group.name !== undefined ? { name: group.name } : {}),
+    // no `name`: GroupInfo has none (spec); a group's name is its metadata's, and subgroup listings carry it
   };
 }
 

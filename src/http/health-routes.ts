@@ -21,10 +21,13 @@ export interface HealthDeps {
   peerCount: () => number;
 }
 
-const Status = (values: string) =>
+/** The reference's `{data: {status}}`, exactly (a success answer carries nothing else). */
+const Status = (values: string) => Data(Type.Object({ status: Type.String({ description: values }) }));
+/** The 503 answer: the status, and (hearth) why the store is unavailable, for the operator. */
+const Unavailable = (values: string) =>
   Data(Type.Object({ status: Type.String({ description: values }), reason: Type.Optional(Type.String({ description: 'why the store is unavailable' })) }));
 const probe = (summary: string, ok: string, unavailable?: string) => ({
-  schema: { summary, response: { 200: Status(ok), ...(unavailable ? { 503: Status(unavailable) } : {}) } },
+  schema: { summary, response: { 200: Status(ok), ...(unavailable ? { 503: Unavailable(unavailable) } : {}) } },
 });
 
 export function registerHealthRoutes(app: FastifyInstance, deps: HealthDeps): void {

@@ -71,3 +71,27 @@ it('writes fastify path templates in OpenAPI form', () => {
   expect(openApiPath('/admin/keys/:key_id/clients/:client_id')).toBe('/admin/keys/{key_id}/clients/{client_id}');
   expect(openApiPath('/static/*')).toBe('/static/{wildcard}');
 });
+
+it('publishes success schemas closed (maps and key-less objects stay open) without touching the route schemas', async () => {
+  const app = Fastify();
+  const catalogue = new RouteCatalogue();
+  catalogue.attach(app);
+  const Row = Type.Object({ id: Type.String(), labels: Type.Record(Type.String(), Type.String()), abi: Type.Object({}) });
+  const answer = Data(Type.Object({ rows: Type.Array(Row), one: Type.Union([Row, Type.Null()]) }));
+  app.get('/admin-api/rows', { schema: { response: { 200: answer, ...Errors(404) } } }, async () => ({ data: { rows: [], one: null } }));
+  await app.ready();
+
+  const ok = (catalogue.document() as any).paths['/admin-api/rows'].get.responses;
+  const schema = ok['200'].content['application/json'].schema;
+  expect(schema.additionalProperties).toBe(false);
+  expect(schema.properties.data.additionalProperties).toBe(false);
+  const row = schema.properties.data.properties.rows.items;
+  expect(row.additionalProperties).toBe(false);
+  expect(schema.properties.data.properties.one.anyOf[0].additionalProperties).toBe(false);
+  expect(row.properties.labels.additionalProperties ?? row.properties.labels.patternProperties).toBeDefined();
+  expect(row.properties.labels.additionalProperties).not.toBe(false);
+  expect(row.properties.abi.additionalProperties).toBeUndefined(); // lists no keys: promises none
+  expect(ok['404'].content['application/json'].schema.additionalProperties).toBeUndefined(); // errors as declared
+  expect((Row as any).additionalProperties).toBeUndefined(); // the route's own schema is not changed
+  await app.close();
+});

@@ -3,7 +3,8 @@
  * schemas fastify validates requests with, collected as routes are registered, so the document
  * cannot drift from the server. Response schemas document the wire shapes (and the contract tests
  * check live answers against them); they do not drive serialisation — `app.ts` keeps the exact
- * u64 serializer for every reply (docs/openapi.md).
+ * u64 serializer for every reply (docs/openapi.md). Success schemas are published closed: an
+ * object carries the keys it lists and no other.
  */
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { VERSION } from '../version.ts';
@@ -132,10 +133,29 @@ function responsesOf(response: Record<string, Json> | undefined): Json {
     const description = typeof entry.description === 'string' ? entry.description : defaultDescription(status);
     out[status] = isContentMap(entry)
       ? { description, content: entry.content, ...(entry.headers ? { headers: entry.headers } : {}) }
-      : { description, content: { 'application/json': { schema: entry } } };
+      : { description, content: { 'application/json': { schema: status.startsWith('2') ? closed(entry) : entry } } };
   }
   return out;
 }
+
+/**
+ * A success schema with every object closed (`additionalProperties: false`) unless it says
+ * otherwise (a map, or an object declared open): the answer carries the keys listed and no other,
+ * which strict clients rely on (issue 21 §2) and the contract tests check on every live answer.
+ * Copies: route schemas are shared objects.
+ */
+function closed(schema: unknown): any {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'properties' || k === 'patternProperties' ? mapValues(v as Json, closed) : closed(v);
+  // an object that lists no keys (`Type.Object({})`, e.g. an ABI document) promises none: left open
+  const open = out.additionalProperties !== undefined || out.patternProperties !== undefined || Object.keys((out.properties ?? {}) as Json).length === 0;
+  if (out.properties !== undefined && !open) out.additionalProperties = false;
+  return out;
+}
+
+const mapValues = (o: Json, f: (v: unknown) => unknown): Json => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 
 function isContentMap(value: Json): value is Json & { content: Json } {
   return typeof value.content === 'object' && value.content !== null && value.type === undefined;

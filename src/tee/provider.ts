@@ -49,9 +49,6 @@ export type TeeBackend = { kind: 'ready'; provider: TeeProvider } | { kind: 'abs
 
 export const NO_TEE = 'none';
 
-/** What a machine without a TEE reports: no provider, no measurement. */
-export const ABSENT_INFO: TeeInfo = { cloudProvider: 'unknown', osImage: 'unknown', mrtd: '' };
-
 /**
  * Resolves `tee.provider`. Never throws: a provider that cannot be loaded is reported as absent with
  * the reason, so the node still starts and the TEE routes explain themselves.

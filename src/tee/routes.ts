@@ -16,7 +16,7 @@ export function registerTeeRoutes(root: FastifyInstance, deps: { tee: TeeService
   // 503: too many quotes in flight (TEE_MAX_QUOTES_IN_FLIGHT)
   const unavailable = [501, 502, 503, 504];
 
-  app.get('/admin-api/tee/info', { schema: { summary: 'What TEE this node runs in (none: available false)', response: { 200: TeeInfoAnswer, ...Errors(502, 504) } } }, async () => ({
+  app.get('/admin-api/tee/info', { schema: { summary: 'What TEE this node runs in (501 naming why on a node without one)', response: { 200: TeeInfoAnswer, ...Errors(...unavailable) } } }, async () => ({
     data: await tee.info(),
   }));
 

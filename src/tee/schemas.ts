@@ -23,10 +23,7 @@ export const TeeInfoAnswer = Data(
   Type.Object({
     cloudProvider: Type.String({ description: '`unknown` without a TEE' }),
     osImage: Type.String(),
-    mrtd: Type.String({ description: 'the launch measurement, hex; empty when there is none' }),
-    available: Type.Boolean({ description: 'whether this node can attest' }),
-    provider: Type.String({ description: '`none` or the configured provider module' }),
-    reason: Type.Optional(Type.String({ description: 'why it cannot attest' })),
+    mrtd: Type.String({ description: 'the launch measurement, hex' }),
   }),
 );
 

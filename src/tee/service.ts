@@ -14,7 +14,7 @@ import type { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import { domainHash, requireId } from '../crypto/ids.ts';
 import { badRequest, conflict, HearthError, notFound, notImplemented } from '../errors.ts';
-import { ABSENT_INFO, type TeeBackend, type TeeInfo, type TeeQuote } from './provider.ts';
+import { type TeeBackend, type TeeInfo, type TeeQuote } from './provider.ts';
 
 /** How long a provider may take to produce a quote or its information. */
 export const TEE_DEADLINE_MS = 30_000;
@@ -39,14 +39,6 @@ export interface AttestRequest {
   includeCollateral?: boolean;
 }
 
-export interface TeeInfoAnswer extends TeeInfo {
-  /** whether this node can attest (hearth addition) */
-  available: boolean;
-  /** the configured provider: `none` or its module */
-  provider: string;
-  /** why it cannot attest, when it cannot */
-  reason?: string;
-}
 
 export interface AttestAnswer {
   quoteB64: string;
@@ -67,11 +59,16 @@ export class TeeService {
 
   constructor(private readonly d: TeeServiceDeps) {}
 
-  async info(signal?: AbortSignal): Promise<TeeInfoAnswer> {
+  /**
+   * TeeInfoResponseData exactly (`cloudProvider`, `osImage`, `mrtd`; admin-wire-b §9.2). Without a
+   * TEE: 501 naming why (reference README: a clear error status; clients read a failure as "no TEE
+   * information").
+   */
+  async info(signal?: AbortSignal): Promise<TeeInfo> {
     const b = this.d.backend;
-    if (b.kind === 'absent') return { ...ABSENT_INFO, available: false, provider: b.name, reason: b.reason };
+    if (b.kind === 'absent') throw notImplemented(`TEE information is unavailable: ${b.reason}`);
     const info = await this.call((s) => b.provider.info(s), signal);
-    return { cloudProvider: info.cloudProvider, osImage: info.osImage, mrtd: info.mrtd, available: true, provider: b.provider.name };
+    return { cloudProvider: info.cloudProvider, osImage: info.osImage, mrtd: info.mrtd };
   }
 
   async attest(req: AttestRequest, signal?: AbortSignal): Promise<AttestAnswer> {

@@ -92,19 +92,24 @@ it('answers every key administration route as documented', async () => {
   expect((await httpError(admin.auth.getKeyPermissions('no-such-key'))).status).toBe(404);
 
   const minted = await admin.auth.createClientKey({ permissions: ['context:list'], ttl_secs: 3600 });
-  const clientId = minted.data.client_id!;
-  expect(subOf(minted.data.access_token)).toBe(clientId);
+  expect(minted.data).not.toHaveProperty('client_id'); // the TokenResponse exactly: the id is the token's `sub`
+  const clientId = subOf(minted.data.access_token);
   const refused = await httpError(admin.auth.createClientKey({ permissions: ['keys:delete'] }));
   expect(refused.status).toBe(400);
 
   const clients = await admin.auth.listClientKeys();
   expect(clients.find((k) => k.client_id === clientId)).toMatchObject({ root_key_id: keyId, permissions: ['context:list'], is_valid: true });
+  // the spec's ClientKey exactly; hearth's expiry and binding only when asked for
+  expect(clients.find((k) => k.client_id === clientId)).not.toHaveProperty('expires_at');
+  const detailed = (await admin.auth.listClientKeysWithDetails()).find((k) => k.client_id === clientId)!;
+  expect(detailed.expires_at! - detailed.created_at).toBe(3600);
+  expect(detailed.application_id).toBeNull();
   const removed = await admin.auth.deleteClientKey(keyId, clientId);
   expect(removed).toMatchObject({ message: 'Client key revoked successfully' });
   expect(typeof removed.revoked_at).toBe('number');
   expect((await admin.auth.listClientKeys()).find((k) => k.client_id === clientId)?.is_valid).toBe(false);
 
-  const second = (await admin.auth.createClientKey({ permissions: ['context:list'] })).data.client_id!;
+  const second = subOf((await admin.auth.createClientKey({ permissions: ['context:list'] })).data.access_token);
   expect(await admin.auth.revoke(second)).toEqual({ success: true, message: 'Tokens revoked successfully' });
 
   const deleted = await admin.auth.deleteRootKey(operatorId);

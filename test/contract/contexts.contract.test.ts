@@ -78,6 +78,15 @@ it('answers every context, JSON-RPC and presence-intent route as documented', as
   expect(await c.contexts.resync(ctx, true)).toEqual({ contextId: ctx, resyncStarted: true });
   expect((await c.contexts.inviteSpecializedNode(ctx)).nonce).toMatch(/^[0-9a-f]{64}$/);
 
+  // hearth's own sync-status routes: the spec's Context carries none of it
+  expect(got).not.toHaveProperty('sync');
+  const status = await c.contexts.syncStatus(ctx);
+  expect(status).toMatchObject({ contextId: ctx, state: 'idle', caughtUp: true, behind: 0 });
+  expect(status.reasons.map((r) => r.reason)).toContain('no_peers');
+  expect((await c.contexts.syncStatuses()).map((s) => s.contextId)).toEqual([ctx]);
+  expect(await statusOf(c.contexts.syncStatus('e'.repeat(64)))).toBe(404);
+  expect(await statusOf(c.contexts.syncStatus('not-an-id'))).toBe(400);
+
   // switch the application, leave and join again
   await c.contexts.updateApplication(ctx, otherAppId);
   expect((await c.contexts.get(ctx)).applicationId).toBe(otherAppId);

@@ -53,11 +53,14 @@ afterAll(() => node.destroy());
 
 it('creates a namespace and a subgroup and reads GroupInfo', async () => {
   ns = (await c.groups.create({ applicationId: appId, name: 'proj' })).groupId;
-  expect(await c.groups.info(ns)).toMatchObject({ groupId: ns, namespaceId: ns, targetApplicationId: appId, memberCount: 1, contextCount: 0, name: 'proj' });
+  const info = await c.groups.info(ns);
+  expect(info).toMatchObject({ groupId: ns, namespaceId: ns, targetApplicationId: appId, memberCount: 1, contextCount: 0 });
+  expect(info).not.toHaveProperty('name'); // GroupInfo has no name (spec); the namespace listing carries it
   expect(await counter(ns)).toBe(0n);
   sub = (await c.groups.create({ applicationId: appId, parentGroupId: ns, name: 'team' })).groupId;
   expect(sub).not.toBe(ns);
-  expect(await c.groups.info(sub)).toMatchObject({ groupId: sub, namespaceId: ns, subgroupVisibility: 'open', name: 'team' });
+  expect(await c.groups.info(sub)).toMatchObject({ groupId: sub, namespaceId: ns, subgroupVisibility: 'open' });
+  expect(await c.namespaces.groups(ns)).toContainEqual({ groupId: sub, name: 'team' });
   expect(await c.groups.sync(sub)).toMatchObject({ groupId: sub, targetApplicationId: appId, contextCount: 0 }); // standalone: answers from local state
 });
 

@@ -90,6 +90,7 @@ it('invites, joins and admits, revokes and links devices, changes the admin and 
 
   expect(await admin.invitations.joinNamespace(namespaceId, single.invitation)).toEqual({
     namespaceId,
+    groupId: namespaceId, // the compatibility alias (docs/decisions.md)
     memberIdentity: me.publicKey,
     memberAccount: me.accountId,
   });

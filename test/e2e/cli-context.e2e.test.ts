@@ -213,6 +213,33 @@ describe('hearth context join | leave | delete', { timeout: 120_000 }, () => {
     expect(await sdk.rpc.execute(ctx, 'get', { key: 'k' })).toBe('hello');
   });
 
+  it('context status reads hearth\'s sync-status route; a node without a network says so', async () => {
+    const status = await user.json(['context', 'status', ctx]);
+    expect(status).toMatchObject({ contextId: ctx, sync: { state: 'idle', caughtUp: true, behind: 0 } });
+    expect(status.sync).not.toHaveProperty('contextId'); // said once, beside it
+    expect(await user.human(['context', 'status', ctx])).toMatch(/caught up: +yes/);
+
+    const standalone = await startTestNode({ network: null });
+    const there = await CliUser.create(standalone.url);
+    try {
+      const c = createClient({ baseUrl: standalone.url, tokenStore: new MemoryTokenStore() });
+      await c.auth.login({ username: standalone.adminUser, password: standalone.adminPassword });
+      const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv' });
+      await c.applications.installDev(bundle.path);
+      const { namespaceId } = await c.namespaces.create({ applicationId: (await c.applications.list())[0].id });
+      const { contextId } = await c.contexts.create({ groupId: namespaceId, initializationParams: [] });
+      await there.login(standalone.adminUser, standalone.adminPassword);
+      expect(await there.json(['context', 'status', contextId])).toMatchObject({ contextId, sync: null });
+      expect(await there.human(['context', 'status', contextId])).toContain('runs without a network');
+      const waited = await there.run(['context', 'status', contextId, '--wait', '--within', '1']);
+      expect(waited.code).toBe(1);
+      expect(waited.stderr).toContain('not caught up after 1 s (no network)');
+    } finally {
+      await there.destroy();
+      await standalone.destroy();
+    }
+  });
+
   it('leaves with --yes (calls then fail) and joins again (both modes)', async () => {
     expect(await user.json(['context', 'leave', ctx, '--yes'])).toEqual({ contextId: ctx, left: true });
     const call = await user.run(['call', 'get', '--context', ctx, '--args', '{"key":"k"}']);

@@ -5,7 +5,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createClient, MemoryTokenStore } from '../../src/client/index.ts';
+import { clientIdOf, createClient, MemoryTokenStore } from '../../src/client/index.ts';
 import { makeHome, spawnNode } from '../helpers/node.ts';
 
 let root: string | undefined;
@@ -29,7 +29,7 @@ it('keeps every acknowledged key after kill -9 mid-write', async () => {
       try {
         if (i % 2 === 0) {
           const r = await c.auth.createClientKey({ permissions: ['context:list'] });
-          acked.push(r.data.client_id!);
+          acked.push(clientIdOf(r.data.access_token)!);
         } else {
           const u = `user-${w}-${i}`;
           await c.auth.createRootKey({ public_key: u, auth_method: 'user_password', provider_data: { username: u, password: 'password-' + u } });

@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ClassicLevel } from 'classic-level';
-import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { clientIdOf, createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { makeHome, spawnNode, startTestNode, type SpawnedNode } from '../helpers/node.ts';
 import { idleSocket } from '../helpers/raw-http.ts';
@@ -63,7 +63,7 @@ describe('kill -9 during writes', () => {
               acked.subgroups.push(groupId);
             } else if (kind === 2) {
               const minted = await c.auth.createClientKey({ permissions: ['context:list'] });
-              acked.clientKeys.push(minted.data.client_id!);
+              acked.clientKeys.push(clientIdOf(minted.data.access_token)!);
             } else {
               const up = await c.blobs.upload(Buffer.from(`blob ${tag} `.repeat(2000)));
               acked.blobs.push(up.blob_id);

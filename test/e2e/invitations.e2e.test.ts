@@ -85,7 +85,7 @@ it('answers recursive namespace invites per group and group invites singly; refu
 
 it('joins: already a member answers the member identity; tampered 400, mismatched path 400, expired 409', async () => {
   const { invitation } = await inv.inviteToNamespace(ns);
-  expect(await inv.joinNamespace(ns, invitation)).toEqual({ namespaceId: ns, memberIdentity: me.publicKey, memberAccount: me.accountId });
+  expect(await inv.joinNamespace(ns, invitation)).toEqual({ namespaceId: ns, groupId: ns, memberIdentity: me.publicKey, memberAccount: me.accountId });
   const g = await inv.inviteToGroup(sub);
   expect(await inv.joinGroup(g.invitation)).toEqual({ groupId: sub, memberIdentity: me.publicKey, memberAccount: me.accountId });
   const tampered = { ...invitation, invitation: { ...invitation.invitation, invited_role: 0 } };
@@ -105,7 +105,7 @@ it('joins: already a member answers the member identity; tampered 400, mismatche
 it('records a join for a namespace this node does not have, and keeps it across a restart', async () => {
   const invitation = foreign(Math.floor(Date.now() / 1000) + 600);
   const nsId = hex(invitation.invitation.group_id);
-  expect(await inv.joinNamespace(nsId, invitation)).toEqual({ namespaceId: nsId, memberIdentity: me.publicKey, memberAccount: me.accountId });
+  expect(await inv.joinNamespace(nsId, invitation)).toEqual({ namespaceId: nsId, groupId: nsId, memberIdentity: me.publicKey, memberAccount: me.accountId });
   node = await node.restart();
   await login();
   expect(await node.node.invitations.pendingJoin(nsId)).toMatchObject({ groupId: nsId, invitation: { inviter_signature: invitation.inviter_signature } });

@@ -71,8 +71,8 @@ it('a removed member stays out until re-invited, is told so, and cannot write; a
   await eventually('every node applied the removal', async () => !(await lists(a, cAccount)) && !(await lists(b, cAccount)) && !(await lists(c, cAccount)), 60_000);
 
   // C is told: the status, the CLI, and a refused write
-  await eventually('C’s sync status says removed', async () => (await c.client.contexts.get(ctx)).sync?.reasons.some((r) => r.reason === 'removed') === true);
-  expect((await c.client.contexts.get(ctx)).sync?.caughtUp).toBe(false);
+  await eventually('C’s sync status says removed', async () => (await c.client.contexts.syncStatus(ctx)).reasons.some((r) => r.reason === 'removed') === true);
+  expect((await c.client.contexts.syncStatus(ctx)).caughtUp).toBe(false);
   const cli = await CliUser.create(c.url);
   try {
     await cli.login(ADMIN_USER, ADMIN_PASSWORD);
@@ -120,7 +120,7 @@ it('a removed member stays out until re-invited, is told so, and cannot write; a
   const { invitation: again } = await a.client.invitations.inviteToNamespace(ns);
   await c.client.invitations.joinNamespace(ns, again);
   await eventually('every node lists C again', async () => (await lists(a, cAccount)) && (await lists(b, cAccount)), 60_000);
-  expect((await c.client.contexts.get(ctx)).sync?.reasons.map((r) => r.reason)).not.toContain('removed');
+  expect((await c.client.contexts.syncStatus(ctx)).reasons.map((r) => r.reason)).not.toContain('removed');
   await eventually('C writes again', async () => {
     await c.client.rpc.execute(ctx, 'set', { key: 'from-c', value: 'back' });
     return true;

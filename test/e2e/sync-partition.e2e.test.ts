@@ -32,7 +32,7 @@ const aFrames: { at: number; state: string }[] = [];
 let aStream: EventStream | undefined;
 
 const entries = (n: ClusterNode) => n.client.rpc.execute<Record<string, string>>(ctx, 'entries', {});
-const status = async (n: ClusterNode) => (await n.client.contexts.get(ctx)).sync!;
+const status = (n: ClusterNode) => n.client.contexts.syncStatus(ctx);
 const reasons = async (n: ClusterNode) => (await status(n)).reasons.map((r) => r.reason);
 const peerCount = async (n: ClusterNode) => (await n.client.admin.peers()).count;
 const heardAt = async (n: ClusterNode, from: ClusterNode) => {

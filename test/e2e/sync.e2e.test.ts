@@ -48,14 +48,14 @@ describe('context state across three node processes', { timeout: 120_000 }, () =
     expect(before).toBeUndefined(); // B does not hold the context before it joins
     await joinContext(a, b, ns, ctx);
     await eventually('B holds the state', async () => (await b.client.rpc.execute(ctx, 'get', { key: 'seed4' })) === 'v4');
-    await eventually('B is caught up', async () => (await b.client.contexts.get(ctx)).sync?.caughtUp === true);
-    const status = (await b.client.contexts.get(ctx)).sync!;
+    await eventually('B is caught up', async () => (await b.client.contexts.syncStatus(ctx)).caughtUp);
+    const status = await b.client.contexts.syncStatus(ctx);
     expect(status).toMatchObject({ behind: 0, pending: 0, quarantined: 0 });
     const aKey = (await a.client.http.data<{ publicKey: string }>('/admin-api/identity')).publicKey;
     expect(status.peers.map((p) => p.peer)).toContain(aKey); // who B last heard from: A, which it synced with
     expect(await hash(b)).toBe(await hash(a));
     await joinContext(a, c, ns, ctx);
-    await eventually('C is caught up', async () => (await c.client.contexts.get(ctx)).sync?.caughtUp === true && (await converged([a, b, c])));
+    await eventually('C is caught up', async () => (await c.client.contexts.syncStatus(ctx)).caughtUp && (await converged([a, b, c])));
     // a context nobody wrote to yet (the application keeps an empty row): its snapshot lands too
     const fresh = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
     await eventually('B lists the fresh context', async () => (await b.client.groups.contexts(ns)).some((x) => x.contextId === fresh));

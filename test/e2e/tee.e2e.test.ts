@@ -51,9 +51,8 @@ describe('a node without a TEE', { timeout: 120_000 }, () => {
   });
   afterAll(() => node?.destroy());
 
-  it('answers info truthfully, without a token', async () => {
-    const info = await anon.tee.info();
-    expect(info).toEqual({ cloudProvider: 'unknown', osImage: 'unknown', mrtd: '', available: false, provider: 'none', reason: expect.stringContaining('no TEE') });
+  it('answers info truthfully, without a token: 501 naming why (TeeInfoResponseData carries no "none")', async () => {
+    expect(await refusal(anon.tee.info())).toEqual({ status: 501, message: expect.stringMatching(/TEE information is unavailable: this machine has no TEE/) });
   });
 
   it('refuses attestation with 501 naming why, after validating the request', async () => {
@@ -70,8 +69,9 @@ describe('a node without a TEE', { timeout: 120_000 }, () => {
   it('hearth tee info | attest say so on the command line', async () => {
     const user = await CliUser.create(node.url);
     try {
-      expect(await user.human(['tee', 'info'])).toMatch(/^no TEE: this machine has no TEE/);
-      expect(await user.json(['tee', 'info'])).toMatchObject({ available: false, provider: 'none' });
+      const info = await user.run(['tee', 'info']);
+      expect(info.code).toBe(1);
+      expect(info.stderr).toContain('TEE information is unavailable: this machine has no TEE');
       const res = await user.run(['tee', 'attest', '--nonce', NONCE]);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain('TEE attestation is unavailable');
@@ -93,7 +93,7 @@ describe('a node with a TEE provider plugged in', { timeout: 120_000 }, () => {
   afterAll(() => node?.destroy());
 
   it('reports the provider and binds the nonce, the node key and the collateral as asked', async () => {
-    expect(await c.tee.info()).toEqual({ cloudProvider: 'test-cloud', osImage: 'test-image', mrtd: FAKE_TEE_MRTD, available: true, provider: 'fake-tdx' });
+    expect(await c.tee.info()).toEqual({ cloudProvider: 'test-cloud', osImage: 'test-image', mrtd: FAKE_TEE_MRTD });
     const me = await c.accounts.identity();
 
     const plain = await c.tee.attest({ nonce: NONCE });
@@ -123,7 +123,7 @@ describe('a node whose configured provider is missing', { timeout: 120_000 }, ()
     const node = await startTestNode({ configure: (cfg) => void (cfg.tee.provider = missing) });
     try {
       const c = createClient({ baseUrl: node.url });
-      expect(await c.tee.info()).toMatchObject({ available: false, provider: missing, reason: expect.stringContaining(`${missing} could not be loaded`) });
+      expect(await refusal(c.tee.info())).toEqual({ status: 501, message: expect.stringContaining(`${missing} could not be loaded`) });
       expect(await refusal(c.tee.attest({ nonce: NONCE }))).toEqual({ status: 501, message: expect.stringContaining(missing) });
     } finally {
       await node.destroy();

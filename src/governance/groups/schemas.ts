@@ -33,7 +33,7 @@ export const MetadataRecord = Type.Object({
   updatedBy: Hex32('the account that set it'),
 });
 
-/** GroupInfo (admin spec "GroupInfo"; admin-wire-b §4.3); `metadata` and `name` only when set. */
+/** GroupInfo (admin spec "GroupInfo"; admin-wire-b §4.3): exactly its fields; `metadata` only when set. */
 export const GroupInfo = Type.Object({
   groupId: Hex32(),
   appKey: Hex32('the bytecode (blob) id the group pins'),
@@ -46,7 +46,6 @@ export const GroupInfo = Type.Object({
   groupStateHash: Hex32(),
   namespaceId: Hex32('the namespace root; the group itself for a root'),
   ownerOpCounter: U64('the counter the next root proof must name'),
-  name: Type.Optional(Type.String()),
 });
 
 /**

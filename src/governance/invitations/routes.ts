@@ -98,6 +98,7 @@ function routes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   };
   app.post('/admin-api/namespaces/:namespaceId/join', { schema: joinNamespace }, async (req) => {
     const r = await invitations.join(req.body.invitation, requireId(req.params.namespaceId, 'namespace id'));
-    return { data: { namespaceId: r.groupId, memberIdentity: r.memberIdentity, memberAccount: r.memberAccount } };
+    // `groupId`: the same id under the name clients before the rc.25 rename read (docs/decisions.md)
+    return { data: { namespaceId: r.groupId, groupId: r.groupId, memberIdentity: r.memberIdentity, memberAccount: r.memberAccount } };
   });
 }

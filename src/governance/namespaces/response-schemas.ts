@@ -66,6 +66,7 @@ export const NamespaceInviteAnswer = Data(
 export const JoinNamespaceAnswer = Data(
   Type.Object({
     namespaceId: Hex32(),
+    groupId: Hex32('the same id as `namespaceId`: a compatibility alias for clients that predate the rc.25 rename (docs/decisions.md)'),
     memberIdentity: Hex32("this node's signing key"),
     memberAccount: Hex32("this node's account"),
   }),

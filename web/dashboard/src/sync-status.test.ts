@@ -3,7 +3,7 @@ import type { ContextSyncStatus } from '../../../src/client/index.ts';
 import { ago, syncSummary } from './sync-status.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
-const base: ContextSyncStatus = { state: 'idle', caughtUp: true, behind: 0, pending: 0, quarantined: 0, reasons: [], peers: [], lastSyncAt: null, lastError: null, failureCount: 0 };
+const base: ContextSyncStatus = { contextId: 'c'.repeat(64), state: 'idle', caughtUp: true, behind: 0, pending: 0, quarantined: 0, reasons: [], peers: [], lastSyncAt: null, lastError: null, failureCount: 0 };
 const status = (over: Partial<ContextSyncStatus>): ContextSyncStatus => ({ ...base, ...over });
 const because = (...reasons: string[]) => reasons.map((reason) => ({ reason, detail: reason, at: AT }));
 

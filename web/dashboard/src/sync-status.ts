@@ -1,8 +1,8 @@
 /**
  * A context's sync status in words (issue #13's honest sync status, shown by the contexts page):
  * one short label for the list, and the sentences behind each reason for the panel. The status is
- * the SDK's `Context.sync` (docs/sync.md "Honest sync status"); a node without a network sends
- * none, and then there is nothing to say.
+ * the SDK's `ContextSyncStatus` from hearth's `GET /contexts/sync` (docs/sync.md "Honest sync
+ * status"); a node without a network has none, and then there is nothing to say.
  */
 import type { ContextSyncStatus } from '../../../src/client/index.ts';
 

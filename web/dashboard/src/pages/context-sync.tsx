@@ -1,8 +1,10 @@
 /**
  * A context's sync status on the contexts page (issue #13 item 5; docs/dashboard.md): a column of
  * the list (caught up / behind N / waiting for peers / no peers …) and a panel with the state, the
- * reasons, the peers last heard from and the last sync, refreshed while it is open. Both show
- * nothing for a context without a `sync` field (a node without a network).
+ * reasons, the peers last heard from and the last sync, refreshed while it is open. The status comes
+ * from hearth's own routes (`GET /contexts/sync` for the list, `GET /contexts/{id}/sync` for the
+ * panel), never from the spec-shaped Context. Both show nothing for a context without a status (a
+ * node without a network answers those routes 503).
  */
 import { useEffect } from 'preact/hooks';
 import type { ContextSyncStatus } from '../../../../src/client/index.ts';
@@ -14,7 +16,7 @@ import type { ContextColumn, ContextPanel, ContextRow, PanelProps } from './cont
 /** how often the open panel reads the status again */
 const REFRESH_MS = 3_000;
 
-const hasSync = (row: ContextRow) => row.context.sync !== undefined;
+const hasSync = (row: ContextRow) => row.sync !== undefined;
 
 function SyncBadge({ sync }: { sync: ContextSyncStatus | undefined }) {
   const summary = syncSummary(sync);
@@ -34,7 +36,7 @@ function At({ iso }: { iso: string | null }) {
 function SyncPanel({ row }: PanelProps) {
   const { client } = useDashboard();
   const id = row.context.id;
-  const fresh = useLoad((signal) => client.contexts.get(id, { signal }), [id]);
+  const fresh = useLoad((signal) => client.contexts.syncStatus(id, { signal }), [id]);
   const { reload } = fresh;
   useEffect(() => {
     const timer = setInterval(reload, REFRESH_MS);
@@ -44,7 +46,7 @@ function SyncPanel({ row }: PanelProps) {
     await client.contexts.sync(id);
     reload();
   });
-  const sync = fresh.data?.sync ?? row.context.sync;
+  const sync = fresh.data ?? row.sync;
   const summary = syncSummary(sync);
   if (!sync || !summary) return null;
   return (
@@ -106,6 +108,6 @@ function SyncPanel({ row }: PanelProps) {
 }
 
 /** The list's column: a badge per context, shown only when some context has a status. */
-export const SYNC_COLUMN: ContextColumn = { header: 'Sync', cell: (r) => <SyncBadge sync={r.context.sync} />, shows: hasSync };
+export const SYNC_COLUMN: ContextColumn = { header: 'Sync', cell: (r) => <SyncBadge sync={r.sync} />, shows: hasSync };
 
 export const SYNC_PANEL: ContextPanel = { title: 'Sync', component: SyncPanel, shows: hasSync };

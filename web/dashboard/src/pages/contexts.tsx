@@ -10,7 +10,7 @@
  */
 import type { ComponentChildren, FunctionComponent } from 'preact';
 import { useState } from 'preact/hooks';
-import { parseJson, stringifyJson, type Application, type Context } from '../../../../src/client/index.ts';
+import { HttpError, parseJson, stringifyJson, type Application, type Context, type ContextSyncStatus } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { pretty, size } from '../format.ts';
 import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, valueOf, type Column } from '../ui.tsx';
@@ -22,6 +22,8 @@ export interface ContextRow {
   context: Context;
   aliases: string[];
   application?: Application;
+  /** hearth's sync status (`GET /contexts/sync`); absent on a node without a network */
+  sync?: ContextSyncStatus;
 }
 
 export interface PanelProps {
@@ -320,13 +322,24 @@ export function Contexts() {
     history.replaceState(history.state, '', id ? `?context=${id}` : location.pathname);
   };
   const data = useLoad(async (signal) => {
-    const [contexts, applications, aliases] = await Promise.all([
+    const [contexts, applications, aliases, statuses] = await Promise.all([
       client.contexts.list({ signal }),
       client.applications.list({ signal }),
       aliasesById(client.aliases.list('context', { signal })),
+      // a node without a network answers 503: it has no sync status to show
+      client.contexts.syncStatuses({ signal }).catch((err: unknown) => {
+        if (err instanceof HttpError && err.status === 503) return [];
+        throw err;
+      }),
     ]);
     const apps = new Map(applications.map((a) => [a.id, a]));
-    const rows: ContextRow[] = contexts.map((context) => ({ context, aliases: aliases.get(context.id) ?? [], application: apps.get(context.applicationId) }));
+    const syncs = new Map(statuses.map((s) => [s.contextId, s]));
+    const rows: ContextRow[] = contexts.map((context) => ({
+      context,
+      aliases: aliases.get(context.id) ?? [],
+      application: apps.get(context.applicationId),
+      sync: syncs.get(context.id),
+    }));
     return { rows, applications };
   });
   const rows = data.data?.rows ?? [];

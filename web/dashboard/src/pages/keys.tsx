@@ -8,7 +8,7 @@ export function Keys() {
   const { client, session } = useDashboard();
   const [all, setAll] = useState(false);
   const keys = useLoad(async (signal) => {
-    const [roots, clients] = await Promise.all([client.auth.listRootKeys({ signal }), client.auth.listClientKeys({ signal })]);
+    const [roots, clients] = await Promise.all([client.auth.listRootKeys({ signal }), client.auth.listClientKeysWithDetails({ signal })]);
     return { roots, clients };
   });
   const [revoke, revoking] = useAction(async (fn: () => Promise<unknown>) => {
