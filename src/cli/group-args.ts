@@ -6,12 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { CAPABILITIES, parseJson, type GroupRole, type MetadataRecord, type SetMetadataRequest, type SignedGroupOpenInvitation } from '../client/index.ts';
+import { CAPABILITIES, parseJson, stringifyJson, type GroupRole, type MetadataRecord, type SetMetadataRequest, type SignedGroupOpenInvitation } from '../client/index.ts';
 import { UsageError } from './exit.ts';
 import { positiveInt } from './connect.ts';
 import { idArgFor } from './id-args.ts';
-import { readJson } from './json-args.ts';
-import { restoreByteFields } from './output.ts';
+import { readJson, readTextArg } from './json-args.ts';
+import { decodeByteFields, restoreByteFields } from './output.ts';
 
 /** A commander argument parser: 64 hex or base58 of 32 bytes → 64 lowercase hex, naming `what`. */
 export const idArg = idArgFor;
@@ -76,6 +76,39 @@ export function pickInvitation(printed: unknown, groupId?: string): SignedGroupO
     }
   }
   throw new UsageError('not an invitation: expected the JSON that "hearth namespace invite" or "hearth group invite" prints');
+}
+
+/**
+ * Invitations as one line (issue #25 §3): `inv1.` and the base64url of the compact JSON that
+ * `invite --output json` prints (byte fields as hex), so an invitation can be pasted whole.
+ */
+export const INVITATION_PREFIX = 'inv1.';
+
+export function encodeInvitation(printed: unknown): string {
+  return `${INVITATION_PREFIX}${Buffer.from(stringifyJson(decodeByteFields(printed)), 'utf8').toString('base64url')}`;
+}
+
+export function decodeInvitation(text: string): unknown {
+  const body = text.trim().slice(INVITATION_PREFIX.length);
+  if (!/^[A-Za-z0-9_-]+$/.test(body)) throw new UsageError('not an invitation: the text after "inv1." must be base64url (was it cut when copied?)');
+  try {
+    return parseJson(Buffer.from(body, 'base64url').toString('utf8'));
+  } catch {
+    throw new UsageError('not an invitation: "inv1." is not followed by an encoded invitation (was it cut when copied?)');
+  }
+}
+
+/** An invitation argument: the `inv1.` line or the JSON, given inline, as `@file` or `-` (stdin). */
+export async function readInvitationArg(value: string): Promise<unknown> {
+  if (value.trim().startsWith(INVITATION_PREFIX)) return decodeInvitation(value);
+  const { text, source } = await readTextArg(value, 'invitation');
+  if (text.trim().startsWith(INVITATION_PREFIX)) return decodeInvitation(text);
+  if (text.trim() === '') throw new UsageError(`invitation: empty ${source}`);
+  try {
+    return parseJson(text);
+  } catch {
+    throw new UsageError(`invitation from ${source} is neither an inv1. line nor JSON: pass what "hearth namespace invite" printed`);
+  }
 }
 
 // ---- capabilities -------------------------------------------------------------------------
