@@ -254,6 +254,8 @@ export {
   type StateMutationData,
   type StreamEvents,
   type StreamFrame,
+  type FrameData,
+  type FrameType,
   type SubscriptionIds,
   type SyncStatusData,
 } from './events.ts';
