@@ -23,6 +23,7 @@ import { adminCredentials } from '../node/credentials.ts';
 import type { AdminCredentials } from '../node/node.ts';
 import { LISTENING_FILE, localNodeOptions, portArg, positiveInt } from './connect.ts';
 import { MAX_DEV_NODES, runCluster } from './dev-cluster.ts';
+import { registerDevControlCommands } from './dev-control.ts';
 import { EXIT_NODE, NodeStartError, UsageError } from './exit.ts';
 import { chooseLogFormat, humanLogDestination, LOG_FORMATS, type LogFormat } from './log-format.ts';
 import type { GlobalOpts } from './program.ts';
@@ -297,7 +298,7 @@ export function registerNodeCommands(program: Command): void {
       await runNode(paths, opts);
     });
 
-  common(program.command('dev').description('initialise a development node if needed, then start it (generates an admin password when none is given)'))
+  const dev = common(program.command('dev').description('initialise a development node if needed, then start it (generates an admin password when none is given)'))
     .option('--port <port>', "override the configured HTTP port (with --nodes: the first node's, default 2528)", portArg)
     .option('--swarm-port <port>', "override the configured peer-to-peer port (with --nodes: the first node's, default 2428)", portArg)
     .option('--nodes <n>', `start n connected development nodes, each its own process (1-${MAX_DEV_NODES}; homes <name>-1…)`, positiveInt('nodes'))
@@ -313,4 +314,5 @@ export function registerNodeCommands(program: Command): void {
       }
       await runNode(paths, opts, await devAdmin(paths, opts));
     });
+  registerDevControlCommands(dev);
 }
