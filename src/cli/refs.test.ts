@@ -46,6 +46,7 @@ describe('resolveAll', () => {
     contexts: { list: async () => [{ id: A }, { id: C }] },
     aliases: { lookup: async (_s: string, name: string) => (name === 'kv-main' ? C : null) },
     namespaces: { list: async () => [{ namespaceId: B, name: 'team' }], groups: async () => [] },
+    groups: { contexts: async () => [{ contextId: A }] },
   } as unknown as Client;
   const ctx: RefContext = { client, nodeUrl: 'http://n', profile: 'default', recent: async () => ({ namespace: B }) };
 
