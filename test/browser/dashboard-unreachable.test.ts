@@ -41,6 +41,8 @@ it('says the node is not answering instead of showing false empty lists, and rec
   await page.getByLabel('Username', { exact: true }).fill(node.adminUser);
   await page.getByLabel('Password', { exact: true }).fill(node.adminPassword);
   await Promise.all([page.waitForURL((u) => u.pathname.startsWith('/admin-dashboard')), page.getByRole('button', { name: 'Sign in' }).click()]);
+  // the overview names the node's own version, not the auth component
+  await expect.poll(() => page.getByTestId('version').locator('strong').textContent()).toMatch(/^hearth \d+\.\d+\.\d+/);
   await open('Applications', 'Applications');
   await page.getByText('No applications installed yet.').waitFor();
 
