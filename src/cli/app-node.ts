@@ -151,6 +151,7 @@ export function registerAppNodeCommands(app: Command): Command {
       const id = await resolveRef(cli, 'application', ref as unknown as IdRef);
       await cli.confirm(`uninstall application ${id}?`);
       const result = await cli.client.applications.uninstall(id, { signal: cli.signal });
+      cli.forget('application');
       cli.out.result(result, () => `uninstalled application ${result.applicationId}`);
     }),
   );

@@ -48,6 +48,8 @@ export interface Cli {
   progress(label: string): Progress;
   /** remembers an id this command created, for `@last` (saved when the command succeeds) */
   remember(kind: RememberedKind, id: string): void;
+  /** `@last` of this kind names nothing any more (the command deleted it) */
+  forget(kind: RememberedKind): void;
   /** what `@last` names for this profile and node */
   recent: RecentRefs;
   /** remembered so far by this command */
@@ -178,6 +180,8 @@ export async function openCli(opts: ConnectOpts): Promise<Cli> {
   const remembered: Recent = {};
   return {
     remember: (kind, id) => void (remembered[kind] = id),
+    // an empty value is stored and read back as nothing remembered (recent.ts keeps only ids)
+    forget: (kind) => void (remembered[kind] = ''),
     recent: new RecentRefs(profiles.dir, profile.name),
     remembered,
     client: createClient({ baseUrl: nodeUrl, tokenStore, timeoutMs: opts.timeout ?? DEFAULT_TIMEOUT_MS }),

@@ -148,6 +148,7 @@ export function registerContextCommands(program: Command): Command {
       const contextId = await contextOf(cli, ref);
       await cli.confirm(`Delete context ${contextId} and its state on this node?`);
       const deleted = await cli.client.contexts.delete(contextId, { signal: cli.signal });
+      cli.forget('context');
       cli.out.result({ contextId, deleted }, () => (deleted ? `deleted context ${contextId}` : `no context ${contextId} on this node: nothing deleted`));
     }),
   );

@@ -134,6 +134,7 @@ export function registerNamespaceCommands(program: Command): void {
     withCli(async (cli, [id]) => {
       await cli.confirm(`Delete namespace ${id} with all its groups and contexts?`);
       const r = await cli.client.namespaces.delete(id, { signal: cli.signal });
+      cli.forget('namespace');
       cli.out.result({ namespaceId: id, ...r }, () => `deleted namespace ${id}`);
     }),
   );

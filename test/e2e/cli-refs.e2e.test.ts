@@ -118,6 +118,10 @@ describe('@last, aliases and prefixes', { timeout: 120_000 }, () => {
     const bad = await user.run(['use', 'context', 'no-such']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('no context alias "no-such"');
+    // a deleted context is not @last any more
+    await user.human(['use', 'context', other]);
+    await user.json(['context', 'delete', '@last', '--yes']);
+    expect((await user.run(['context', 'get', '@last'])).stderr).toContain('no context to call @last yet');
   });
 
   it('writes an invitation with --out as a 0600 file that join takes', async () => {
