@@ -6,12 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { CAPABILITIES, parseJson, stringifyJson, type GroupRole, type MetadataRecord, type SetMetadataRequest, type SignedGroupOpenInvitation } from '../client/index.ts';
+import { CAPABILITIES, INVITATION_TEXT_PREFIX, invitationFromText, invitationToText, parseJson, type GroupRole, type MetadataRecord, type SetMetadataRequest, type SignedGroupOpenInvitation } from '../client/index.ts';
 import { UsageError } from './exit.ts';
 import { positiveInt } from './connect.ts';
 import { idArgFor } from './id-args.ts';
 import { readJson, readTextArg } from './json-args.ts';
-import { decodeByteFields, restoreByteFields } from './output.ts';
+import { restoreByteFields } from './output.ts';
 
 /** A commander argument parser: 64 hex or base58 of 32 bytes → 64 lowercase hex, naming `what`. */
 export const idArg = idArgFor;
@@ -79,22 +79,19 @@ export function pickInvitation(printed: unknown, groupId?: string): SignedGroupO
 }
 
 /**
- * Invitations as one line (issue #25 §3): `inv1.` and the base64url of the compact JSON that
- * `invite --output json` prints (byte fields as hex), so an invitation can be pasted whole.
+ * Invitations as one line (issue #25 §3): `inv1.` and the base64url of the invitation's JSON with
+ * its id fields as hex — the SDK's codec (src/client/invitation-text.ts), which the dashboard uses
+ * too, so a line from either joins with either.
  */
-export const INVITATION_PREFIX = 'inv1.';
+export const INVITATION_PREFIX = INVITATION_TEXT_PREFIX;
 
-export function encodeInvitation(printed: unknown): string {
-  return `${INVITATION_PREFIX}${Buffer.from(stringifyJson(decodeByteFields(printed)), 'utf8').toString('base64url')}`;
-}
+export const encodeInvitation = (printed: unknown): string => invitationToText(printed);
 
 export function decodeInvitation(text: string): unknown {
-  const body = text.trim().slice(INVITATION_PREFIX.length);
-  if (!/^[A-Za-z0-9_-]+$/.test(body)) throw new UsageError('not an invitation: the text after "inv1." must be base64url (was it cut when copied?)');
   try {
-    return parseJson(Buffer.from(body, 'base64url').toString('utf8'));
-  } catch {
-    throw new UsageError('not an invitation: "inv1." is not followed by an encoded invitation (was it cut when copied?)');
+    return invitationFromText(text);
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.replace(/"Invite" \(or hearth namespace invite\)/, 'hearth namespace invite')}`);
   }
 }
 
