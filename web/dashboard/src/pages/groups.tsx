@@ -132,6 +132,51 @@ function Members({ groupId }: { groupId: string }) {
   );
 }
 
+/** The contexts registered in a group; one this node does not hold yet can be joined here. */
+function GroupContexts({ groupId }: { groupId: string }) {
+  const { client, events } = useDashboard();
+  const data = useLoad(async (signal) => {
+    const [registered, held] = await Promise.all([client.groups.contexts(groupId, { signal }), client.contexts.list({ signal })]);
+    const holds = new Set(held.map((c) => c.id));
+    return registered.map((c) => ({ id: c.contextId, held: holds.has(c.contextId) }));
+  }, [groupId]);
+  const [join, joining] = useAction(async (contextId: string) => {
+    await client.contexts.join(contextId);
+    events.watch({ contextIds: [contextId] });
+    data.reload();
+  });
+  return (
+    <>
+      <ErrorNote error={data.error ?? joining.error} />
+      <div class="row">
+        <button type="button" onClick={data.reload}>
+          Refresh contexts
+        </button>
+      </div>
+      <Table
+        label="group contexts"
+        rows={data.data ?? []}
+        rowKey={(c) => c.id}
+        empty={data.loading ? 'Loading…' : 'No context is registered in this group.'}
+        columns={[
+          { header: 'Context', cell: (c) => <Id value={c.id} /> },
+          {
+            header: 'On this node',
+            cell: (c) =>
+              c.held ? (
+                'joined'
+              ) : (
+                <button type="button" onClick={() => void join(c.id)} disabled={joining.busy}>
+                  Join
+                </button>
+              ),
+          },
+        ]}
+      />
+    </>
+  );
+}
+
 function Group({ groupId, title }: { groupId: string; title: string }) {
   const { client } = useDashboard();
   const info = useLoad((signal) => client.groups.info(groupId, { signal }), [groupId]);
@@ -156,6 +201,10 @@ function Group({ groupId, title }: { groupId: string; title: string }) {
           <dd>{info.data.subgroupVisibility}</dd>
         </dl>
       ) : null}
+      <div class="panel">
+        <h3>Contexts</h3>
+        <GroupContexts groupId={groupId} />
+      </div>
       <div class="panel">
         <h3>Members</h3>
         <Members groupId={groupId} />
