@@ -10,12 +10,22 @@
 import { Argument, type Command } from 'commander';
 import type { AliasScope } from '../client/index.ts';
 import { connectOptions, withCli } from './connect.ts';
+import { UsageError } from './exit.ts';
 import { idArg } from './id-args.ts';
+import { refContext, resolveText } from './refs.ts';
 import { renderTable } from './output.ts';
 
 const SCOPES: AliasScope[] = ['context', 'application', 'device'];
 
 const scopeArg = () => new Argument('<scope>', 'context, application or device').choices(SCOPES);
+
+function deviceId(text: string): string {
+  try {
+    return idArg(text);
+  } catch (err) {
+    throw new UsageError(`<id>: ${(err as Error).message}`);
+  }
+}
 
 export function registerAliasCommands(program: Command): void {
   const alias = program.command('alias').description('names for context, application and device ids');
@@ -27,9 +37,11 @@ export function registerAliasCommands(program: Command): void {
       .description('name an id (refused if the name is taken in that scope)')
       .addArgument(scopeArg())
       .argument('<name>', 'the alias: letters, digits, ".", "_", "-"; at most 50')
-      .argument('<id>', 'the id it names (64 hex)', idArg),
+      .argument('<id>', 'the id it names: 64 hex; for contexts and applications also a unique prefix, another alias or @last'),
   ).action(
-    withCli(async (cli, [scope, name, id]) => {
+    withCli(async (cli, [scope, name, text]) => {
+      const id = scope === 'device' ? deviceId(text) : await resolveText(refContext(cli), scope as 'context' | 'application', text, '<id>');
+      if (scope !== 'device') cli.remember(scope as 'context' | 'application', id);
       await cli.client.aliases.create(scope as AliasScope, name, id, { signal: cli.signal });
       cli.out.result({ scope, name, value: id }, () => `${scope} alias "${name}" → ${id}`);
     }),

@@ -14,7 +14,8 @@ import type { Command } from 'commander';
 import type { Application } from '../client/index.ts';
 import { connectOptions, withCli } from './connect.ts';
 import { UsageError } from './exit.ts';
-import { idOrAliasArg, resolveRef, type IdRef } from './id-args.ts';
+import { resolveRef, type IdRef } from './id-args.ts';
+import { refArg } from './refs.ts';
 import { bytes } from './progress.ts';
 import { aliasesOf } from './context.ts';
 
@@ -64,6 +65,7 @@ export function registerAppNodeCommands(app: Command): Command {
       const progress = cli.progress(`installing ${pkg}@${version}`);
       progress.phase("resolving and verifying the bundle on the node's registry");
       const result = await cli.client.applications.install(pkg, version, { signal: cli.signal });
+      cli.remember('application', result.applicationId);
       progress.done('installed');
       cli.out.result({ ...result, package: pkg, version }, () => `installed ${pkg}@${version}\napplication id: ${result.applicationId}`);
     }),
@@ -80,6 +82,7 @@ export function registerAppNodeCommands(app: Command): Command {
       const progress = cli.progress(`installing ${absolute}`);
       progress.phase('verifying the bundle on the node');
       const result = await cli.client.applications.installDev(absolute, { signal: cli.signal });
+      cli.remember('application', result.applicationId);
       progress.done('installed');
       cli.out.result({ ...result, path: absolute }, () => `installed ${absolute}\napplication id: ${result.applicationId}`);
     }),
@@ -101,7 +104,7 @@ export function registerAppNodeCommands(app: Command): Command {
   );
 
   connectOptions(
-    app.command('get').description('one installed application').argument('<app>', 'application id (64 hex) or application alias', idOrAliasArg),
+    app.command('get').description('one installed application').argument('<app>', 'application id, unique prefix (6+ hex), alias or @last', refArg('application', undefined, '<app>')),
   ).action(
     withCli(async (cli, [ref]) => {
       const id = await resolveRef(cli, 'application', ref as unknown as IdRef);
@@ -141,13 +144,14 @@ export function registerAppNodeCommands(app: Command): Command {
   );
 
   connectOptions(
-    app.command('uninstall').description('uninstall an application').argument('<app>', 'application id (64 hex) or application alias', idOrAliasArg),
+    app.command('uninstall').description('uninstall an application').argument('<app>', 'application id, unique prefix (6+ hex), alias or @last', refArg('application', undefined, '<app>')),
     { destructive: true },
   ).action(
     withCli(async (cli, [ref]) => {
       const id = await resolveRef(cli, 'application', ref as unknown as IdRef);
       await cli.confirm(`uninstall application ${id}?`);
       const result = await cli.client.applications.uninstall(id, { signal: cli.signal });
+      cli.forget('application');
       cli.out.result(result, () => `uninstalled application ${result.applicationId}`);
     }),
   );

@@ -15,7 +15,8 @@ import { pipeline } from 'node:stream/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { connectOptions, withCli, type Cli, type ConnectOpts } from './connect.ts';
 import { UsageError } from './exit.ts';
-import { idArg, idOrAliasArg, resolveRef, type IdRef } from './id-args.ts';
+import { resolveRef, type IdRef } from './id-args.ts';
+import { refArg } from './refs.ts';
 import { renderRecord } from './output.ts';
 import { bytes } from './progress.ts';
 import { errnoText } from '../errno-text.ts';
@@ -41,7 +42,7 @@ export function registerBlobCommands(program: Command): void {
       .command('upload')
       .description('upload a file as a blob (streamed, with progress) and print its id')
       .argument('<file>', 'the file to upload')
-      .option('--context <id|alias>', "announce the blob to this context's peers", idOrAliasArg)
+      .option('--context <id|alias>', "announce the blob to this context's peers", refArg('context', undefined, '--context'))
       .option('--hash <sha256>', 'expected SHA-256 of the content; the node refuses a mismatch', hashArg),
   ).action(
     withCli<ContextFlag & { hash?: string }>(async (cli, [file], flags) => {
@@ -68,10 +69,10 @@ export function registerBlobCommands(program: Command): void {
     blob
       .command('download')
       .description('download a blob to a file, or to stdout with --out - (the default)')
-      .argument('<id>', 'blob id (64 hex)', idArg)
+      .argument('<id>', 'blob id (64 hex, or a unique prefix of 6+)', refArg('blob', 'blob id'))
       .option('--out <file|->', 'where to write the content; "-" is stdout', '-')
       .option('--force', 'replace an existing file')
-      .option('--context <id|alias>', "search this context's peers when the node does not hold the blob", idOrAliasArg),
+      .option('--context <id|alias>', "search this context's peers when the node does not hold the blob", refArg('context', undefined, '--context')),
   ).action(
     withCli<ContextFlag & { out: string; force?: boolean }>(async (cli, [id], flags) => {
       const toStdout = flags.out === '-';
@@ -121,8 +122,8 @@ export function registerBlobCommands(program: Command): void {
     blob
       .command('info')
       .description("a blob's size, hash, MIME type and whether a peer holds it")
-      .argument('<id>', 'blob id (64 hex)', idArg)
-      .option('--context <id|alias>', "search this context's peers when the node does not hold the blob", idOrAliasArg),
+      .argument('<id>', 'blob id (64 hex, or a unique prefix of 6+)', refArg('blob', 'blob id'))
+      .option('--context <id|alias>', "search this context's peers when the node does not hold the blob", refArg('context', undefined, '--context')),
   ).action(
     withCli<ContextFlag>(async (cli, [id], flags) => {
       const info = await cli.client.blobs.head(id, { signal: cli.signal, contextId: await contextId(cli, flags.context) });
@@ -139,7 +140,7 @@ export function registerBlobCommands(program: Command): void {
   );
 
   connectOptions(
-    blob.command('delete').alias('rm').description('delete a blob from the node').argument('<id>', 'blob id (64 hex)', idArg),
+    blob.command('delete').alias('rm').description('delete a blob from the node').argument('<id>', 'blob id (64 hex, or a unique prefix of 6+)', refArg('blob', 'blob id')),
     { destructive: true },
   ).action(
     withCli(async (cli, [id]) => {

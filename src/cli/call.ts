@@ -9,7 +9,7 @@
  */
 import type { Command } from 'commander';
 import { RpcError } from '../client/index.ts';
-import { humanValue, parseIdArg, parseRefArg, readJsonArg, resolveRef, type Ref } from './context-args.ts';
+import { contextRefArg, humanValue, parseIdArg, readJsonArg, resolveRef, type Ref } from './context-args.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
 
 interface CallFlags extends ConnectOpts {
@@ -25,7 +25,7 @@ export function registerCallCommand(parent: Command): void {
       .command('call')
       .description("call a method of a context's application (JSON-RPC execute) and print its output")
       .argument('<method>', 'the application method')
-      .requiredOption('--context <id|alias>', 'the context to call', parseRefArg)
+      .requiredOption('--context <id|alias>', 'the context to call (id, unique prefix, alias or @last)', contextRefArg('--context'))
       .option('--args <json|@file|->', 'the arguments as JSON, @file, or - for stdin')
       .option('--executor <public key>', 'executor public key (sent for older nodes; a hearth node executes as itself)', parseIdArg),
   ).action(

@@ -22,6 +22,8 @@ import type { GlobalOpts } from './program.ts';
 import { Profiles, ProfileTokenStore, type Profile } from './profiles.ts';
 import { confirm } from './prompt.ts';
 import { Progress } from './progress.ts';
+import { RecentRefs, type Recent, type RememberedKind } from './recent.ts';
+import { refContext, resolveAll } from './refs.ts';
 
 export interface ConnectOpts extends GlobalOpts {
   node?: string;
@@ -44,6 +46,14 @@ export interface Cli {
   /** resolves when confirmed (or `--yes`); otherwise a usage error */
   confirm(question: string): Promise<void>;
   progress(label: string): Progress;
+  /** remembers an id this command created, for `@last` (saved when the command succeeds) */
+  remember(kind: RememberedKind, id: string): void;
+  /** `@last` of this kind names nothing any more (the command deleted it) */
+  forget(kind: RememberedKind): void;
+  /** what `@last` names for this profile and node */
+  recent: RecentRefs;
+  /** remembered so far by this command */
+  remembered: Recent;
 }
 
 /** Thrown after a failure was printed: carries only the exit code. */
@@ -167,7 +177,13 @@ export async function openCli(opts: ConnectOpts): Promise<Cli> {
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
   const out = new Output(opts.output ?? 'table', process.stdout, { wide: opts.wide, raw: opts.raw });
+  const remembered: Recent = {};
   return {
+    remember: (kind, id) => void (remembered[kind] = id),
+    // an empty value is stored and read back as nothing remembered (recent.ts keeps only ids)
+    forget: (kind) => void (remembered[kind] = ''),
+    recent: new RecentRefs(profiles.dir, profile.name),
+    remembered,
     client: createClient({ baseUrl: nodeUrl, tokenStore, timeoutMs: opts.timeout ?? DEFAULT_TIMEOUT_MS }),
     out,
     nodeUrl,
@@ -189,9 +205,15 @@ export function withCli<O extends ConnectOpts>(
   return async (...params: unknown[]) => {
     const command = params.pop() as Command;
     const opts = command.optsWithGlobals() as O;
-    const args = params.slice(0, -1) as string[];
+    const args = params.slice(0, -1) as unknown[];
     try {
-      await fn(await openCli(opts), args, opts);
+      const cli = await openCli(opts);
+      // prefixes, aliases and @last become ids before the action runs (refs.ts)
+      const used = await resolveAll(refContext(cli), args, opts as unknown as Record<string, unknown>);
+      await fn(cli, args as string[], opts);
+      await cli.recent.set(cli.nodeUrl, { ...used, ...cli.remembered }).catch((err: NodeJS.ErrnoException) => {
+        process.stderr.write(`hearth: note: could not remember the ids used for @last (${err.code ?? err.message})\n`);
+      });
     } catch (err) {
       throw report(err, opts);
     }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { RpcError, stringifyJson } from '../client/index.ts';
+import { RpcError, stringifyJson, type StreamFrame } from '../client/index.ts';
 import { readableRpcError } from './call.ts';
 import { humanValue, parseCount, parseIdArg, parseRefArg, readJsonArg } from './context-args.ts';
 import { UsageError } from './exit.ts';
@@ -77,15 +77,15 @@ describe('output helpers', () => {
 
   it('renders one line per frame with ids in full and event payloads as text', () => {
     const at = new Date('2026-01-02T03:04:05.000Z');
-    const mutation = {
+    const mutation: StreamFrame = {
       contextId: HEX,
       type: 'StateMutation',
       data: { newRoot: 'cd'.repeat(32), events: [{ kind: 'Inserted', data: [...Buffer.from('{"key":"k"}')], handler: null }, { kind: 'Cleared', data: [], handler: null }] },
     };
     expect(frameLine(mutation, at)).toBe(`2026-01-02T03:04:05.000Z  context ${HEX}  StateMutation  root ${'cd'.repeat(32)}  Inserted {"key":"k"}  Cleared`);
-    const group = { groupId: HEX, type: 'MemberAdded', data: { memberAccount: 'ef'.repeat(32), role: 'Member' } };
+    const group: StreamFrame = { groupId: HEX, type: 'MemberAdded', data: { memberAccount: 'ef'.repeat(32), role: 'Member' } };
     expect(frameLine(group, at)).toBe(`2026-01-02T03:04:05.000Z  group ${HEX}  MemberAdded  {"memberAccount":"${'ef'.repeat(32)}","role":"Member"}`);
-    const presence = { contextId: HEX, type: 'Ephemeral', data: { author: 'ef'.repeat(32), state: [0xff, 0x00] } };
+    const presence: StreamFrame = { contextId: HEX, type: 'Ephemeral', data: { author: 'ef'.repeat(32), state: [0xff, 0x00] } };
     expect(frameLine(presence, at)).toBe(`2026-01-02T03:04:05.000Z  context ${HEX}  Ephemeral  author ${'ef'.repeat(32)} 0xff00`);
   });
 });

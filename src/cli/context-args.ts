@@ -11,6 +11,7 @@ import { positiveInt, type Cli } from './connect.ts';
 import { UsageError } from './exit.ts';
 import { idArg, idOrAliasArg, resolveRef as lookupRef, type IdRef } from './id-args.ts';
 import { readJson } from './json-args.ts';
+import { refArg } from './refs.ts';
 
 /** An id, or a name to look up in one of the node's alias scopes. */
 export type Ref = IdRef;
@@ -21,14 +22,18 @@ export const parseIdArg = idArg;
 /** commander parser for an id or an alias name (the node's alias rule: 1-50 of `A-Z a-z 0-9 . _ -`). */
 export const parseRefArg = idOrAliasArg;
 
-/** commander collector for a repeatable id-or-alias option. */
-export function collectRef(value: string, previous: Ref[] = []): Ref[] {
-  return [...previous, parseRefArg(value)];
+/** commander parsers for a context / application: id, unique prefix, alias or @last (refs.ts). */
+export const contextRefArg = (label = '<context>') => refArg('context', undefined, label);
+export const applicationRefArg = (label = '--application') => refArg('application', undefined, label);
+
+/** commander collector for a repeatable context option. */
+export function collectRef(value: string, previous: string[] = []): string[] {
+  return [...previous, contextRefArg('--context')(value)];
 }
 
-/** commander collector for a repeatable id option. */
+/** commander collector for a repeatable group option. */
 export function collectId(value: string, previous: string[] = []): string[] {
-  return [...previous, parseIdArg(value)];
+  return [...previous, refArg('group', 'group id')(value)];
 }
 
 /** commander parser for `--count <n>`. */
@@ -38,7 +43,8 @@ export const parseCount = positiveInt('events');
  * The id a reference names. An alias the node does not know is the caller's mistake (exit 2),
  * named with the flag or argument it came from.
  */
-export async function resolveRef(cli: Cli, ref: Ref, scope: AliasScope, what: string): Promise<string> {
+export async function resolveRef(cli: Cli, ref: Ref | string, scope: AliasScope, what: string): Promise<string> {
+  if (typeof ref === 'string') return ref; // already resolved by withCli (refs.ts)
   try {
     return await lookupRef(cli, scope, ref);
   } catch (err) {

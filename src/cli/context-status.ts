@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import { HttpError, type Client, type Context, type ContextSyncStatus } from '../client/index.ts';
-import { parseRefArg, resolveRef, type Ref } from './context-args.ts';
+import { contextRefArg, resolveRef, type Ref } from './context-args.ts';
 import { HearthError } from '../errors.ts';
 import { connectOptions, positiveInt, withCli, type Cli, type ConnectOpts } from './connect.ts';
 import { renderRecord } from './output.ts';
@@ -61,7 +61,7 @@ export function registerContextStatusCommand(context: Command): void {
     context
       .command('status')
       .description('show whether this node is caught up with a context, how far behind and why')
-      .argument('<context>', 'context id (64 hex or base58) or context alias', parseRefArg)
+      .argument('<context>', 'context id, unique prefix (6+ hex), alias or @last', contextRefArg())
       .option('--wait', 'poll until the context is caught up (exit 1 when the deadline passes)')
       .option('--within <seconds>', 'deadline of --wait', positiveInt('seconds'), 60),
   ).action(

@@ -9,14 +9,18 @@ import type { Command } from 'commander';
 import { RpcError, stringifyJson, type Context } from '../client/index.ts';
 import { readSecretFrom } from './prompt.ts';
 import { readableRpcError } from './call.ts';
-import { humanValue, parseCount, parseIdArg, parseRefArg, readJsonArg, resolveRef, type Ref } from './context-args.ts';
+import { applicationRefArg, contextRefArg, humanValue, parseCount, parseIdArg, readJsonArg, resolveRef, type Ref } from './context-args.ts';
+import { refArg } from './refs.ts';
+
+/** `--group`: a group or namespace; `@last` names the last namespace. */
+const groupOrNamespaceArg = (value: string) => (value === '@last' ? refArg('namespace', undefined, '--group')(value) : refArg('group', 'group id', '--group')(value));
 import { connectOptions, withCli, type Cli, type ConnectOpts } from './connect.ts';
 import { renderRecord } from './output.ts';
 import { watchEvents } from './events.ts';
 import { registerContextIntentCommands } from './intents.ts';
 import { registerContextStatusCommand } from './context-status.ts';
 
-const contextArg = (cmd: Command) => cmd.argument('<context>', 'context id (64 hex or base58) or context alias', parseRefArg);
+const contextArg = (cmd: Command) => cmd.argument('<context>', 'context id, unique prefix (6+ hex), alias or @last', contextRefArg());
 /** commander hands over what parseRefArg returned; withCli types positionals as strings. */
 const contextOf = (cli: Cli, ref: unknown) => resolveRef(cli, ref as Ref, 'context', '<context>');
 
@@ -58,7 +62,7 @@ export function registerContextCommands(program: Command): Command {
       .command('list')
       .alias('ls')
       .description('list the contexts this node holds')
-      .option('--application <id|alias>', 'only the contexts of this application', parseRefArg),
+      .option('--application <id|alias>', 'only the contexts of this application', applicationRefArg()),
   ).action(
     withCli<ListFlags>(async (cli, _args, flags) => {
       const opts = { signal: cli.signal };
@@ -88,8 +92,8 @@ export function registerContextCommands(program: Command): Command {
     context
       .command('create')
       .description("create a context in a group and run its application's init")
-      .requiredOption('--application <id|alias>', 'the installed application (the group\'s target application wins)', parseRefArg)
-      .requiredOption('--group <id>', 'the group or namespace to register the context in', parseIdArg)
+      .requiredOption('--application <id|alias>', 'the installed application (the group\'s target application wins)', applicationRefArg())
+      .requiredOption('--group <id>', 'the group or namespace to register the context in (id, prefix or @last for the namespace)', groupOrNamespaceArg)
       .option('--params <json|@file|->', "arguments of the application's init, as JSON, @file, or - for stdin")
       .option('--seed <hex>', '32 bytes the context id derives from (default: random)', parseIdArg)
       .option('--name <name>', 'a display name')
@@ -115,6 +119,7 @@ export function registerContextCommands(program: Command): Command {
         },
         { signal: cli.signal },
       );
+      cli.remember('context', created.contextId);
       cli.out.result(created, () =>
         [`created context ${created.contextId}`, `  group:      ${created.groupId}`, `  member key: ${created.memberPublicKey}`].join('\n'),
       );
@@ -143,6 +148,7 @@ export function registerContextCommands(program: Command): Command {
       const contextId = await contextOf(cli, ref);
       await cli.confirm(`Delete context ${contextId} and its state on this node?`);
       const deleted = await cli.client.contexts.delete(contextId, { signal: cli.signal });
+      cli.forget('context');
       cli.out.result({ contextId, deleted }, () => (deleted ? `deleted context ${contextId}` : `no context ${contextId} on this node: nothing deleted`));
     }),
   );
@@ -198,8 +204,8 @@ export function registerContextCommands(program: Command): Command {
     context
       .command('update')
       .description('move a context to another installed application (or version of it)')
-      .argument('<context>', 'context id (64 hex or base58) or context alias', parseRefArg)
-      .requiredOption('--application <id|alias>', 'the installed application to run', parseRefArg),
+      .argument('<context>', 'context id, unique prefix (6+ hex), alias or @last', contextRefArg())
+      .requiredOption('--application <id|alias>', 'the installed application to run', applicationRefArg()),
   ).action(
     withCli<ConnectOpts & { application: Ref }>(async (cli, [ref], flags) => {
       const contextId = await contextOf(cli, ref);
@@ -213,7 +219,7 @@ export function registerContextCommands(program: Command): Command {
     context
       .command('sync')
       .description('ask the node to sync one context (or every context) with its peers; progress arrives as SyncStatus events')
-      .argument('[context]', 'context id or alias (default: every context)', parseRefArg),
+      .argument('[context]', 'context id, prefix or alias (default: every context)', contextRefArg()),
   ).action(
     withCli(async (cli, [ref]) => {
       const contextId = ref === undefined ? null : await contextOf(cli, ref);

@@ -9,6 +9,7 @@
 import { AuthRevokedError, HttpError, NetworkError, RpcError, TimeoutError } from '../client/index.ts';
 import { ConfigError } from '../config/config.ts';
 import { HomeExistsError } from '../config/home.ts';
+import { HomeInUseError } from '../config/lock.ts';
 import { errnoText } from '../errno-text.ts';
 import { HearthError } from '../errors.ts';
 import { AdminMissingError, CredentialsError } from '../node/credentials.ts';
@@ -47,7 +48,7 @@ export function describeFailure(err: unknown, profile?: string): Failure {
   if (err instanceof UsageError || err instanceof HomeExistsError || err instanceof CredentialsError || err instanceof ConfigError) {
     return { code: EXIT_USAGE, message: err.message };
   }
-  if (err instanceof NodeStartError || err instanceof AdminMissingError) return { code: EXIT_NODE, message: err.message };
+  if (err instanceof NodeStartError || err instanceof AdminMissingError || err instanceof HomeInUseError) return { code: EXIT_NODE, message: err.message };
   if (err instanceof AuthRequiredError) return { code: EXIT_AUTH, message: err.message, hint: login };
   if (err instanceof AuthRevokedError) return { code: EXIT_AUTH, message: err.message, hint: login, status: err.status };
   if (err instanceof HttpError) {

@@ -6,11 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { CAPABILITIES, parseJson, type GroupRole, type MetadataRecord, type SetMetadataRequest, type SignedGroupOpenInvitation } from '../client/index.ts';
+import { CAPABILITIES, INVITATION_TEXT_PREFIX, invitationFromText, invitationToText, parseJson, type GroupRole, type MetadataRecord, type SetMetadataRequest, type SignedGroupOpenInvitation } from '../client/index.ts';
 import { UsageError } from './exit.ts';
 import { positiveInt } from './connect.ts';
 import { idArgFor } from './id-args.ts';
-import { readJson } from './json-args.ts';
+import { readJson, readTextArg } from './json-args.ts';
 import { restoreByteFields } from './output.ts';
 
 /** A commander argument parser: 64 hex or base58 of 32 bytes → 64 lowercase hex, naming `what`. */
@@ -84,6 +84,36 @@ export function pickInvitation(printed: unknown, groupId?: string): SignedGroupO
     }
   }
   throw new UsageError('not an invitation: expected the JSON that "hearth namespace invite" or "hearth group invite" prints');
+}
+
+/**
+ * Invitations as one line (issue #25 §3): `inv1.` and the base64url of the invitation's JSON with
+ * its id fields as hex — the SDK's codec (src/client/invitation-text.ts), which the dashboard uses
+ * too, so a line from either joins with either.
+ */
+export const INVITATION_PREFIX = INVITATION_TEXT_PREFIX;
+
+export const encodeInvitation = (printed: unknown): string => invitationToText(printed);
+
+export function decodeInvitation(text: string): unknown {
+  try {
+    return invitationFromText(text);
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.replace(/"Invite" \(or hearth namespace invite\)/, 'hearth namespace invite')}`);
+  }
+}
+
+/** An invitation argument: the `inv1.` line or the JSON, given inline, as `@file` or `-` (stdin). */
+export async function readInvitationArg(value: string): Promise<unknown> {
+  if (value.trim().startsWith(INVITATION_PREFIX)) return decodeInvitation(value);
+  const { text, source } = await readTextArg(value, 'invitation');
+  if (text.trim().startsWith(INVITATION_PREFIX)) return decodeInvitation(text);
+  if (text.trim() === '') throw new UsageError(`invitation: empty ${source}`);
+  try {
+    return parseJson(text);
+  } catch {
+    throw new UsageError(`invitation from ${source} is neither an inv1. line nor JSON: pass what "hearth namespace invite" printed`);
+  }
 }
 
 // ---- capabilities -------------------------------------------------------------------------

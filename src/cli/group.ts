@@ -8,11 +8,11 @@
 import type { Command } from 'commander';
 import type { GroupInfo } from '../client/index.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
-import { capabilityOptions, describeMask, idArg, idList, maskFromOptions, pickInvitation, readJsonArg, secondsArg, visibilityArg } from './group-args.ts';
+import { capabilityOptions, describeMask, idArg, idList, maskFromOptions, pickInvitation, readInvitationArg, readJsonArg, secondsArg, visibilityArg } from './group-args.ts';
 import { registerGroupMemberCommands } from './group-members.ts';
 import { registerGroupMetadataCommands } from './group-metadata.ts';
 import { registerGroupSurfaceCommands } from './group-upgrade.ts';
-import { printInvitation } from './namespace.ts';
+import { invitationFileOptions, printInvitation, type InvitationFileFlags } from './namespace.ts';
 import { UsageError } from './exit.ts';
 
 export const GROUP = 'group id';
@@ -96,16 +96,18 @@ export function registerGroupCommands(program: Command): void {
   );
 
   connectOptions(
-    group
-      .command('invite')
-      .description('create a signed invitation to the group (prints the JSON that join takes)')
-      .argument('<group>', GROUP, idArg(GROUP))
-      .option('--expires-in <seconds>', 'how long the invitation is valid (default and maximum 86400)', secondsArg)
-      .option('--admitter <account>', 'account that may admit the joiner (repeatable; default: the admins)', idList('account id')),
+    invitationFileOptions(
+      group
+        .command('invite')
+        .description('create a signed invitation to the group (prints one inv1.… line that join takes; the JSON with --output json)')
+        .argument('<group>', GROUP, idArg(GROUP))
+        .option('--expires-in <seconds>', 'how long the invitation is valid (default and maximum 86400)', secondsArg)
+        .option('--admitter <account>', 'account that may admit the joiner (repeatable; default: the admins)', idList('account id')),
+    ),
   ).action(
-    withCli<ConnectOpts & { expiresIn?: number; admitter?: string[] }>(async (cli, [id], o) => {
+    withCli<ConnectOpts & InvitationFileFlags & { expiresIn?: number; admitter?: string[] }>(async (cli, [id], o) => {
       const r = await cli.client.invitations.inviteToGroup(id, { expirationTimestamp: o.expiresIn, admitters: o.admitter }, { signal: cli.signal });
-      printInvitation(cli.out, r, 'hearth group join');
+      await printInvitation(cli.out, r, 'hearth group join', o);
     }),
   );
 
@@ -130,12 +132,12 @@ export function registerGroupCommands(program: Command): void {
     group
       .command('join')
       .description('join a group with an invitation from another node')
-      .argument('<invitation>', 'the invitation JSON, @file, or - for stdin')
+      .argument('<invitation>', 'the inv1.… line or the invitation JSON, @file, or - for stdin')
       .option('--group <id>', 'which group, when the JSON holds several invitations (namespace invite --recursive)', idArg(GROUP))
       .option('--name <text>', 'local name to give the group'),
   ).action(
     withCli<ConnectOpts & { group?: string; name?: string }>(async (cli, [source], o) => {
-      const invitation = pickInvitation(await readJsonArg(source, 'invitation'), o.group);
+      const invitation = pickInvitation(await readInvitationArg(source), o.group);
       const r = await cli.client.invitations.joinGroup(invitation, o.name, { signal: cli.signal });
       cli.out.result(r, () => `joined group ${r.groupId}\naccount:         ${r.memberAccount}\nmember identity: ${r.memberIdentity}`);
     }),

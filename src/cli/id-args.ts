@@ -13,6 +13,7 @@ import type { AliasScope } from '../client/index.ts';
 import { parseId } from '../crypto/ids.ts';
 import type { Cli } from './connect.ts';
 import { UsageError } from './exit.ts';
+import { refArg, type RefKind } from './refs.ts';
 
 const ALIAS = /^[A-Za-z0-9._-]{1,50}$/;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -20,8 +21,28 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 /** An id as typed: a 32-byte id (normalised to hex) or an alias to look up. */
 export type IdRef = { id: string } | { alias: string };
 
-/** A commander parser for a 32-byte id → 64 lowercase hex; `what` names it in the refusal. */
+/** The kind of id an argument described as `what` ("namespace id", "account id", …) takes. */
+function kindOf(what: string | undefined): RefKind | undefined {
+  if (!what) return undefined;
+  const w = what.toLowerCase();
+  if (w.startsWith('context')) return 'context';
+  if (w.startsWith('application')) return 'application';
+  if (w.startsWith('namespace')) return 'namespace';
+  if (w.startsWith('group') || w.startsWith('new parent') || w.startsWith('parent')) return 'group';
+  if (w.startsWith('account') || w.startsWith('identity') || w.startsWith('member')) return 'identity';
+  if (w.startsWith('blob') || w === 'app key') return 'blob';
+  return undefined;
+}
+
+/**
+ * A commander parser for an id described as `what`: for the kinds refs.ts knows (contexts,
+ * applications, namespaces, groups, accounts, blobs) a full id, a unique prefix, an alias or
+ * `@last` (resolved by withCli); otherwise a 32-byte id → 64 lowercase hex. `what` names it in the
+ * refusal.
+ */
 export function idArgFor(what?: string): (value: string) => string {
+  const kind = kindOf(what);
+  if (kind) return refArg(kind, what);
   const prefix = what ? `not ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what}: ` : '';
   return (value) => {
     const id = parseId(value);
@@ -63,7 +84,8 @@ export function clientKeyIdArg(value: string): string {
 }
 
 /** The id a reference names; an alias the node does not know is a usage error with the next command. */
-export async function resolveRef(cli: Cli, scope: AliasScope, ref: IdRef): Promise<string> {
+export async function resolveRef(cli: Cli, scope: AliasScope, ref: IdRef | string): Promise<string> {
+  if (typeof ref === 'string') return ref; // already resolved by withCli (refs.ts)
   if ('id' in ref) return ref.id;
   const id = await cli.client.aliases.lookup(scope, ref.alias, { signal: cli.signal });
   if (id === null) throw new UsageError(`no ${scope} alias "${ref.alias}" on this node (see: hearth alias list ${scope})`);

@@ -17,6 +17,7 @@ import { registerContextCommands } from './context.ts';
 import { registerCallCommand } from './call.ts';
 import { registerEventsCommands } from './events.ts';
 import { registerTeeCommands } from './tee.ts';
+import { registerUseCommand } from './use.ts';
 
 export function registerOperatorCommands(program: Command): void {
   registerSessionCommands(program);
@@ -32,4 +33,5 @@ export function registerOperatorCommands(program: Command): void {
   registerCallCommand(program);
   registerEventsCommands(program);
   registerTeeCommands(program);
+  registerUseCommand(program);
 }

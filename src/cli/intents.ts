@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
-import { humanValue, parseRefArg, readJsonArg, resolveRef, type Ref } from './context-args.ts';
+import { contextRefArg, humanValue, readJsonArg, resolveRef, type Ref } from './context-args.ts';
 import { UsageError } from './exit.ts';
 import { idArgFor } from './id-args.ts';
 import { renderRecord } from './output.ts';
@@ -43,7 +43,7 @@ export function registerContextIntentCommands(context: Command): void {
   const intent = context.command('intent').description('delegated execution: run a method for a member under the member’s warrant');
 
   connectOptions(
-    intent.command('info').description('what a warrant for this node must name, and whether it may act for members').argument('<context>', 'context id or alias', parseRefArg),
+    intent.command('info').description('what a warrant for this node must name, and whether it may act for members').argument('<context>', 'context id, unique prefix, alias or @last', contextRefArg()),
   ).action(
     withCli(async (cli, [ref]) => {
       const id = await resolveRef(cli, ref as unknown as Ref, 'context', '<context>');
@@ -57,7 +57,7 @@ export function registerContextIntentCommands(context: Command): void {
       intent
         .command('perform')
         .description('run one method for the warrant’s author and print its return value')
-        .argument('<context>', 'context id or alias', parseRefArg)
+        .argument('<context>', 'context id, unique prefix, alias or @last', contextRefArg())
         .argument('<method>', 'the method the warrant names')
         .option('--args <json|@file|->', 'the arguments the warrant commits to (default {})'),
     ),

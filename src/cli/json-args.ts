@@ -10,6 +10,17 @@ import { UsageError } from './exit.ts';
 import { errnoText } from '../errno-text.ts';
 
 export async function readJson(value: string, what: string): Promise<unknown> {
+  const { text, source } = await readTextArg(value, what);
+  if (text.trim() === '') throw new UsageError(`${what}: empty ${source}; pass a JSON value (e.g. '{}')`);
+  try {
+    return parseJson(text);
+  } catch (err) {
+    throw new UsageError(`${what} from ${source} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The text an argument gives: itself, `@path` (a file) or `-` (all of stdin), and where it came from. */
+export async function readTextArg(value: string, what: string): Promise<{ text: string; source: string }> {
   let text: string;
   let source: string;
   if (value === '-') {
@@ -27,12 +38,7 @@ export async function readJson(value: string, what: string): Promise<unknown> {
     text = value;
     source = 'the argument';
   }
-  if (text.trim() === '') throw new UsageError(`${what}: empty ${source}; pass a JSON value (e.g. '{}')`);
-  try {
-    return parseJson(text);
-  } catch (err) {
-    throw new UsageError(`${what} from ${source} is not valid JSON: ${(err as Error).message}`);
-  }
+  return { text, source };
 }
 
 async function readStdin(): Promise<string> {

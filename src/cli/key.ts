@@ -17,6 +17,7 @@ import { conflict } from '../errors.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
 import { UsageError } from './exit.ts';
 import { clientKeyIdArg, collect, idArg, keyIdArg, rootKeyIdArg } from './id-args.ts';
+import { refArg } from './refs.ts';
 import { secondsArg } from './group-args.ts';
 import { when } from './output.ts';
 import { readSecretFrom } from './prompt.ts';
@@ -148,10 +149,10 @@ export function registerKeyCommands(program: Command): void {
     client
       .command('create')
       .description('mint a scoped client key and print or save its tokens')
-      .option('--context <id>', 'bind the key to this context (with --context-identity)', idArg)
+      .option('--context <id>', 'bind the key to this context (with --context-identity)', refArg('context', undefined, '--context'))
       .option('--context-identity <key>', 'the context identity (public key, 64 hex) the key acts as', idArg)
       .option('--permission <permission>', 'a permission for the key, held by your root key (repeatable)', collect)
-      .option('--application <id>', 'bind the key to one application', idArg)
+      .option('--application <id>', 'bind the key to one application', refArg('application', undefined, '--application'))
       .option('--ttl <seconds>', "the key's lifetime (default: the node's, 30 days)", secondsArg)
       .option('--out <file>', 'write the tokens to this file (mode 0600) instead of printing them')
       .option('--force', 'replace an existing --out file')

@@ -4,15 +4,18 @@
  * (admin-wire-b §2). Invitations print as JSON so they can be handed to `join` on another node
  * (`@file` or `-` for stdin). Delete and leave confirm unless `--yes`.
  */
+import { chmod, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { InvitationResult, Namespace, RecursiveInvitationResult } from '../client/index.ts';
+import { stringifyJson, type InvitationResult, type Namespace, type RecursiveInvitationResult } from '../client/index.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
-import { when, type Output } from './output.ts';
-import { idArg, idList, pickInvitation, readJsonArg, secondsArg, visibilityArg } from './group-args.ts';
+import { UsageError } from './exit.ts';
+import { decodeByteFields, when, type Output } from './output.ts';
+import { encodeInvitation, idArg, idList, invitationGroup, pickInvitation, readInvitationArg, secondsArg, visibilityArg } from './group-args.ts';
+import { idArgFor } from './id-args.ts';
 
 const NS = 'namespace id';
 
-interface InviteFlags extends ConnectOpts {
+interface InviteFlags extends ConnectOpts, InvitationFileFlags {
   expiresIn?: number;
   recursive?: boolean;
   admitter?: string[];
@@ -33,18 +36,53 @@ function renderNamespace(n: Namespace): string {
   ].join('\n');
 }
 
+export interface InvitationFileFlags {
+  out?: string;
+  force?: boolean;
+}
+
+/** `--out <file>` and `--force` of `invite`. */
+export function invitationFileOptions(cmd: Command): Command {
+  return cmd
+    .option('--out <file>', 'write the invitation to this file (mode 0600: it is a credential) instead of stdout')
+    .option('--force', 'replace an existing --out file');
+}
+
 /**
- * Prints an invitation: the SDK's answer with `--output json`; in human mode only what `join`
- * takes (the signed invitation, or the recursive list), pretty, so `> invitation.json` captures it
- * whole, and a how-to-join note on stderr.
+ * Prints an invitation (issue #25 §3): one line for people — `inv1.…`, the compact form `join`
+ * takes as it is, from a file or from stdin — with a how-to-join note on stderr; the SDK's answer
+ * with `--output json`. With `--out <file>` the same text goes to a new file of mode 0600 (an
+ * invitation admits whoever holds it until it expires), and stdout only says where.
  */
-export function printInvitation(out: Output, result: InvitationResult | RecursiveInvitationResult, joinCommand: string): void {
+export async function printInvitation(out: Output, result: InvitationResult | RecursiveInvitationResult, joinCommand: string, file: InvitationFileFlags = {}): Promise<void> {
   const list = 'invitations' in result ? result.invitations : undefined;
-  out.result(result, () => JSON.stringify(list ? result : (result as InvitationResult).invitation, null, 2));
-  if (out.json) return;
   const expires = (list ? list[0]?.invitation : (result as InvitationResult).invitation)?.invitation.expiration_timestamp;
   const what = list ? `${list.length} invitations` : 'invitation';
-  process.stderr.write(`${what} valid until ${when(expires)}; on the joining node run: ${joinCommand} @<file with this JSON> (or - to read it from stdin)\n`);
+  const line = encodeInvitation(list ? result : (result as InvitationResult).invitation);
+  if (file.out) {
+    const text = out.json ? `${stringifyJson(decodeByteFields(result))}\n` : `${line}\n`;
+    try {
+      await writeFile(file.out, text, { mode: 0o600, flag: file.force ? 'w' : 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`${file.out} exists; pass --force to replace it`);
+      throw err;
+    }
+    await chmod(file.out, 0o600); // --force on an existing file keeps its old mode otherwise
+    out.result({ file: file.out, mode: '0600', expires: when(expires) }, () => `${what} written to ${file.out} (mode 0600; it is a credential until ${when(expires)})`);
+    if (!out.json) process.stderr.write(`on the joining node run: ${joinCommand} @${file.out}\n`);
+    return;
+  }
+  out.result(result, () => line);
+  if (out.json) return;
+  process.stderr.write(`${what} valid until ${when(expires)} (a credential: share it only with the joining node); on the joining node run: ${joinCommand} <this line> (or @<file>, or - for stdin)\n`);
+}
+
+/** The group of a one-entry recursive list; a longer list needs the namespace named. */
+function soleGroup(printed: unknown): string | undefined {
+  const list = (printed as { invitations?: { invitation?: unknown }[] } | null)?.invitations;
+  if (!Array.isArray(list)) return undefined;
+  if (list.length !== 1) throw new UsageError(`the invitation holds ${list.length} invitations (namespace invite --recursive): name the namespace first: hearth namespace join <namespace> <invitation>`);
+  return invitationGroup(pickInvitation(list[0]?.invitation ?? null));
 }
 
 export function registerNamespaceCommands(program: Command): void {
@@ -54,12 +92,13 @@ export function registerNamespaceCommands(program: Command): void {
     ns
       .command('create')
       .description('found a namespace for an application; this node becomes its owner')
-      .requiredOption('--application <id>', 'application id (64 hex)', idArg('application id'))
+      .requiredOption('--application <id|alias>', 'application id, unique prefix (6+ hex), alias or @last', idArg('application id'))
       .option('--name <text>', 'display name')
       .option('--app-key <id>', 'bytecode (blob) id the namespace pins (default: chosen by the node)', idArg('app key')),
   ).action(
     withCli<ConnectOpts & { application: string; name?: string; appKey?: string }>(async (cli, _args, o) => {
       const r = await cli.client.namespaces.create({ applicationId: o.application, name: o.name, appKey: o.appKey }, { signal: cli.signal });
+      cli.remember('namespace', r.namespaceId);
       cli.out.result(r, () => `created namespace ${r.namespaceId}${o.name ? ` (${o.name})` : ''}\nfounder: ${r.founding.founderAccountId}\nsalt:    ${r.founding.salt}`);
     }),
   );
@@ -95,39 +134,49 @@ export function registerNamespaceCommands(program: Command): void {
     withCli(async (cli, [id]) => {
       await cli.confirm(`Delete namespace ${id} with all its groups and contexts?`);
       const r = await cli.client.namespaces.delete(id, { signal: cli.signal });
+      cli.forget('namespace');
       cli.out.result({ namespaceId: id, ...r }, () => `deleted namespace ${id}`);
     }),
   );
 
   connectOptions(
-    ns
-      .command('invite')
-      .description('create a signed invitation to the namespace (prints the JSON that join takes)')
-      .argument('<namespace>', NS, idArg(NS))
-      .option('--expires-in <seconds>', 'how long the invitation is valid (default and maximum 86400)', secondsArg)
-      .option('--recursive', 'one invitation per group of the namespace this node may invite to')
-      .option('--admitter <account>', 'account that may admit the joiner (repeatable; default: the admins)', idList('account id')),
+    invitationFileOptions(
+      ns
+        .command('invite')
+        .description('create a signed invitation to the namespace (prints one inv1.… line that join takes; the JSON with --output json)')
+        .argument('<namespace>', NS, idArg(NS))
+        .option('--expires-in <seconds>', 'how long the invitation is valid (default and maximum 86400)', secondsArg)
+        .option('--recursive', 'one invitation per group of the namespace this node may invite to')
+        .option('--admitter <account>', 'account that may admit the joiner (repeatable; default: the admins)', idList('account id')),
+    ),
   ).action(
     withCli<InviteFlags>(async (cli, [id], o) => {
       const body = { expirationTimestamp: o.expiresIn, admitters: o.admitter };
       const r = o.recursive
         ? await cli.client.invitations.inviteToNamespace(id, { ...body, recursive: true }, { signal: cli.signal })
         : await cli.client.invitations.inviteToNamespace(id, body, { signal: cli.signal });
-      printInvitation(cli.out, r, `hearth namespace join ${id}`);
+      await printInvitation(cli.out, r, 'hearth namespace join', o);
     }),
   );
 
   connectOptions(
     ns
       .command('join')
-      .description('join a namespace with an invitation from another node')
-      .argument('<namespace>', NS, idArg(NS))
-      .argument('<invitation>', 'the invitation JSON, @file, or - for stdin'),
+      .description('join a namespace with an invitation from another node (the namespace is the one the invitation names)')
+      .argument('<namespace|invitation>', 'the invitation (the inv1.… line or the JSON, @file, or - for stdin); or the namespace id (64 hex) followed by it')
+      .argument('[invitation]', 'the invitation, when the namespace is given first'),
   ).action(
-    withCli(async (cli, [id, source]) => {
-      const invitation = pickInvitation(await readJsonArg(source, 'invitation'), id);
+    withCli(async (cli, [first, second]) => {
+      // `join <invitation>` or `join <namespace> <invitation>`
+      const source = (second ?? first) as string;
+      const named = second === undefined ? undefined : idArgFor()(first as string);
+      const printed = await readInvitationArg(source);
+      const invitation = pickInvitation(printed, named ?? soleGroup(printed));
+      const id = named ?? invitationGroup(invitation);
+      if (!id) throw new UsageError('the invitation names no namespace: pass it first (hearth namespace join <namespace> <invitation>)');
       // `groupId` is a wire alias for older clients (docs/decisions.md): said once here, as `namespaceId`
       const { groupId: _alias, ...r } = await cli.client.invitations.joinNamespace(id, invitation, { signal: cli.signal });
+      cli.remember('namespace', r.namespaceId);
       cli.out.result(r, () => `joined namespace ${r.namespaceId}\naccount:         ${r.memberAccount}\nmember identity: ${r.memberIdentity}`);
     }),
   );

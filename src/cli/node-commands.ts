@@ -11,17 +11,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { initHome, isInitialised, resolveHome, type HomePaths } from '../config/home.ts';
 import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
+import { displayPath, HomeInUseError, HomeLock, runningNode } from '../config/lock.ts';
 import type { LogLevel } from '../http/logging.ts';
 import { adminCredentials } from '../node/credentials.ts';
 import type { AdminCredentials } from '../node/node.ts';
 import { LISTENING_FILE, localNodeOptions, portArg, positiveInt } from './connect.ts';
 import { MAX_DEV_NODES, runCluster } from './dev-cluster.ts';
+import { registerDevControlCommands } from './dev-control.ts';
 import { EXIT_NODE, NodeStartError, UsageError } from './exit.ts';
+import { chooseLogFormat, humanLogDestination, LOG_FORMATS, type LogFormat } from './log-format.ts';
 import type { GlobalOpts } from './program.ts';
 
 interface CommonOpts extends GlobalOpts {
@@ -30,6 +34,7 @@ interface CommonOpts extends GlobalOpts {
   adminUser?: string;
   adminPassword?: string;
   logLevel?: LogLevel;
+  logFormat?: LogFormat;
 }
 
 /** The file `hearth dev` keeps a generated admin password in. */
@@ -47,8 +52,25 @@ async function nodeModules() {
   return { HearthNode, createLogger };
 }
 
+/** The refusal for a taken swarm port (issue #25 §1), never libp2p's own wording. */
+export const swarmPortInUse = (port: number) => new NodeStartError(`swarm port ${port} is in use: pass --swarm-port <port> or 0 for any`);
+
+/** Whether nothing listens on `host:port` now (tried by listening on it for an instant). */
+export function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code !== 'EADDRINUSE'));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
 /** A failure to listen, in words: the port is taken, or not ours to take. */
-function listenFailure(err: unknown, host: string, port: number): Error {
+function listenFailure(err: unknown, host: string, port: number, swarmPort: number): Error {
+  // the network says "network: could not listen on /ip4/…/tcp/<port>: <libp2p's message>"
+  if (err instanceof Error && /^network: could not listen on/.test(err.message)) {
+    if (/EADDRINUSE|address already in use|NO_FATAL|faultTolerance/i.test(err.message)) return swarmPortInUse(swarmPort);
+    return new NodeStartError(`the peer-to-peer network could not listen on port ${swarmPort}: ${err.message.replace(/^network: could not listen on \S+: /, '').split('\n')[0]}`);
+  }
   const code = (err as NodeJS.ErrnoException).code;
   const where = `${host}:${port}`;
   if (code === 'EADDRINUSE') return new NodeStartError(`port ${port} is in use on ${host} (another hearth node?): stop that process, or start this one with --port <n>`);
@@ -64,11 +86,47 @@ interface AdminNote {
   file?: string;
 }
 
+/** Takes the home's lock; a lock left by a dead process is taken over with a note on stderr. */
+export function lockHome(paths: HomePaths): Promise<HomeLock> {
+  return HomeLock.acquire(paths.dir, {
+    onStale: (previous) =>
+      process.stderr.write(
+        `hearth: ${displayPath(paths.dir)} was locked by ${previous.pid ? `pid ${previous.pid}, which is no longer running` : 'an unreadable lock file'}; taking the lock over\n`,
+      ),
+  });
+}
+
 async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string; swarmPort?: number }, admin: { credentials?: AdminCredentials; note?: AdminNote; onUnused?: () => Promise<void> } = {}): Promise<void> {
+  const lock = await lockHome(paths).catch(async (err: unknown) => {
+    await admin.onUnused?.();
+    throw err;
+  });
+  try {
+    await runLocked(paths, opts, admin, lock);
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+}
+
+async function runLocked(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string; swarmPort?: number }, admin: { credentials?: AdminCredentials; note?: AdminNote; onUnused?: () => Promise<void> }, lock: HomeLock): Promise<void> {
   const { HearthNode, createLogger } = await nodeModules();
   const config = await loadConfig(paths.config, opts.node ?? DEFAULT_NODE_NAME);
   if (opts.swarmPort !== undefined) config.swarm.port = opts.swarmPort;
-  const logger = createLogger(opts.logLevel ?? ((process.env.HEARTH_LOG as LogLevel) || 'info'));
+  // A taken swarm port is said plainly before anything starts. A development node given only
+  // --port (the quick start's advice for a taken HTTP port) takes any free swarm port instead.
+  if (config.swarm.port !== 0 && !(await portFree(config.swarm.host, config.swarm.port))) {
+    if (config.node.development && opts.port !== undefined && opts.swarmPort === undefined) {
+      process.stderr.write(`hearth: swarm port ${config.swarm.port} is in use; this development node takes any free one (--swarm-port <port> chooses)\n`);
+      config.swarm.port = 0;
+    } else {
+      await admin.onUnused?.();
+      throw swarmPortInUse(config.swarm.port);
+    }
+  }
+  const format = chooseLogFormat(opts.logFormat, process.stdout.isTTY);
+  const level = opts.logLevel ?? ((process.env.HEARTH_LOG as LogLevel) || 'info');
+  const logger = format === 'human' ? createLogger(level, humanLogDestination(process.stdout, { colour: process.stdout.isTTY })) : createLogger(level);
   // a store that cannot be reopened ends the process, so a service manager restarts it
   const onFatal = (message: string) => {
     process.stderr.write(`hearth: ${message}\n`);
@@ -81,11 +139,12 @@ async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; hos
     await node.start();
   } catch (err) {
     await admin.onUnused?.();
-    throw listenFailure(err, host, port);
+    throw listenFailure(err, host, port, config.swarm.port);
   }
   if (!node.provisionedAdmin) await admin.onUnused?.();
   const listening = join(paths.dir, LISTENING_FILE);
   await writeFile(listening, `${JSON.stringify({ url: node.url, pid: process.pid })}\n`, { mode: 0o600 });
+  await lock.setUrl(node.url);
   const note = admin.note && (node.provisionedAdmin || admin.note.file) ? admin.note : undefined;
   const shownAdmin = note
     ? node.provisionedAdmin && note.generated
@@ -119,6 +178,7 @@ async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; hos
     logger.info({ signal }, 'stopping');
     await rm(listening, { force: true });
     await node.stop();
+    await lock.release();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -153,6 +213,9 @@ async function devAdmin(paths: HomePaths, opts: CommonOpts) {
 
 async function initNode(paths: HomePaths, opts: CommonOpts & InitFlags): Promise<void> {
   const admin = adminCredentials(opts);
+  // --force replaces the home: never under a running node
+  const running = await runningNode(paths.dir);
+  if (running) throw new HomeInUseError(paths.dir, running);
   await initHome(paths, {
     name: opts.node ?? DEFAULT_NODE_NAME,
     serverPort: opts.serverPort,
@@ -199,6 +262,11 @@ function common(cmd: Command): Command {
     .option('--admin-password <password>', 'its password, 8-128 characters (prefer MERO_AUTH_ADMIN_PASSWORD)');
 }
 
+function logFormatArg(value: string): LogFormat {
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${LOG_FORMATS.join(', ')}`);
+  return value as LogFormat;
+}
+
 /** The command's options with the global ones. */
 const optsOf = <T>(command: Command) => command.optsWithGlobals() as T;
 
@@ -222,6 +290,7 @@ export function registerNodeCommands(program: Command): void {
     .option('--swarm-port <port>', 'override the configured peer-to-peer port', portArg)
     .option('--host <host>', 'override the configured HTTP bind address')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
+    .option('--log-format <format>', 'human (the default on a terminal) or json (the default otherwise)', logFormatArg)
     .action(async (_o: unknown, command: Command) => {
       const opts = optsOf<CommonOpts & { port?: number; host?: string; swarmPort?: number }>(command);
       const paths = resolveHome(opts);
@@ -229,11 +298,12 @@ export function registerNodeCommands(program: Command): void {
       await runNode(paths, opts);
     });
 
-  common(program.command('dev').description('initialise a development node if needed, then start it (generates an admin password when none is given)'))
+  const dev = common(program.command('dev').description('initialise a development node if needed, then start it (generates an admin password when none is given)'))
     .option('--port <port>', "override the configured HTTP port (with --nodes: the first node's, default 2528)", portArg)
     .option('--swarm-port <port>', "override the configured peer-to-peer port (with --nodes: the first node's, default 2428)", portArg)
     .option('--nodes <n>', `start n connected development nodes, each its own process (1-${MAX_DEV_NODES}; homes <name>-1…)`, positiveInt('nodes'))
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent')
+    .option('--log-format <format>', 'human (the default on a terminal) or json (the default otherwise)', logFormatArg)
     .action(async (_o: unknown, command: Command) => {
       const opts = optsOf<CommonOpts & { port?: number; swarmPort?: number; nodes?: number }>(command);
       if (opts.nodes !== undefined) return runCluster({ ...opts, nodes: opts.nodes });
@@ -244,4 +314,5 @@ export function registerNodeCommands(program: Command): void {
       }
       await runNode(paths, opts, await devAdmin(paths, opts));
     });
+  registerDevControlCommands(dev);
 }

@@ -36,14 +36,25 @@ export interface MembershipData {
   role?: 'Admin' | 'Member' | 'ReadOnly' | 'ReadOnlyTee' | 'RelayTee' | string;
 }
 
+/** Data of the frames the SDK does not model field by field (as the reference shapes them). */
+export type FrameData = Record<string, unknown>;
+
+/**
+ * The frames a node sends, one variant per `type` (docs/events.md; the set is closed: other bus
+ * events are never sent), so `f.type === 'StateMutation'` narrows `f.data` to
+ * {@link StateMutationData}. There is deliberately no catch-all variant with `type: string`: one
+ * would widen every narrowed `data` back to a union (issue #25 §5).
+ */
 export type ContextFrame =
   | { contextId: string; type: 'StateMutation'; data: StateMutationData }
   | { contextId: string; type: 'SyncStatus'; data: SyncStatusData }
   | { contextId: string; type: 'Ephemeral'; data: EphemeralData }
-  | { contextId: string; type: string; data: Record<string, unknown> };
+  | { contextId: string; type: 'AppVersionChanged' | 'XCall'; data: FrameData };
 export type GroupFrame =
   | { groupId: string; type: 'MemberJoined' | 'MemberAdded' | 'MemberRemoved'; data: MembershipData }
-  | { groupId: string; type: string; data: Record<string, unknown> };
+  | { groupId: string; type: 'MigrationStarted' | 'MigrationProgress' | 'MigrationCompleted' | 'CascadeProgress'; data: FrameData };
+/** Every `type` a frame may have. */
+export type FrameType = StreamFrame['type'];
 export type StreamFrame = ContextFrame | GroupFrame;
 
 export interface SubscriptionIds {

@@ -254,6 +254,8 @@ export {
   type StateMutationData,
   type StreamEvents,
   type StreamFrame,
+  type FrameData,
+  type FrameType,
   type SubscriptionIds,
   type SyncStatusData,
 } from './events.ts';
@@ -261,3 +263,4 @@ export { EventSocket, SocketRequestError, type EventSocketOptions, type SocketEv
 export { bytesAsText, bytesToHex, displayBytes, isByteArray } from './bytes.ts';
 export { clientIdOf, decodeJwtClaims, tokenExpiresAt, tokensFromPair, type JwtClaims } from './jwt.ts';
 export { MemoryTokenStore, type Tokens, type TokenStore } from './token-store.ts';
+export { INVITATION_TEXT_PREFIX, invitationFromText, invitationToText } from './invitation-text.ts';

@@ -12,14 +12,21 @@ import type { HttpClient } from './http.ts';
 import type { StreamFrame, SubscriptionIds } from './events.ts';
 
 /** The part of the standard WebSocket API used here. */
+/**
+ * A handler property the SDK assigns. Declared through a method so its parameter is checked
+ * bivariantly: the `ws` package's class (handlers of its own `Event` types) and the browser's
+ * `WebSocket` both fit, while the SDK's own handlers still see the fields they read.
+ */
+type Handler<E> = { bivariance(ev: E): void }['bivariance'] | null;
+
 export interface WebSocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  onopen: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: { code: number; reason: string }) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
+  onopen: Handler<unknown>;
+  onmessage: Handler<{ data: unknown }>;
+  onclose: Handler<{ code: number; reason: string }>;
+  onerror: Handler<unknown>;
 }
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
 

@@ -41,7 +41,11 @@ describe('hearth alias', { timeout: 120_000 }, () => {
     expect(await sdk.aliases.lookup('context', 'main')).toBe(ctx);
     const badId = await user.run(['alias', 'create', 'context', 'other', 'xyz']);
     expect(badId.code).toBe(2);
-    expect(badId.stderr).toContain("invalid for argument 'id'");
+    // a context id may be a prefix, an alias or @last (issue #25): an unknown one is named
+    expect(badId.stderr).toContain('<id>: no context alias "xyz" on this node');
+    const badDevice = await user.run(['alias', 'create', 'device', 'phone', 'xyz']);
+    expect(badDevice.code).toBe(2);
+    expect(badDevice.stderr).toContain('hearth: <id>: expected 64 hex characters');
     const badScope = await user.run(['alias', 'list', 'identity']);
     expect(badScope.code).toBe(2);
     expect(badScope.stderr).toContain('context, application, device');

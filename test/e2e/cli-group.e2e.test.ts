@@ -207,10 +207,12 @@ describe('hearth group invite | join | leave | delete', { timeout: 120_000 }, ()
   it('prints a group invitation (human and json) that join takes from a file, from stdin, or inline', async () => {
     const human = await user.run(['group', 'invite', team, '--expires-in', '120']);
     expect(human.code, human.stderr).toBe(0);
-    const signed = JSON.parse(human.stdout);
-    expect(Buffer.from(signed.invitation.group_id).toString('hex')).toBe(team);
-    expect(human.stderr).toContain('hearth group join @');
-    const file = join(tmp, 'group-invitation.json');
+    expect(human.stdout).toMatch(/^inv1\.[A-Za-z0-9_-]+\n$/);
+    const signed = JSON.parse(Buffer.from(human.stdout.trim().slice(5), 'base64url').toString('utf8'));
+    expect(signed.invitation.group_id).toBe(team);
+    expect(human.stderr).toContain('hearth group join <this line>');
+    expect(await user.human(['group', 'join', human.stdout.trim()])).toMatch(new RegExp(`^joined group ${team}\n`));
+    const file = join(tmp, 'group-invitation.txt');
     await writeFile(file, human.stdout);
     // This node's account is already a member: the join is answered without a new op (idempotent).
     expect(await user.human(['group', 'join', `@${file}`])).toMatch(new RegExp(`^joined group ${team}\\naccount: +${me}\\n`));

@@ -122,12 +122,15 @@ describe('hearth namespace invite | join', { timeout: 120_000 }, () => {
   it('prints an invitation on one node that the other node joins from a file (human) and from stdin (json)', async () => {
     const human = await userA.run(['namespace', 'invite', ns, '--expires-in', '600']);
     expect(human.code, human.stderr).toBe(0);
-    const signed = JSON.parse(human.stdout);
-    expect(Buffer.from(signed.invitation.group_id).toString('hex')).toBe(ns);
+    // one compact line (issue #25 §3): inv1. and base64url of the JSON with byte fields as hex
+    expect(human.stdout).toMatch(/^inv1\.[A-Za-z0-9_-]+\n$/);
+    const signed = JSON.parse(Buffer.from(human.stdout.trim().slice(5), 'base64url').toString('utf8'));
+    expect(signed.invitation.group_id).toBe(ns);
     expect(signed.inviter_signature).toMatch(/^[0-9a-f]{128}$/);
     expect(signed.invitation.expiration_timestamp - Date.now() / 1000).toBeLessThanOrEqual(601);
-    expect(human.stderr).toContain(`on the joining node run: hearth namespace join ${ns} @`);
-    const file = join(tmp, 'invitation.json');
+    expect(human.stderr).toContain('a credential');
+    expect(human.stderr).toContain('on the joining node run: hearth namespace join <this line>');
+    const file = join(tmp, 'invitation.txt');
     await writeFile(file, human.stdout);
 
     const joined = await userB.human(['namespace', 'join', ns, `@${file}`]);
@@ -146,14 +149,17 @@ describe('hearth namespace invite | join', { timeout: 120_000 }, () => {
     expect(recursive.invitations.map((i: { groupId: string }) => i.groupId)).toContain(ns);
     expect(recursive.invitations[0].invitation.invitation.admitters).toEqual([OTHER]);
     const human = await userA.run(['namespace', 'invite', ns, '--recursive']);
-    expect(JSON.parse(human.stdout).invitations).toHaveLength(2);
+    expect(JSON.parse(Buffer.from(human.stdout.trim().slice(5), 'base64url').toString('utf8')).invitations).toHaveLength(2);
     expect(human.stderr).toContain('2 invitations valid until');
   });
 
   it('refuses an invitation that is not JSON (exit 2) and one for another namespace (exit 1, node message)', async () => {
     const garbage = await userB.run(['namespace', 'join', ns, '{not json']);
     expect(garbage.code).toBe(2);
-    expect(garbage.stderr).toContain('invitation from the argument is not valid JSON');
+    expect(garbage.stderr).toContain('invitation from the argument is neither an inv1. line nor JSON');
+    const cut = await userB.run(['namespace', 'join', ns, 'inv1.eyJpbnZ']);
+    expect(cut.code).toBe(2);
+    expect(cut.stderr).toContain('not an invitation');
     const noFile = await userB.run(['namespace', 'join', ns, `@${join(tmp, 'missing.json')}`]);
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('no such file or directory');

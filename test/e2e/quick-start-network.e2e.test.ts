@@ -4,9 +4,11 @@
  * which test/e2e/cli-dev-cluster.e2e.test.ts covers), one home with a profile per node; an
  * application installed on both, a context and a write on the first, an invitation, the second
  * joins the namespace and the context, waits until it has caught up, reads the first one's write,
- * and writes back. If this test changes, the guide must.
+ * and writes back — with `@last` and a one-line invitation written 0600, as
+the guide types them (`hearth dev stop | start | status` are test/e2e/cli-dev-supervise.e2e.test.ts).
+If this test changes, the guide must.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -57,20 +59,24 @@ it('two nodes share a context from the command line, as the quick start says', {
   const app = (await json<{ applicationId: string }>('a', ['app', 'install-dev', join(work, 'kv.mpk')])).applicationId;
   expect((await json<{ applicationId: string }>('b', ['app', 'install-dev', join(work, 'kv.mpk')])).applicationId).toBe(app);
 
-  const ns = (await json<{ namespaceId: string }>('a', ['namespace', 'create', '--application', app])).namespaceId;
-  const ctx = (await json<{ contextId: string }>('a', ['context', 'create', '--application', app, '--group', ns])).contextId;
-  await hearth('a', ['call', 'set', '--context', ctx, '--args', '{"key":"greeting","value":"hello"}']);
-  const invitation = await hearth('a', ['namespace', 'invite', ns]);
-  await writeFile(join(work, 'invitation.json'), invitation);
+  const ns = (await json<{ namespaceId: string }>('a', ['namespace', 'create', '--application', '@last'])).namespaceId;
+  const created = await hearth('a', ['context', 'create', '--application', '@last', '--group', '@last']);
+  const ctx = /^created context ([0-9a-f]{64})\n/.exec(created)![1]!;
+  await hearth('a', ['call', 'set', '--context', '@last', '--args', '{"key":"greeting","value":"hello"}']);
+  const file = join(work, 'invitation.txt');
+  expect(await hearth('a', ['namespace', 'invite', '@last', '--out', file])).toContain('(mode 0600; it is a credential until');
+  expect((await stat(file)).mode & 0o777).toBe(0o600);
+  expect(await readFile(file, 'utf8')).toMatch(/^inv1\.[A-Za-z0-9_-]+\n$/);
 
-  expect(await hearth('b', ['namespace', 'join', ns, `@${join(work, 'invitation.json')}`])).toContain(`joined namespace ${ns}`);
+  expect(await hearth('b', ['namespace', 'join', `@${file}`])).toContain(`joined namespace ${ns}`);
+  // the whole id: right after joining the namespace, node b may not have heard of the context yet
   expect(await hearth('b', ['context', 'join', ctx])).toContain(`joined context ${ctx}`);
-  const status = await hearth('b', ['context', 'status', ctx, '--wait']);
+  const status = await hearth('b', ['context', 'status', '@last', '--wait']);
   expect(status).toMatch(/caught up:\s+yes/);
   expect(status).toMatch(/peers:\s+[0-9a-f]{12}…/);
-  expect((await hearth('b', ['call', 'get', '--context', ctx, '--args', '{"key":"greeting"}'])).trim()).toBe('hello');
+  expect((await hearth('b', ['call', 'get', '--context', '@last', '--args', '{"key":"greeting"}'])).trim()).toBe('hello');
 
   // and back: a write on the second node reaches the first
-  await hearth('b', ['call', 'set', '--context', ctx, '--args', '{"key":"reply","value":"hi"}']);
-  await eventually('the first node reads the reply', async () => (await hearth('a', ['call', 'get', '--context', ctx, '--args', '{"key":"reply"}'])).trim() === 'hi', 30_000);
+  await hearth('b', ['call', 'set', '--context', '@last', '--args', '{"key":"reply","value":"hi"}']);
+  await eventually('the first node reads the reply', async () => (await hearth('a', ['call', 'get', '--context', '@last', '--args', '{"key":"reply"}'])).trim() === 'hi', 30_000);
 });

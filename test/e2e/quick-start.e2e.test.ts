@@ -61,13 +61,23 @@ it('runs the quick start: log in, bundle and install an app, create a context, c
   const installed = await user.json(['app', 'install-dev', join(work, 'kv.mpk')]);
   const app: string = installed.applicationId;
   expect(app).toMatch(/^[0-9a-f]{64}$/);
-  expect(await user.human(['app', 'list'])).toContain('com.example.kv');
+  expect(await user.human(['alias', 'create', 'application', 'kv', '@last'])).toBe(`application alias "kv" → ${app}\n`);
+  expect(await user.human(['app', 'list'])).toMatch(/\s+kv\s+com\.example\.kv\s+1\.0\.0/);
 
-  const ns: string = (await user.json(['namespace', 'create', '--application', app])).namespaceId;
-  const context: string = (await user.json(['context', 'create', '--application', app, '--group', ns])).contextId;
+  // no id copied: an alias, @last, and (below) a prefix
+  const ns: string = (await user.json(['namespace', 'create', '--application', 'kv'])).namespaceId;
+  const created = await user.json(['context', 'create', '--application', 'kv', '--group', '@last']);
+  const context: string = created.contextId;
   expect(context).toMatch(/^[0-9a-f]{64}$/);
-  await user.human(['alias', 'create', 'context', 'kv-main', context]);
-  expect(await user.human(['context', 'list'])).toMatch(new RegExp(`^${context.slice(0, 12)}\\S*\\s+kv-main\\s+com\\.example\\.kv\\s`, 'm'));
+  expect(created.groupId).toBe(ns);
+  expect(await user.human(['alias', 'create', 'context', 'kv-main', '@last'])).toBe(`context alias "kv-main" → ${context}\n`);
+  expect(await user.human(['context', 'list'])).toMatch(new RegExp(`^${context.slice(0, 12)}\\S*\\s+kv-main\\s+kv\\s`, 'm'));
+  expect((await user.json(['context', 'get', context.slice(0, 6)])).id).toBe(context);
+  expect(await user.json(['use'])).toEqual([
+    { kind: 'context', id: context },
+    { kind: 'namespace', id: ns },
+    { kind: 'application', id: app },
+  ]);
 
   const watcher = watch(['context', 'watch', 'kv-main', '--count', '1']);
   await watcher.ready;

@@ -2,6 +2,7 @@
 import type { FunctionComponent } from 'preact';
 import { useDashboard } from './app-context.ts';
 import { navigate, usePage, BASE } from './router.ts';
+import { clock, useReachability } from './reachability.ts';
 import { Applications } from './pages/applications.tsx';
 import { Blobs } from './pages/blobs.tsx';
 import { Contexts } from './pages/contexts.tsx';
@@ -23,6 +24,17 @@ export const PAGES: { path: string; title: string; component: FunctionComponent 
   { path: 'network', title: 'Network', component: Network },
   { path: 'metrics', title: 'Metrics', component: Metrics },
 ];
+
+/** "node at … is not answering since hh:mm:ss, retrying", while it does not answer. */
+function Unreachable() {
+  const { downSince } = useReachability();
+  if (!downSince) return null;
+  return (
+    <p class="alert error banner" role="alert">
+      node at {location.origin} is not answering since {clock(downSince)}, retrying
+    </p>
+  );
+}
 
 export function App() {
   const { session } = useDashboard();
@@ -59,6 +71,7 @@ export function App() {
         </div>
       </nav>
       <main>
+        <Unreachable />
         {current ? (
           <current.component key={current.path} />
         ) : (

@@ -1,9 +1,10 @@
 /** The dashboard's building blocks: data loading, actions with their errors, tables, ids, progress. */
 import type { ComponentChildren, TargetedEvent } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { HttpError } from '../../../src/client/index.ts';
+import { HttpError, NetworkError } from '../../../src/client/index.ts';
 import { short } from './format.ts';
 import { goToLogin, sessionEndReason } from './session.ts';
+import { reportFailure, reportSuccess, useReachability } from './reachability.ts';
 
 /** The message to show for a failure: the node's own `error` text when it sent one. */
 export function messageOf(err: unknown): string {
@@ -28,19 +29,27 @@ export interface Loaded<T> {
 export function useLoad<T>(fn: (signal: AbortSignal) => Promise<T>, deps: unknown[] = []): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
+  // loads again when the node answers after it did not (reachability.ts)
+  const { epoch } = useReachability();
   useEffect(() => {
     const ctrl = new AbortController();
     setState((s) => ({ ...s, loading: true }));
     fn(ctrl.signal).then(
-      (data) => !ctrl.signal.aborted && setState({ data, loading: false }),
+      (data) => {
+        if (ctrl.signal.aborted) return;
+        reportSuccess();
+        setState({ data, loading: false });
+      },
       (error: unknown) => {
         if (ctrl.signal.aborted) return;
         checkSession(error);
-        setState({ error, loading: false });
+        reportFailure(error);
+        // what was shown stays shown: an unreachable node is not an empty one
+        setState((s) => ({ data: s.data, error, loading: false }));
       },
     );
     return () => ctrl.abort();
-  }, [...deps, tick]);
+  }, [...deps, tick, epoch]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };
 }
@@ -68,6 +77,8 @@ export function useAction<A extends unknown[]>(fn: (...args: A) => Promise<unkno
 
 export function ErrorNote({ error }: { error?: unknown }) {
   if (error === undefined) return null;
+  // the frame's banner says it once (app.tsx)
+  if (error instanceof NetworkError) return null;
   return (
     <p class="alert error" role="alert">
       {messageOf(error)}
@@ -118,7 +129,9 @@ export interface Column<T> {
 }
 
 export function Table<T>({ rows, columns, empty, rowKey, label }: { rows: T[]; columns: Column<T>[]; empty: string; rowKey: (row: T) => string; label: string }) {
-  if (rows.length === 0) return <p class="muted empty">{empty}</p>;
+  const { downSince } = useReachability();
+  // an empty list from a node that does not answer is not known to be empty
+  if (rows.length === 0) return <p class="muted empty">{downSince ? 'Not known: the node is not answering.' : empty}</p>;
   return (
     <div class="table-wrap">
       <table aria-label={label}>

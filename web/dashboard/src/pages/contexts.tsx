@@ -76,9 +76,38 @@ function StatePanel({ row }: PanelProps) {
   );
 }
 
+interface AbiType {
+  kind?: string;
+}
 interface AbiMethod {
   name: string;
   intent?: string;
+  params?: { name: string; type?: AbiType }[];
+}
+
+/** A JSON value of an ABI type to start from: "" for strings, 0 for numbers, … */
+function sample(type: AbiType | undefined): unknown {
+  switch (type?.kind) {
+    case 'string':
+      return '';
+    case 'bool':
+      return false;
+    case 'list':
+    case 'vector':
+    case 'set':
+      return [];
+    case 'map':
+    case 'record':
+      return {};
+    default:
+      return /^[ui](8|16|32|64|128)$|^f(32|64)$/.test(type?.kind ?? '') ? 0 : null;
+  }
+}
+
+/** The arguments of a method as JSON with every parameter named, from the ABI. */
+export function argumentTemplate(method: AbiMethod | undefined): string {
+  const params = method?.params ?? [];
+  return JSON.stringify(Object.fromEntries(params.map((p) => [p.name, sample(p.type)])));
 }
 
 function CallPanel({ row }: PanelProps) {
@@ -94,12 +123,18 @@ function CallPanel({ row }: PanelProps) {
   );
   const methods = abi.data ?? [];
   const [method, setMethod] = useState('');
-  const [args, setArgs] = useState('{}');
+  /** undefined until edited: the chosen method's template */
+  const [edited, setArgs] = useState<string | undefined>();
   const [result, setResult] = useState<{ method: string; output: unknown }>();
-  const chosen = method || methods[0]?.name || '';
-  const readOnly = methods.find((m) => m.name === chosen)?.intent === 'read_only';
+  // a read method by default, never one that writes (such as `clear`)
+  const chosen = method || (methods.find((m) => m.intent === 'read_only') ?? methods[0])?.name || '';
+  const chosenMethod = methods.find((m) => m.name === chosen);
+  const readOnly = chosenMethod?.intent === 'read_only';
+  const args = edited ?? (methods.length ? argumentTemplate(chosenMethod) : '{}');
   const [call, calling] = useAction(async () => {
     if (!chosen) throw new Error('name the method to call');
+    // a method that writes changes the context for every member: ask first
+    if (!readOnly && !confirm(`Call ${chosen}? It may change the context's state for every member.`)) return;
     let parsed: unknown;
     try {
       parsed = args.trim() === '' ? {} : parseJson(args);
@@ -114,13 +149,19 @@ function CallPanel({ row }: PanelProps) {
   });
   return (
     <Form class="stack" label="call a method" onSubmit={call}>
-      <Field label="Method" hint={readOnly ? 'read-only: runs as a query, the state is not changed' : undefined}>
+      <Field label="Method" hint={readOnly ? 'read-only: runs as a query, the state is not changed' : chosen ? 'writes: asks before it runs' : undefined}>
         {methods.length ? (
-          <select value={chosen} onChange={(e) => setMethod(valueOf(e))}>
+          <select
+            value={chosen}
+            onChange={(e) => {
+              setMethod(valueOf(e));
+              setArgs(undefined);
+            }}
+          >
             {methods.map((m) => (
               <option value={m.name}>
                 {m.name}
-                {m.intent === 'read_only' ? ' (read-only)' : ''}
+                {m.intent === 'read_only' ? ' (read-only)' : ' (writes)'}
               </option>
             ))}
           </select>

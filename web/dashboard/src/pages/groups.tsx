@@ -4,7 +4,7 @@
  * for new members).
  */
 import { useState } from 'preact/hooks';
-import { CAPABILITIES, type GroupMember, type GroupRole } from '../../../../src/client/index.ts';
+import { CAPABILITIES, invitationFromText, invitationToText, type GroupMember, type GroupRole, type SignedGroupOpenInvitation } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { when } from '../format.ts';
 import { Card, ConfirmButton, ErrorNote, Form, Id, Table, useAction, useLoad, valueOf } from '../ui.tsx';
@@ -132,6 +132,51 @@ function Members({ groupId }: { groupId: string }) {
   );
 }
 
+/** The contexts registered in a group; one this node does not hold yet can be joined here. */
+function GroupContexts({ groupId }: { groupId: string }) {
+  const { client, events } = useDashboard();
+  const data = useLoad(async (signal) => {
+    const [registered, held] = await Promise.all([client.groups.contexts(groupId, { signal }), client.contexts.list({ signal })]);
+    const holds = new Set(held.map((c) => c.id));
+    return registered.map((c) => ({ id: c.contextId, held: holds.has(c.contextId) }));
+  }, [groupId]);
+  const [join, joining] = useAction(async (contextId: string) => {
+    await client.contexts.join(contextId);
+    events.watch({ contextIds: [contextId] });
+    data.reload();
+  });
+  return (
+    <>
+      <ErrorNote error={data.error ?? joining.error} />
+      <div class="row">
+        <button type="button" onClick={data.reload}>
+          Refresh contexts
+        </button>
+      </div>
+      <Table
+        label="group contexts"
+        rows={data.data ?? []}
+        rowKey={(c) => c.id}
+        empty={data.loading ? 'Loading…' : 'No context is registered in this group.'}
+        columns={[
+          { header: 'Context', cell: (c) => <Id value={c.id} /> },
+          {
+            header: 'On this node',
+            cell: (c) =>
+              c.held ? (
+                'joined'
+              ) : (
+                <button type="button" onClick={() => void join(c.id)} disabled={joining.busy}>
+                  Join
+                </button>
+              ),
+          },
+        ]}
+      />
+    </>
+  );
+}
+
 function Group({ groupId, title }: { groupId: string; title: string }) {
   const { client } = useDashboard();
   const info = useLoad((signal) => client.groups.info(groupId, { signal }), [groupId]);
@@ -156,6 +201,10 @@ function Group({ groupId, title }: { groupId: string; title: string }) {
           <dd>{info.data.subgroupVisibility}</dd>
         </dl>
       ) : null}
+      <div class="panel">
+        <h3>Contexts</h3>
+        <GroupContexts groupId={groupId} />
+      </div>
       <div class="panel">
         <h3>Members</h3>
         <Members groupId={groupId} />
@@ -196,6 +245,27 @@ export function Groups() {
     setGroup(groupId);
     subgroups.reload();
   });
+  const [invitation, setInvitation] = useState<{ namespaceId: string; text: string; expires: number }>();
+  const [invite, inviting] = useAction(async (namespaceId: string) => {
+    const { invitation: signed } = await client.invitations.inviteToNamespace(namespaceId);
+    setInvitation({ namespaceId, text: invitationToText(signed), expires: Number(signed.invitation.expiration_timestamp) });
+  });
+  const [pasted, setPasted] = useState('');
+  const [joined, setJoined] = useState<string>();
+  const [join, joining] = useAction(async () => {
+    const value = invitationFromText(pasted) as { invitation?: unknown; inviter_signature?: unknown };
+    // the signed invitation itself, or the {invitation, groupName} answer
+    const signed = (value.inviter_signature ? value : value.invitation) as SignedGroupOpenInvitation | undefined;
+    const group = signed?.invitation?.group_id as unknown as number[] | undefined;
+    if (!signed || !Array.isArray(group)) throw new Error('not a namespace invitation');
+    const namespaceId = group.map((b) => b.toString(16).padStart(2, '0')).join('');
+    await client.invitations.joinNamespace(namespaceId, signed);
+    events.watch({ groupIds: [namespaceId] });
+    setPasted('');
+    setJoined(namespaceId);
+    setOpen(namespaceId);
+    data.reload();
+  });
   const [remove, removing] = useAction(async (id: string) => {
     await client.namespaces.delete(id);
     if (open === id) setOpen(undefined);
@@ -220,6 +290,30 @@ export function Groups() {
         </Form>
         <ErrorNote error={creating.error} />
       </Card>
+      <Card title="Join a namespace">
+        <Form class="stack" label="join a namespace" onSubmit={join}>
+          <textarea
+            aria-label="invitation"
+            rows={3}
+            class="mono"
+            value={pasted}
+            onInput={(e) => setPasted(valueOf(e))}
+            placeholder="paste the inv1.… invitation made on another node (Invite, or hearth namespace invite)"
+            spellcheck={false}
+          />
+          <div class="row">
+            <button type="submit" class="primary" disabled={!pasted.trim() || joining.busy}>
+              {joining.busy ? 'Joining…' : 'Join'}
+            </button>
+          </div>
+        </Form>
+        <ErrorNote error={joining.error} />
+        {joined ? (
+          <p class="alert ok" role="status">
+            Joined namespace <Id value={joined} />
+          </p>
+        ) : null}
+      </Card>
       <Card title="Namespaces" actions={<button type="button" onClick={data.reload}>Refresh</button>}>
         <ErrorNote error={data.error ?? removing.error} />
         <Table
@@ -241,6 +335,9 @@ export function Groups() {
                   <button type="button" onClick={() => { setOpen(n.namespaceId); setGroup(undefined); }}>
                     Open
                   </button>
+                  <button type="button" onClick={() => void invite(n.namespaceId)} disabled={inviting.busy}>
+                    Invite
+                  </button>
                   <ConfirmButton question={`Delete namespace ${n.name ?? n.namespaceId}? Its groups and contexts go with it.`} onConfirm={() => void remove(n.namespaceId)} disabled={removing.busy}>
                     Delete
                   </ConfirmButton>
@@ -250,6 +347,21 @@ export function Groups() {
           ]}
         />
       </Card>
+      {invitation ? (
+        <Card title="Invitation">
+          <p class="muted">
+            One line for the joining node's dashboard ("Join a namespace") or <code>hearth namespace join</code>. It is a credential: whoever holds it can join
+            until {new Date(invitation.expires * 1000).toLocaleString()}.
+          </p>
+          <textarea aria-label="invitation to copy" readonly rows={3} class="mono" value={invitation.text} onFocus={(e) => (e.currentTarget as HTMLTextAreaElement).select()} />
+          <div class="row">
+            <button type="button" onClick={() => void navigator.clipboard?.writeText(invitation.text)}>
+              Copy
+            </button>
+          </div>
+        </Card>
+      ) : null}
+      <ErrorNote error={inviting.error} />
       {open ? (
         <Card title="Groups of the namespace">
           <ErrorNote error={subgroups.error ?? creatingSub.error} />

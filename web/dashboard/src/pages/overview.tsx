@@ -26,7 +26,9 @@ export function Overview() {
       client.accounts.identity(opts),
       client.admin.metrics(opts).then(parseMetrics),
     ]);
-    return { health, ready, service, auth, peers, identity, storeBytes: total(metrics, 'hearth_store_bytes'), metrics };
+    // the node's own version (hearth_build_info), not the auth component's name and version
+    const build = metrics.find((s) => s.name === 'hearth_build_info')?.labels.version;
+    return { health, ready, service, auth, peers, identity, version: build ? `hearth ${build}` : `${service.service} ${service.version}`, storeBytes: total(metrics, 'hearth_store_bytes'), metrics };
   });
   const counts = useLoad(async (signal) => {
     const [apps, contexts, namespaces, blobs] = await Promise.all([
@@ -50,7 +52,7 @@ export function Overview() {
         </div>
         <div class="tile" data-testid="version">
           <span class="label">Version</span>
-          <strong>{n ? `${n.service.service} ${n.service.version}` : '…'}</strong>
+          <strong>{n ? n.version : '…'}</strong>
         </div>
         <div class="tile" data-testid="peers">
           <span class="label">Peers</span>
@@ -92,6 +94,8 @@ export function Overview() {
             <dd>
               <Id value={n.identity.publicKey} keep={16} />
             </dd>
+            <dt>Address</dt>
+            <dd>{location.host}</dd>
             <dt>Auth</dt>
             <dd>
               {n.service.authentication_mode} ({n.service.providers.join(', ')})

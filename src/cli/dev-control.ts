@@ -1,0 +1,133 @@
+/**
+ * `hearth dev stop | start | restart <node>` and `hearth dev status` (issue #25 §2): act on a
+ * running `hearth dev --nodes N` through its supervisor's control endpoint, found in the cluster's
+ * state file (dev-cluster.ts). `status` also asks every running node for its peers and, for each
+ * context it holds, its sync state, as one table (one row per node and context).
+ *
+ * The nodes are development nodes, so `status` reads them with a mock token
+ * (`POST /auth/mock-token`, served by development nodes only) and needs no login.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { createClient, MemoryTokenStore, type Client } from '../client/index.ts';
+import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
+import { liveCluster, type ClusterState } from './dev-cluster.ts';
+import { NodeStartError, UsageError } from './exit.ts';
+import { Output } from './output.ts';
+import type { GlobalOpts } from './program.ts';
+
+interface ControlOpts extends GlobalOpts {
+  home?: string;
+  node?: string;
+}
+
+const CONTROL_TIMEOUT_MS = 90_000;
+const STATUS_TIMEOUT_MS = 10_000;
+
+async function clusterOf(opts: ControlOpts): Promise<ClusterState> {
+  const root = resolve(opts.home ?? process.env.HEARTH_HOME ?? join(homedir(), '.hearth'));
+  const prefix = opts.node ?? DEFAULT_NODE_NAME;
+  const state = await liveCluster(root, prefix);
+  if (!state) throw new UsageError(`no development cluster "${prefix}" is running under ${root}: start one with: hearth dev --nodes <n>${opts.home ? ` --home ${opts.home}` : ''}`);
+  return state;
+}
+
+async function control(state: ClusterState, method: 'GET' | 'POST', path: string): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(`${state.control}${path}`, { method, headers: { 'x-hearth-cluster-token': state.token }, signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS) });
+  } catch (err) {
+    throw new NodeStartError(`the cluster's supervisor (pid ${state.pid}) does not answer at ${state.control}: ${(err as Error).message}`);
+  }
+  const body = (await res.json().catch(() => ({}))) as { error?: string };
+  if (!res.ok) throw new UsageError(body.error ?? `the supervisor answered ${res.status}`);
+  return body;
+}
+
+/** `2` names `<prefix>-2`; a full name is taken as it is. */
+function nodeName(state: ClusterState, given: string): string {
+  const byIndex = /^\d+$/.test(given) ? state.nodes[Number(given) - 1]?.name : undefined;
+  return byIndex ?? given;
+}
+
+interface NodeRow {
+  node: string;
+  state: string;
+  url: string;
+  pid?: number | null;
+  exitCode?: number | null;
+}
+
+interface StatusRow {
+  node: string;
+  state: string;
+  url: string;
+  peers: number | null;
+  context: string | null;
+  sync: string | null;
+  error?: string;
+}
+
+/** A context's sync state in a few words (docs/sync.md). */
+function syncWords(s: { state?: string; caughtUp?: boolean; behind?: number; reasons?: { reason: string }[] } | undefined): string {
+  if (!s) return 'no network';
+  if (s.caughtUp) return `caught up (${s.state})`;
+  const why = s.reasons?.map((r) => r.reason).join(', ');
+  return `behind ${s.behind ?? '?'} (${s.state}${why ? `: ${why}` : ''})`;
+}
+
+async function statusOf(n: NodeRow): Promise<StatusRow[]> {
+  const base = { node: n.node, state: n.state, url: n.url };
+  if (n.state !== 'running') return [{ ...base, peers: null, context: null, sync: null }];
+  const client: Client = createClient({ baseUrl: n.url, tokenStore: new MemoryTokenStore(), timeoutMs: STATUS_TIMEOUT_MS });
+  try {
+    await client.auth.mockToken({ client_name: 'hearth dev status', permissions: ['admin'] });
+    const [{ count }, contexts] = await Promise.all([client.admin.peers(), client.contexts.list()]);
+    if (!contexts.length) return [{ ...base, peers: count, context: null, sync: null }];
+    // the sync state as the node reports it for each context it holds (hearth's bulk sync-status
+    // route; a node without a network has none)
+    const statuses = await client.contexts.syncStatuses().catch(() => []);
+    const byId = new Map(statuses.map((s) => [s.contextId, s]));
+    return contexts.map((c) => ({ ...base, peers: count, context: c.id, sync: syncWords(byId.get(c.id)) }));
+  } catch (err) {
+    return [{ ...base, peers: null, context: null, sync: null, error: (err as Error).message }];
+  }
+}
+
+function options(cmd: Command): Command {
+  return cmd
+    .option('--home <dir>', 'root of node homes (default ~/.hearth, or $HEARTH_HOME)')
+    .option('--node <name>', 'the cluster: its nodes are <name>-1 … (as given to hearth dev --nodes; default "default")');
+}
+
+export function registerDevControlCommands(dev: Command): void {
+  for (const verb of ['stop', 'start', 'restart'] as const) {
+    const what = { stop: 'stop one node of a running hearth dev --nodes cluster (the others keep running)', start: 'start a stopped node of the cluster again (it catches up with the others)', restart: 'stop one node of the cluster and start it again' }[verb];
+    options(dev.command(verb).description(what).argument('<node>', 'the node: its name (default-2) or its number (2)')).action(async (given: string, _o: unknown, command: Command) => {
+      const opts = command.optsWithGlobals() as ControlOpts;
+      const state = await clusterOf(opts);
+      const name = nodeName(state, given);
+      const r = (await control(state, 'POST', `/nodes/${encodeURIComponent(name)}/${verb}`)) as NodeRow;
+      const out = new Output(opts.output ?? 'table');
+      const done = { stop: 'stopped', start: 'started', restart: 'restarted' }[verb];
+      out.result(r, () => `${name} ${done}${r.state === 'running' ? `: ${r.url}` : ''}`);
+    });
+  }
+
+  options(dev.command('status').description('the nodes of a running hearth dev --nodes cluster: state, URL, peers and each context\'s sync state')).action(async (_o: unknown, command: Command) => {
+    const opts = command.optsWithGlobals() as ControlOpts;
+    const state = await clusterOf(opts);
+    const nodes = (await control(state, 'GET', '/nodes')) as NodeRow[];
+    const rows = (await Promise.all(nodes.map(statusOf))).flat();
+    const out = new Output(opts.output ?? 'table', process.stdout, { wide: opts.wide });
+    out.table(rows, [
+      { header: 'node', value: (r) => r.node },
+      { header: 'state', value: (r) => r.state },
+      { header: 'url', value: (r) => r.url },
+      { header: 'peers', value: (r) => r.peers },
+      { header: 'context', value: (r) => r.context ?? (r.error ? `(${r.error})` : r.state === 'running' ? '(none)' : null) },
+      { header: 'sync', value: (r) => r.sync },
+    ]);
+  });
+}
