@@ -1,7 +1,8 @@
 /**
  * The dashboard runs the multi-node workflow and tells the truth (issue #25 §4), in Chromium
  * against two in-process nodes on one in-memory network: invite on one node's dashboard and join
- * with the pasted string on the other's, remove the member. Each step saves a screenshot under test-output/browser/ (not
+ * with the pasted string on the other's, remove the member; a banner instead of `Failed to fetch`
+ * when the node does not answer. Each step saves a screenshot under test-output/browser/ (not
  * committed: .gitignore) for a person to look at.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -151,6 +152,28 @@ describe('the dashboard across two nodes', () => {
     await expect.poll(async () => (await clientA.groups.members(namespaceId)).some((m) => m.identity === accountB)).toBe(false);
     await shot(pageA, '4-member-removed');
     expect(await groupA.getByRole('alert').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('says the node is not answering, and since when, instead of "Failed to fetch" and false empty lists', async () => {
+    await open(pageA, 'Overview', 'Overview');
+    // every call to the node fails as if it were down
+    await pageA.route('**/admin-api/**', (route) => void route.abort('connectionrefused'));
+    await open(pageA, 'Contexts', 'Contexts');
+    const banner = pageA.getByTestId('node-down');
+    await banner.waitFor();
+    const host = new URL(a.url).host;
+    expect(await banner.textContent()).toMatch(new RegExp(`^The node at ${host.replace(/\./g, '\\.')} is not answering since \\d\\d:\\d\\d:\\d\\d, retrying every 3 s\\.`));
+    await pageA.getByTestId('not-known').first().waitFor();
+    expect(await pageA.getByText('No contexts yet', { exact: false }).count()).toBe(0);
+    expect(await pageA.getByText('Failed to fetch', { exact: false }).count()).toBe(0);
+    expect(await pageA.getByRole('alert').count()).toBe(1); // the banner, once
+    await shot(pageA, '5-node-not-answering');
+    // the node answers again: the banner goes and the page loads by itself
+    await pageA.unroute('**/admin-api/**');
+    await banner.waitFor({ state: 'detached', timeout: 15_000 });
+    await pageA.getByRole('table', { name: 'contexts' }).getByText('team-notes', { exact: true }).waitFor();
+    await shot(pageA, '6-node-back');
     expect(pageErrors).toEqual([]);
   });
 });

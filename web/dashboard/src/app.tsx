@@ -11,6 +11,8 @@ import { Keys } from './pages/keys.tsx';
 import { Metrics } from './pages/metrics.tsx';
 import { Network } from './pages/network.tsx';
 import { Overview } from './pages/overview.tsx';
+import { downSentence } from './reachability.ts';
+import { useReachability } from './ui.tsx';
 
 export const PAGES: { path: string; title: string; component: FunctionComponent }[] = [
   { path: 'overview', title: 'Overview', component: Overview },
@@ -59,6 +61,7 @@ export function App() {
         </div>
       </nav>
       <main>
+        <NodeDown />
         {current ? (
           <current.component key={current.path} />
         ) : (
@@ -70,6 +73,21 @@ export function App() {
           </div>
         )}
       </main>
+    </div>
+  );
+}
+
+/** The banner while the node does not answer (reachability.ts): once, above whatever page is open. */
+function NodeDown() {
+  const reach = useReachability();
+  if (!reach.downSince) return null;
+  return (
+    <div class="banner" role="alert" data-testid="node-down">
+      <strong>{downSentence(location.host, reach.downSince)}</strong>
+      <span class="muted">
+        {' '}
+        What the pages show was read before; it comes back up to date when the node answers{reach.attempts ? ` (${reach.attempts} attempt${reach.attempts === 1 ? '' : 's'} so far)` : ''}.
+      </span>
     </div>
   );
 }

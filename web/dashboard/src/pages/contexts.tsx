@@ -13,7 +13,7 @@ import { useState } from 'preact/hooks';
 import { parseJson, stringifyJson, type Application, type Context } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { pretty, size } from '../format.ts';
-import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, valueOf, type Column } from '../ui.tsx';
+import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, useReachability, valueOf, type Column } from '../ui.tsx';
 import { aliasesById, appName } from './applications.tsx';
 import { SYNC_COLUMN, SYNC_PANEL } from './context-sync.tsx';
 
@@ -207,6 +207,7 @@ const NEW_NAMESPACE = 'new';
 
 function CreateContext({ applications, onCreated }: { applications: Application[]; onCreated: (id: string) => void }) {
   const { client, events } = useDashboard();
+  const reach = useReachability();
   const [appId, setAppId] = useState('');
   const [group, setGroup] = useState(NEW_NAMESPACE);
   const [name, setName] = useState('');
@@ -240,7 +241,7 @@ function CreateContext({ applications, onCreated }: { applications: Application[
       <Form class="grid" label="create a context" onSubmit={create}>
         <Field label="Application">
           <select value={application} onChange={(e) => setAppId(valueOf(e))} disabled={!applications.length}>
-            {applications.length ? applications.map((a) => <option value={a.id}>{appName(a)} {a.version ?? ''}</option>) : <option value="">no application installed</option>}
+            {applications.length ? applications.map((a) => <option value={a.id}>{appName(a)} {a.version ?? ''}</option>) : <option value="">{reach.downSince ? 'not known while the node is not answering' : 'no application installed'}</option>}
           </select>
         </Field>
         <Field label="Namespace or group">
