@@ -176,4 +176,35 @@ describe('the dashboard across two nodes', () => {
     await shot(pageA, '6-node-back');
     expect(pageErrors).toEqual([]);
   });
+
+  it('keeps the event log across a reload, resumes after the last event it showed, and says how many were missed while away', async () => {
+    await open(pageA, 'Event log', 'Event log');
+    const log = pageA.getByRole('list', { name: 'events' });
+    await clientA.rpc.execute(contextId, 'set', { key: 'before', value: 'away' });
+    await log.getByText('Inserted {"key":"before","value":"away"}').waitFor();
+    // a plain reload: the same history, then the stream resumes from the last frame shown
+    await pageA.reload();
+    await pageA.getByRole('heading', { level: 1, name: 'Event log' }).waitFor();
+    await log.getByText('the page was reloaded', { exact: false }).waitFor();
+    expect(await log.getByText('Inserted {"key":"before","value":"away"}').count()).toBe(1);
+    await log.getByText('resumed the previous session', { exact: false }).first().waitFor();
+    await shot(pageA, '7-event-log-after-reload');
+    // away for longer than the node keeps (1024 frames per session): it says how many were missed
+    await pageA.goto('about:blank');
+    const writes = 1100;
+    for (let i = 0; i < writes; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, writes - i) }, (_, j) => clientA.rpc.execute(contextId, 'set', { key: `k${i + j}`, value: 'x' })));
+    }
+    await pageA.goto(`${a.url}/admin-dashboard/events`);
+    const gap = log.getByTestId('event-gap');
+    await gap.waitFor({ timeout: 20_000 });
+    const missed = Number(await gap.getAttribute('data-missed'));
+    expect(missed).toBeGreaterThan(0);
+    expect(missed).toBeLessThanOrEqual(writes);
+    expect(await gap.textContent()).toContain(`${missed} events missed while away`);
+    // what was shown before is still there, below the gap
+    await log.getByText('Inserted {"key":"before","value":"away"}').waitFor();
+    await shot(pageA, '8-event-log-gap');
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
 });

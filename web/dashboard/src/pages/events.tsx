@@ -52,7 +52,11 @@ export function Events() {
         ) : (
           <ol class="log" aria-label="events">
             {events.entries.map((e: LogEntry) =>
-              e.kind === 'note' ? (
+              e.kind === 'gap' ? (
+                <li key={e.seq} class="gap" data-testid="event-gap" data-missed={e.missed ?? ''}>
+                  <time>{e.at.toLocaleTimeString()}</time> <strong>{e.note}</strong>
+                </li>
+              ) : e.kind === 'note' ? (
                 <li key={e.seq} class="note">
                   <time>{e.at.toLocaleTimeString()}</time> <span class="muted">{e.note}</span>
                 </li>
