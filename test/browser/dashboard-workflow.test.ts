@@ -35,6 +35,9 @@ let applicationId: string;
 let namespaceId: string;
 let contextId: string;
 const pageErrors: string[] = [];
+/** the questions the pages asked (confirm), and whether the next one is answered no */
+const questions: string[] = [];
+let refuseNext = false;
 
 async function login(node: TestNode): Promise<Client> {
   const client = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
@@ -84,7 +87,11 @@ beforeAll(async () => {
   [pageA, pageB] = await Promise.all([ctxA.newPage(), ctxB.newPage()]);
   for (const p of [pageA, pageB]) {
     p.on('pageerror', (err) => pageErrors.push(err.message));
-    p.on('dialog', (dialog) => void dialog.accept());
+    p.on('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void (refuseNext ? dialog.dismiss() : dialog.accept());
+      refuseNext = false;
+    });
   }
   await Promise.all([signIn(pageA, a), signIn(pageB, b)]);
 }, 180_000);
@@ -207,4 +214,39 @@ describe('the dashboard across two nodes', () => {
     await shot(pageA, '8-event-log-gap');
     expect(pageErrors).toEqual([]);
   }, 120_000);
+
+  it('starts the call form on a read method with a template from the ABI, and asks before a method that writes', async () => {
+    await open(pageA, 'Contexts', 'Contexts');
+    await pageA.getByRole('table', { name: 'contexts' }).getByRole('button', { name: 'open team-notes' }).click();
+    const call = pageA.getByRole('form', { name: 'call a method' });
+    const method = call.getByLabel('Method');
+    await expect.poll(() => method.inputValue()).toBe('get'); // a read method, not `clear` or `set`
+    expect(JSON.parse(await call.getByLabel('Arguments (JSON)').inputValue())).toEqual({ key: '' });
+    expect(await call.textContent()).toContain('read-only: runs as a query');
+    await call.getByLabel('Arguments (JSON)').fill('{"key":"greeting"}');
+    const asked = questions.length;
+    await call.getByRole('button', { name: 'Call' }).click();
+    await pageA.getByRole('status', { name: 'call result' }).getByText('hello', { exact: true }).waitFor();
+    expect(questions.length).toBe(asked); // a read asks nothing
+    // a write fills its own template and asks; refused, nothing runs
+    await method.selectOption('set');
+    expect(JSON.parse(await call.getByLabel('Arguments (JSON)').inputValue())).toEqual({ key: '', value: '' });
+    await method.selectOption('clear');
+    expect(await call.getByLabel('Arguments (JSON)').inputValue()).toBe('{}');
+    expect(await call.textContent()).toContain('may delete state');
+    refuseNext = true;
+    await call.getByRole('button', { name: 'Call' }).click();
+    await expect.poll(() => questions.length).toBe(asked + 1);
+    expect(questions.at(-1)).toMatch(/^clear may delete state of team-notes, on every node that holds it\. Run it\?$/);
+    expect(await pageA.getByRole('status', { name: 'call result' }).count()).toBe(0);
+    expect(await clientA.contexts.query(contextId, 'get', { key: 'greeting' })).toBe('hello');
+    await shot(pageA, '9-call-form');
+    // accepted, the write runs
+    await method.selectOption('set');
+    await call.getByLabel('Arguments (JSON)').fill('{"key":"from","value":"the form"}');
+    await call.getByRole('button', { name: 'Call' }).click();
+    await pageA.getByRole('status', { name: 'call result' }).getByText('set returned nothing').waitFor();
+    expect(questions.at(-1)).toMatch(/^set changes the state of team-notes/);
+    expect(await clientA.contexts.query(contextId, 'get', { key: 'from' })).toBe('the form');
+  });
 });

@@ -14,6 +14,8 @@ import { parseJson, stringifyJson, type Application, type Context } from '../../
 import { useDashboard } from '../app-context.ts';
 import { pretty, size } from '../format.ts';
 import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, useReachability, valueOf, type Column } from '../ui.tsx';
+import { argumentTemplate, defaultMethod, isDestructive, isReadOnly, writeQuestion } from '../abi.ts';
+import { useAbi } from '../use-abi.ts';
 import { aliasesById, appName } from './applications.tsx';
 import { SYNC_COLUMN, SYNC_PANEL } from './context-sync.tsx';
 
@@ -74,36 +76,36 @@ function StatePanel({ row }: PanelProps) {
   );
 }
 
-interface AbiMethod {
-  name: string;
-  intent?: string;
-}
-
 function CallPanel({ row }: PanelProps) {
   const { client } = useDashboard();
   const { context } = row;
-  const abi = useLoad(
-    async (signal) => {
-      const doc = (await client.applications.abi(context.applicationId, { signal, serviceName: context.serviceName })) as { methods?: AbiMethod[] } | null;
-      // `init` runs once, when the context is created; it is not for calling
-      return Array.isArray(doc?.methods) ? doc.methods.filter((m) => m.name !== 'init') : [];
-    },
-    [context.applicationId, context.serviceName],
-  );
-  const methods = abi.data ?? [];
-  const [method, setMethod] = useState('');
-  const [args, setArgs] = useState('{}');
+  const abi = useAbi(context);
+  const methods = abi.data?.methods ?? [];
+  const types = abi.data?.types ?? {};
+  const [method, setMethod] = useState<string>();
+  const [args, setArgs] = useState<string>();
   const [result, setResult] = useState<{ method: string; output: unknown }>();
-  const chosen = method || methods[0]?.name || '';
-  const readOnly = methods.find((m) => m.name === chosen)?.intent === 'read_only';
+  // starts on a read method, never a destructive one (abi.ts); the template follows the method chosen
+  const chosen = method ?? defaultMethod(methods);
+  const spec = methods.find((m) => m.name === chosen);
+  const shownArgs = args ?? (spec ? argumentTemplate(spec, types) : '{}');
+  const readOnly = isReadOnly(spec);
+  const contextName = row.aliases[0] ?? context.name ?? `context ${context.id.slice(0, 10)}…`;
+  const choose = (name: string) => {
+    setMethod(name);
+    setArgs(undefined);
+    setResult(undefined);
+  };
   const [call, calling] = useAction(async () => {
-    if (!chosen) throw new Error('name the method to call');
+    if (!chosen) throw new Error('choose the method to call');
     let parsed: unknown;
     try {
-      parsed = args.trim() === '' ? {} : parseJson(args);
+      parsed = shownArgs.trim() === '' ? {} : parseJson(shownArgs);
     } catch (err) {
       throw new Error(`the arguments are not valid JSON: ${(err as Error).message}`);
     }
+    // a method that writes (or one the ABI does not describe) asks first
+    if (!readOnly && !confirm(spec ? writeQuestion(spec, contextName) : `${chosen} may change the state of ${contextName}. Run it?`)) return;
     setResult(undefined);
     const output = readOnly
       ? await client.contexts.query(context.id, chosen, parsed)
@@ -112,22 +114,32 @@ function CallPanel({ row }: PanelProps) {
   });
   return (
     <Form class="stack" label="call a method" onSubmit={call}>
-      <Field label="Method" hint={readOnly ? 'read-only: runs as a query, the state is not changed' : undefined}>
+      <Field
+        label="Method"
+        hint={
+          readOnly
+            ? 'read-only: runs as a query, the state is not changed'
+            : chosen
+              ? `writes: changes the state on every node that holds it (asks first)${spec && isDestructive(spec) ? '; may delete state' : ''}`
+              : undefined
+        }
+      >
         {methods.length ? (
-          <select value={chosen} onChange={(e) => setMethod(valueOf(e))}>
+          <select value={chosen} onChange={(e) => choose(valueOf(e))}>
+            {chosen === '' ? <option value="">choose a method…</option> : null}
             {methods.map((m) => (
               <option value={m.name}>
                 {m.name}
-                {m.intent === 'read_only' ? ' (read-only)' : ''}
+                {isReadOnly(m) ? ' (read-only)' : isDestructive(m) ? ' (writes, may delete)' : ' (writes)'}
               </option>
             ))}
           </select>
         ) : (
-          <input value={method} onInput={(e) => setMethod(valueOf(e))} placeholder="method name" spellcheck={false} />
+          <input value={chosen} onInput={(e) => setMethod(valueOf(e))} placeholder="method name" spellcheck={false} />
         )}
       </Field>
-      <Field label="Arguments (JSON)">
-        <textarea rows={4} value={args} onInput={(e) => setArgs(valueOf(e))} spellcheck={false} class="mono" />
+      <Field label="Arguments (JSON)" hint={spec?.params?.length ? 'a template from the ABI: fill in the values' : undefined}>
+        <textarea rows={4} value={shownArgs} onInput={(e) => setArgs(valueOf(e))} spellcheck={false} class="mono" />
       </Field>
       <div class="row">
         <button type="submit" class="primary" disabled={calling.busy}>
