@@ -249,4 +249,37 @@ describe('the dashboard across two nodes', () => {
     expect(questions.at(-1)).toMatch(/^set changes the state of team-notes/);
     expect(await clientA.contexts.query(contextId, 'get', { key: 'from' })).toBe('the form');
   });
+
+  it("browses a context's state through the view method its ABI names, paged and read-only", async () => {
+    for (let i = 0; i < 45; i += 15) {
+      await Promise.all(Array.from({ length: 15 }, (_, j) => clientA.rpc.execute(contextId, 'set', { key: `page-${String(i + j).padStart(2, '0')}`, value: 'v'.repeat(i + j) })));
+    }
+    const all = (await clientA.contexts.query(contextId, 'entries', {})) as Record<string, string>;
+    const keys = Object.keys(all);
+    expect(keys.length).toBeGreaterThan(45);
+    await open(pageA, 'Contexts', 'Contexts');
+    await pageA.getByRole('table', { name: 'contexts' }).getByRole('button', { name: 'open team-notes' }).click();
+    const panel = pageA.getByRole('region', { name: 'State entries', exact: true });
+    await panel.getByRole('button', { name: 'Refresh' }).click();
+    const range = panel.getByTestId('entries-range');
+    await expect.poll(() => range.textContent()).toBe(`from entries(): entries 1–20 of ${keys.length}`);
+    const table = panel.getByRole('table', { name: 'state entries' });
+    expect(await table.getByRole('row').count()).toBe(21);
+    expect(await table.getByRole('row').nth(1).getByRole('cell').first().textContent()).toBe(keys[0]);
+    await panel.getByRole('button', { name: 'next page' }).click();
+    await expect.poll(() => range.textContent()).toBe(`from entries(): entries 21–40 of ${keys.length}`);
+    expect(await table.getByRole('row').nth(1).getByRole('cell').first().textContent()).toBe(keys[20]);
+    // key, size in bytes and the value as text
+    const k = 'page-07';
+    const p = Math.floor(keys.indexOf(k) / 20);
+    while ((await range.textContent())!.indexOf(`entries ${p * 20 + 1}–`) < 0) {
+      await panel.getByRole('button', { name: p * 20 + 1 > Number(/entries (\d+)/.exec((await range.textContent())!)![1]) ? 'next page' : 'previous page' }).click();
+    }
+    const row = table.getByRole('row').filter({ has: pageA.getByRole('cell', { name: k, exact: true }) });
+    expect(await row.getByRole('cell').allTextContents()).toEqual([k, '7 B', 'vvvvvvv']);
+    // read-only: nothing in the panel writes
+    expect(await panel.locator('input, textarea, select').count()).toBe(0);
+    await shot(pageA, '10-state-browser');
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -40,3 +40,17 @@ describe('the ABI as the dashboard reads it', () => {
     expect(entriesMethod([{ name: 'all_items', params: [], returns: { $ref: 'L' }, intent: 'read_only' }], { L: { kind: 'list' } })?.name).toBe('all_items');
   });
 });
+
+describe('the state browser rows', async () => {
+  const { entryRows } = await import('./state-entries.ts');
+  it('reads a map, a list and pairs as key, size and preview (text, hex or JSON)', () => {
+    expect(entryRows({ greeting: 'héllo' })).toEqual([{ key: 'greeting', size: 6, preview: 'héllo', as: 'text' }]);
+    expect(entryRows(['a', [0, 255, 1]])).toEqual([
+      { key: '0', size: 1, preview: 'a', as: 'text' },
+      { key: '1', size: 3, preview: '00 ff 01', as: 'hex' },
+    ]);
+    expect(entryRows([['k', { n: 1 }]])).toEqual([{ key: 'k', size: 7, preview: '{ "n": 1 }', as: 'json' }]);
+    expect(entryRows(null)).toEqual([]);
+    expect(entryRows('x'.repeat(200))[0]!.preview).toHaveLength(121);
+  });
+});

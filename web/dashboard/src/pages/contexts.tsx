@@ -16,6 +16,7 @@ import { pretty, size } from '../format.ts';
 import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, useReachability, valueOf, type Column } from '../ui.tsx';
 import { argumentTemplate, defaultMethod, isDestructive, isReadOnly, writeQuestion } from '../abi.ts';
 import { useAbi } from '../use-abi.ts';
+import { STATE_ENTRIES_PANEL } from './context-state.tsx';
 import { aliasesById, appName } from './applications.tsx';
 import { SYNC_COLUMN, SYNC_PANEL } from './context-sync.tsx';
 
@@ -209,6 +210,7 @@ function AliasPanel({ row, reload }: PanelProps) {
 /** Panels of the selected context, in order. */
 export const CONTEXT_PANELS: ContextPanel[] = [
   { title: 'State', component: StatePanel },
+  STATE_ENTRIES_PANEL,
   SYNC_PANEL,
   { title: 'Call a method', component: CallPanel },
   { title: 'Aliases', component: AliasPanel },
