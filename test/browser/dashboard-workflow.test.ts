@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard } from '../../scripts/build-web.ts';
 import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { MemoryHub } from '../../src/network/memory.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { launchChromium } from '../helpers/chromium.ts';
@@ -280,6 +281,42 @@ describe('the dashboard across two nodes', () => {
     // read-only: nothing in the panel writes
     expect(await panel.locator('input, textarea, select').count()).toBe(0);
     await shot(pageA, '10-state-browser');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows the node's name, version, uptime, peers, contexts and store size, and charts metrics with axes, units and a time range", async () => {
+    await open(pageA, 'Overview', 'Overview');
+    const name = (await loadConfig(a.paths.config, 'unused')).node.name; // the name in the node's config
+    await expect.poll(() => pageA.getByTestId('node-name').locator('strong').textContent()).toBe(name);
+    const version = /hearth_build_info\{version="([^"]+)"\}/.exec(await clientA.admin.metrics())![1]!;
+    expect(await pageA.getByTestId('version').locator('strong').textContent()).toBe(`hearth ${version}`);
+    const service = await clientA.auth.identity();
+    expect(await pageA.getByTestId('version').textContent()).not.toContain(service.service); // not the auth component's name
+    expect(await pageA.getByTestId('uptime').textContent()).toMatch(/\d+ (s|min|h|d)/);
+    await expect.poll(() => pageA.getByTestId('contexts').locator('strong').textContent()).toBe(String((await clientA.contexts.list()).length));
+    expect(await pageA.getByTestId('peers').locator('strong').textContent()).toBe(String((await clientA.admin.peers()).count));
+    expect(await pageA.getByTestId('store-size').textContent()).toMatch(/\d+(\.\d)? (B|KiB|MiB)/);
+    await shot(pageA, '11-overview');
+
+    await open(pageA, 'Metrics', 'Metrics');
+    const chart = pageA.getByTestId('chart-requests');
+    await chart.locator('polyline').waitFor({ state: 'attached', timeout: 15_000 });
+    // the value axis names its unit and has 0 at the bottom; the time axis shows the range as hh:mm:ss
+    expect(await chart.locator('svg text.unit').textContent()).toBe('requests/s');
+    expect(await chart.locator('g.tick.y text').first().textContent()).toBe('0');
+    const times = await chart.locator('text.tick.x').allTextContents();
+    expect(times).toHaveLength(3);
+    for (const t of times) expect(t).toMatch(/^\d\d:\d\d:\d\d$/);
+    const span = (ts: string[]) => {
+      const sec = (t: string) => t.split(':').reduce((acc, x) => acc * 60 + Number(x), 0);
+      return (sec(ts[2]!) - sec(ts[0]!) + 86_400) % 86_400;
+    };
+    expect(span(times)).toBe(300); // 5 min by default
+    await pageA.getByLabel('time range').selectOption({ label: 'last 1 min' });
+    await expect.poll(async () => span(await chart.locator('text.tick.x').allTextContents())).toBe(60);
+    expect(await chart.getByRole('img').getAttribute('aria-label')).toMatch(/^Requests in requests\/s, \d\d:\d\d:\d\d to \d\d:\d\d:\d\d$/);
+    expect(await pageA.getByTestId('chart-latency').locator('svg text.unit').textContent()).toBe('ms');
+    await shot(pageA, '12-metrics');
     expect(pageErrors).toEqual([]);
   });
 });
