@@ -319,4 +319,21 @@ describe('the dashboard across two nodes', () => {
     await shot(pageA, '12-metrics');
     expect(pageErrors).toEqual([]);
   });
+
+  it('names contexts by their alias in the event log and the group, with the id on hover and copy', async () => {
+    await open(pageA, 'Event log', 'Event log');
+    await clientA.rpc.execute(contextId, 'set', { key: 'named', value: 'row' });
+    const frame = pageA.getByRole('list', { name: 'events' }).locator('li[data-type=StateMutation]').filter({ hasText: '"key":"named"' });
+    await frame.waitFor();
+    const where = frame.locator('.where');
+    await expect.poll(() => where.locator('.named').textContent()).toBe('team-notes');
+    expect(await where.locator('.named').getAttribute('title')).toBe(contextId);
+    expect(await where.getByRole('button', { name: `copy ${contextId}` }).count()).toBe(1);
+    await shot(pageA, '13-event-log-names');
+    await open(pageA, 'Namespaces & groups', 'Namespaces and groups');
+    await pageA.getByRole('table', { name: 'namespaces' }).getByRole('row').filter({ hasText: 'team' }).getByRole('button', { name: 'Open' }).click();
+    const row = pageA.getByRole('table', { name: 'group contexts' }).getByRole('row').filter({ has: pageA.locator(`code[data-id="${contextId}"]`) });
+    await expect.poll(() => row.getByRole('cell').first().textContent()).toBe('team-notes');
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -112,8 +112,8 @@ export function Card({ title, children, actions, id }: { title: string; children
   );
 }
 
-/** A long id: shortened, the whole id in its title, and a button that copies it. */
-export function Id({ value, keep = 10 }: { value?: string | null; keep?: number }) {
+/** A long id: its name when known, else shortened; the whole id in its title, and a button that copies the id. */
+export function Id({ value, keep = 10, name }: { value?: string | null; keep?: number; name?: string }) {
   const [copied, setCopied] = useState(false);
   if (!value) return <span class="muted">–</span>;
   const copy = () =>
@@ -126,9 +126,15 @@ export function Id({ value, keep = 10 }: { value?: string | null; keep?: number 
     );
   return (
     <span class="id">
-      <code title={value} data-id={value}>
-        {short(value, keep)}
-      </code>
+      {name ? (
+        <span class="named" title={value} data-id={value}>
+          {name}
+        </span>
+      ) : (
+        <code title={value} data-id={value}>
+          {short(value, keep)}
+        </code>
+      )}
       <button type="button" class="link" onClick={copy} aria-label={`copy ${value}`} title="copy">
         {copied ? 'copied' : 'copy'}
       </button>

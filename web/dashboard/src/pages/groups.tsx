@@ -11,6 +11,7 @@ import { useDashboard } from '../app-context.ts';
 import { BASE, navigate } from '../router.ts';
 import { when } from '../format.ts';
 import { decodeInvitation, encodeInvitation } from '../invitation.ts';
+import { useNames } from '../names.ts';
 import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, valueOf } from '../ui.tsx';
 import { appName } from './applications.tsx';
 
@@ -226,6 +227,7 @@ function GroupContexts({ groupId }: { groupId: string }) {
     return entries.map((e) => ({ ...e, held: heldIds.has(e.contextId) }));
   }, [groupId]);
   useEvery(list.reload);
+  const names = useNames((list.data ?? []).filter((c) => c.held).map((c) => c.contextId));
   const [join, joining] = useAction(async (contextId: string) => {
     await client.contexts.join(contextId);
     events.watch({ contextIds: [contextId] });
@@ -240,7 +242,7 @@ function GroupContexts({ groupId }: { groupId: string }) {
         rowKey={(c) => c.contextId}
         empty={list.loading ? 'Loading…' : 'No context in this group yet.'}
         columns={[
-          { header: 'Name', cell: (c) => c.name ?? <span class="muted">–</span> },
+          { header: 'Name', cell: (c) => names.get(c.contextId) ?? c.name ?? <span class="muted">–</span> },
           { header: 'Context', cell: (c) => <Id value={c.contextId} /> },
           {
             header: 'On this node',
