@@ -400,6 +400,8 @@ export class HearthNode {
     try {
       await this.ensureAdmin();
       this.metrics.addGauge(storeSizeGauge({ data: this.opts.paths.data, blobs: this.opts.paths.blobs }));
+      // the node's name (its home's, `--node`), so the dashboard's overview can say which node this is
+      this.metrics.addGauge({ name: 'hearth_node_info', help: 'This node: its name', read: () => [{ labels: { name: config.node.name }, value: 1 }] });
       if (this.network) registerNetworkMetrics(this.metrics, this.network);
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
       for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);

@@ -239,7 +239,8 @@ describe('the dashboard', () => {
     const topics = page.getByRole('table', { name: 'topics' });
     const topicRow = topics.getByRole('row').filter({ has: page.locator(`code[data-topic="${held!.id}"]`) });
     await topicRow.waitFor();
-    expect(await topicRow.getByRole('link').textContent()).toBe("a context's state");
+    // named by the context's alias when the dashboard knows it
+    await expect.poll(() => topicRow.getByRole('link').textContent()).toBe("a context's state (kv-main)");
     expect(await topics.locator(`code[data-topic="ns/${held!.groupId}"]`).count()).toBe(1);
 
     // a second node bootstrapping from the first address shown connects, and appears in the table

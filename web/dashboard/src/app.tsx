@@ -2,7 +2,6 @@
 import type { FunctionComponent } from 'preact';
 import { useDashboard } from './app-context.ts';
 import { navigate, usePage, BASE } from './router.ts';
-import { clock, useReachability } from './reachability.ts';
 import { Applications } from './pages/applications.tsx';
 import { Blobs } from './pages/blobs.tsx';
 import { Contexts } from './pages/contexts.tsx';
@@ -12,6 +11,8 @@ import { Keys } from './pages/keys.tsx';
 import { Metrics } from './pages/metrics.tsx';
 import { Network } from './pages/network.tsx';
 import { Overview } from './pages/overview.tsx';
+import { downSentence } from './reachability.ts';
+import { useReachability } from './ui.tsx';
 
 export const PAGES: { path: string; title: string; component: FunctionComponent }[] = [
   { path: 'overview', title: 'Overview', component: Overview },
@@ -24,17 +25,6 @@ export const PAGES: { path: string; title: string; component: FunctionComponent 
   { path: 'network', title: 'Network', component: Network },
   { path: 'metrics', title: 'Metrics', component: Metrics },
 ];
-
-/** "node at … is not answering since hh:mm:ss, retrying", while it does not answer. */
-function Unreachable() {
-  const { downSince } = useReachability();
-  if (!downSince) return null;
-  return (
-    <p class="alert error banner" role="alert">
-      node at {location.origin} is not answering since {clock(downSince)}, retrying
-    </p>
-  );
-}
 
 export function App() {
   const { session } = useDashboard();
@@ -71,7 +61,7 @@ export function App() {
         </div>
       </nav>
       <main>
-        <Unreachable />
+        <NodeDown />
         {current ? (
           <current.component key={current.path} />
         ) : (
@@ -83,6 +73,21 @@ export function App() {
           </div>
         )}
       </main>
+    </div>
+  );
+}
+
+/** The banner while the node does not answer (reachability.ts): once, above whatever page is open. */
+function NodeDown() {
+  const reach = useReachability();
+  if (!reach.downSince) return null;
+  return (
+    <div class="banner" role="alert" data-testid="node-down">
+      <strong>{downSentence(location.host, reach.downSince)}</strong>
+      <span class="muted">
+        {' '}
+        What the pages show was read before; it comes back up to date when the node answers{reach.attempts ? ` (${reach.attempts} attempt${reach.attempts === 1 ? '' : 's'} so far)` : ''}.
+      </span>
     </div>
   );
 }

@@ -2,22 +2,43 @@
  * The live event log (issue #16): one event stream for the whole app, so an event that happens
  * while another page is open is still in the log. It subscribes to every context and namespace
  * the node holds (and to those created later from the dashboard), keeps the last frames, and
- * resumes after a reload or a dropped connection: the id of the last frame is kept in
- * `sessionStorage` and sent back as `Last-Event-ID`, so the node replays what was missed (or says
- * it could not, with a gap frame; docs/events.md).
+ * resumes after a reload or a dropped connection (issue #25 §4): the entries shown and the id of
+ * the last frame shown are kept together in `sessionStorage`, so a reload shows the same history and
+ * asks the node (`Last-Event-ID`) for what came after exactly that frame; when the node could not
+ * keep them all it sends a gap frame (docs/events.md "Resume contract"), shown as "N events missed
+ * while away".
  */
-import { EventStream, type Client, type StreamFrame } from '../../../src/client/index.ts';
+import { EventStream, parseJson, stringifyJson, type Client, type StreamFrame } from '../../../src/client/index.ts';
 import { goToLogin, sessionEndReason } from './session.ts';
 
 const LAST_ID_KEY = 'hearth.dashboard.lastEventId';
-const KEEP = 500;
+const HISTORY_KEY = 'hearth.dashboard.eventLog';
+/** more than the node's replay buffer (1024 frames): a full replay after a long absence does not push out what was shown before it, nor its gap line */
+const KEEP = 2000;
+/** the history is written at most this often (a replay of a thousand frames writes it once) */
+const SAVE_DELAY_MS = 200;
 
 export interface LogEntry {
   seq: number;
   at: Date;
-  kind: 'frame' | 'note';
+  /** `gap`: the node said frames were missed (a note with `missed`) */
+  kind: 'frame' | 'note' | 'gap';
   frame?: StreamFrame;
   note?: string;
+  /** for a gap: how many frames were missed, null when the node could not say */
+  missed?: number | null;
+}
+
+interface SavedHistory {
+  seq: number;
+  lastEventId?: string;
+  entries: (Omit<LogEntry, 'at'> & { at: string })[];
+}
+
+/** The words for a gap frame (docs/events.md "Gap frame"). */
+export function gapWords(missed: number | null | undefined): string {
+  if (missed === null || missed === undefined) return 'Events missed while away: the node no longer kept this session, so how many is not known. What follows is live.';
+  return `${missed} event${missed === 1 ? '' : 's'} missed while away: the node keeps the last 1024 per session. What follows is live.`;
 }
 
 export type LogStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
@@ -31,11 +52,17 @@ export class EventLog {
   private readonly contexts = new Set<string>();
   private readonly groups = new Set<string>();
 
+  private lastShownId?: string;
+  private saveTimer?: ReturnType<typeof setTimeout>;
+
   constructor(private readonly client: Client) {}
 
-  /** Starts the stream over every context and namespace the node holds now. */
+  /** Starts the stream over every context and namespace the node holds now, after the history kept across a reload. */
   async start(): Promise<void> {
-    const lastEventId = sessionStorage.getItem(LAST_ID_KEY) ?? undefined;
+    const restored = this.restore();
+    const lastEventId = restored ? this.lastShownId : (sessionStorage.getItem(LAST_ID_KEY) ?? undefined);
+    if (restored && this.entries.length) this.note('the page was reloaded: the entries below were shown before');
+    addEventListener('pagehide', () => this.save());
     const stream = new EventStream(this.client.http, { lastEventId });
     this.stream = stream;
     stream.on('connect', ({ reconnect }) => {
@@ -43,10 +70,11 @@ export class EventLog {
       this.note(reconnect ? 'resumed the previous session: missed events are replayed' : 'connected');
     });
     stream.on('frame', (frame) => {
+      this.lastShownId = stream.lastEventId ?? this.lastShownId;
       if (stream.lastEventId) sessionStorage.setItem(LAST_ID_KEY, stream.lastEventId);
       this.push({ kind: 'frame', frame });
     });
-    stream.on('gap', (gap) => this.note(`the node could not replay every event (${gap.reason}${gap.missed === null ? '' : `, ${gap.missed} missed`})`));
+    stream.on('gap', (gap) => this.push({ kind: 'gap', missed: gap.missed, note: gapWords(gap.missed) }));
     stream.on('close', ({ reason }) => this.note(`the node ended the stream: ${reason}`));
     stream.on('disconnect', () => this.setStatus('reconnecting'));
     stream.on('error', (err) => {
@@ -82,6 +110,7 @@ export class EventLog {
 
   clear(): void {
     this.entries = [];
+    this.scheduleSave();
     this.emit();
   }
 
@@ -96,7 +125,40 @@ export class EventLog {
 
   private push(entry: Omit<LogEntry, 'seq' | 'at'>): void {
     this.entries = [{ ...entry, seq: ++this.seq, at: new Date() }, ...this.entries].slice(0, KEEP);
+    this.scheduleSave();
     this.emit();
+  }
+
+  private scheduleSave(): void {
+    if (this.saveTimer) return;
+    this.saveTimer = setTimeout(() => this.save(), SAVE_DELAY_MS);
+  }
+
+  /** Writes the entries and the id of the last frame among them, together (one consistent point to resume from). */
+  private save(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const saved: SavedHistory = { seq: this.seq, lastEventId: this.lastShownId, entries: this.entries.map((e) => ({ ...e, at: e.at.toISOString() })) };
+    try {
+      sessionStorage.setItem(HISTORY_KEY, stringifyJson(saved));
+    } catch {
+      // storage full or refused: the history is not kept, the live log goes on
+    }
+  }
+
+  private restore(): boolean {
+    try {
+      const raw = sessionStorage.getItem(HISTORY_KEY);
+      if (!raw) return false;
+      const saved = parseJson(raw) as SavedHistory;
+      if (!Array.isArray(saved.entries)) return false;
+      this.entries = saved.entries.map((e) => ({ ...e, at: new Date(e.at) }));
+      this.seq = Number(saved.seq) || this.entries.length;
+      this.lastShownId = typeof saved.lastEventId === 'string' ? saved.lastEventId : undefined;
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private setStatus(status: LogStatus): void {

@@ -6,6 +6,7 @@ import { render } from 'preact';
 import { App } from './app.tsx';
 import { DashboardContext } from './app-context.ts';
 import { EventLog } from './event-log.ts';
+import { isUnreachable, ReachabilityMonitor } from './reachability.ts';
 import { createSession, goToLogin, takeHandedTokens } from './session.ts';
 import './styles.css';
 
@@ -14,12 +15,16 @@ takeHandedTokens(session.store);
 if (!session.store.get()) {
   goToLogin();
 } else {
+  // any HTTP answer to the health probe (even 503 "not ready") means the node is there
+  const reach = new ReachabilityMonitor(() => session.client.admin.health().catch((err: unknown) => {
+    if (isUnreachable(err)) throw err;
+  }));
   const events = new EventLog(session.client);
   void events.start();
   const root = document.getElementById('app')!;
   root.textContent = ''; // the "Loading…" placeholder
   render(
-    <DashboardContext.Provider value={{ client: session.client, session, events }}>
+    <DashboardContext.Provider value={{ client: session.client, session, events, reach }}>
       <App />
     </DashboardContext.Provider>,
     root,

@@ -1,13 +1,15 @@
 /** The dashboard's building blocks: data loading, actions with their errors, tables, ids, progress. */
 import type { ComponentChildren, TargetedEvent } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { HttpError, NetworkError } from '../../../src/client/index.ts';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { HttpError } from '../../../src/client/index.ts';
+import { DashboardContext } from './app-context.ts';
 import { short } from './format.ts';
+import { isUnreachable, type Reachability } from './reachability.ts';
 import { goToLogin, sessionEndReason } from './session.ts';
-import { reportFailure, reportSuccess, useReachability } from './reachability.ts';
 
 /** The message to show for a failure: the node's own `error` text when it sent one. */
 export function messageOf(err: unknown): string {
+  if (isUnreachable(err)) return 'The node did not answer: nothing was changed that it did not confirm.';
   if (err instanceof HttpError) return err.errorText ? `${err.errorText} (HTTP ${err.status})` : err.message;
   return err instanceof Error ? err.message : String(err);
 }
@@ -27,35 +29,45 @@ export interface Loaded<T> {
 
 /** Loads `fn` on mount and whenever `deps` change; `reload()` loads again. */
 export function useLoad<T>(fn: (signal: AbortSignal) => Promise<T>, deps: unknown[] = []): Loaded<T> {
+  const reach = useContext(DashboardContext)?.reach;
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
-  // loads again when the node answers after it did not (reachability.ts)
-  const { epoch } = useReachability();
   useEffect(() => {
     const ctrl = new AbortController();
     setState((s) => ({ ...s, loading: true }));
     fn(ctrl.signal).then(
       (data) => {
-        if (ctrl.signal.aborted) return;
-        reportSuccess();
-        setState({ data, loading: false });
+        reach?.answered();
+        if (!ctrl.signal.aborted) setState({ data, loading: false });
       },
       (error: unknown) => {
         if (ctrl.signal.aborted) return;
         checkSession(error);
-        reportFailure(error);
-        // what was shown stays shown: an unreachable node is not an empty one
-        setState((s) => ({ data: s.data, error, loading: false }));
+        if (isUnreachable(error)) reach?.failed(error);
+        else reach?.answered();
+        // what was shown stays shown while the node is away (it is not known to be wrong)
+        setState((s) => ({ data: isUnreachable(error) ? s.data : undefined, error, loading: false }));
       },
     );
     return () => ctrl.abort();
-  }, [...deps, tick, epoch]);
+  }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
+  // the node answers again: load what failed while it was away
+  useEffect(() => reach?.onChange((_s, back) => back && reload()), [reach, reload]);
   return { ...state, reload };
+}
+
+/** Whether the node answers, re-rendering when that changes. */
+export function useReachability(): Reachability {
+  const reach = useContext(DashboardContext)?.reach;
+  const [state, setState] = useState<Reachability>(reach?.state ?? { attempts: 0 });
+  useEffect(() => reach?.onChange((s) => setState(s)), [reach]);
+  return state;
 }
 
 /** Runs an action, keeping its busy state and its error for display. */
 export function useAction<A extends unknown[]>(fn: (...args: A) => Promise<unknown>): [(...args: A) => Promise<boolean>, { busy: boolean; error?: unknown; clear(): void }] {
+  const reach = useContext(DashboardContext)?.reach;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const run = async (...args: A) => {
@@ -66,6 +78,7 @@ export function useAction<A extends unknown[]>(fn: (...args: A) => Promise<unkno
       return true;
     } catch (err) {
       checkSession(err);
+      reach?.failed(err);
       setError(err);
       return false;
     } finally {
@@ -76,9 +89,10 @@ export function useAction<A extends unknown[]>(fn: (...args: A) => Promise<unkno
 }
 
 export function ErrorNote({ error }: { error?: unknown }) {
+  const reach = useReachability();
   if (error === undefined) return null;
-  // the frame's banner says it once (app.tsx)
-  if (error instanceof NetworkError) return null;
+  // the frame's banner says the node is not answering; each card need not repeat it
+  if (reach.downSince && isUnreachable(error)) return null;
   return (
     <p class="alert error" role="alert">
       {messageOf(error)}
@@ -98,8 +112,8 @@ export function Card({ title, children, actions, id }: { title: string; children
   );
 }
 
-/** A long id: shortened, the whole id in its title, and a button that copies it. */
-export function Id({ value, keep = 10 }: { value?: string | null; keep?: number }) {
+/** A long id: its name when known, else shortened; the whole id in its title, and a button that copies the id. */
+export function Id({ value, keep = 10, name }: { value?: string | null; keep?: number; name?: string }) {
   const [copied, setCopied] = useState(false);
   if (!value) return <span class="muted">–</span>;
   const copy = () =>
@@ -112,9 +126,15 @@ export function Id({ value, keep = 10 }: { value?: string | null; keep?: number 
     );
   return (
     <span class="id">
-      <code title={value} data-id={value}>
-        {short(value, keep)}
-      </code>
+      {name ? (
+        <span class="named" title={value} data-id={value}>
+          {name}
+        </span>
+      ) : (
+        <code title={value} data-id={value}>
+          {short(value, keep)}
+        </code>
+      )}
       <button type="button" class="link" onClick={copy} aria-label={`copy ${value}`} title="copy">
         {copied ? 'copied' : 'copy'}
       </button>
@@ -129,9 +149,12 @@ export interface Column<T> {
 }
 
 export function Table<T>({ rows, columns, empty, rowKey, label }: { rows: T[]; columns: Column<T>[]; empty: string; rowKey: (row: T) => string; label: string }) {
-  const { downSince } = useReachability();
-  // an empty list from a node that does not answer is not known to be empty
-  if (rows.length === 0) return <p class="muted empty">{downSince ? 'Not known: the node is not answering.' : empty}</p>;
+  const reach = useReachability();
+  if (rows.length === 0) {
+    // an empty list from a node that is not answering is not known to be empty
+    if (reach.downSince) return <p class="muted empty" data-testid="not-known">Not known while the node is not answering.</p>;
+    return <p class="muted empty">{empty}</p>;
+  }
   return (
     <div class="table-wrap">
       <table aria-label={label}>

@@ -13,7 +13,10 @@ import { useState } from 'preact/hooks';
 import { HttpError, parseJson, stringifyJson, type Application, type Context, type ContextSyncStatus } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { pretty, size } from '../format.ts';
-import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, valueOf, type Column } from '../ui.tsx';
+import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, useReachability, valueOf, type Column } from '../ui.tsx';
+import { argumentTemplate, defaultMethod, isDestructive, isReadOnly, writeQuestion } from '../abi.ts';
+import { useAbi } from '../use-abi.ts';
+import { STATE_ENTRIES_PANEL } from './context-state.tsx';
 import { aliasesById, appName } from './applications.tsx';
 import { SYNC_COLUMN, SYNC_PANEL } from './context-sync.tsx';
 
@@ -76,71 +79,36 @@ function StatePanel({ row }: PanelProps) {
   );
 }
 
-interface AbiType {
-  kind?: string;
-}
-interface AbiMethod {
-  name: string;
-  intent?: string;
-  params?: { name: string; type?: AbiType }[];
-}
-
-/** A JSON value of an ABI type to start from: "" for strings, 0 for numbers, … */
-function sample(type: AbiType | undefined): unknown {
-  switch (type?.kind) {
-    case 'string':
-      return '';
-    case 'bool':
-      return false;
-    case 'list':
-    case 'vector':
-    case 'set':
-      return [];
-    case 'map':
-    case 'record':
-      return {};
-    default:
-      return /^[ui](8|16|32|64|128)$|^f(32|64)$/.test(type?.kind ?? '') ? 0 : null;
-  }
-}
-
-/** The arguments of a method as JSON with every parameter named, from the ABI. */
-export function argumentTemplate(method: AbiMethod | undefined): string {
-  const params = method?.params ?? [];
-  return JSON.stringify(Object.fromEntries(params.map((p) => [p.name, sample(p.type)])));
-}
-
 function CallPanel({ row }: PanelProps) {
   const { client } = useDashboard();
   const { context } = row;
-  const abi = useLoad(
-    async (signal) => {
-      const doc = (await client.applications.abi(context.applicationId, { signal, serviceName: context.serviceName })) as { methods?: AbiMethod[] } | null;
-      // `init` runs once, when the context is created; it is not for calling
-      return Array.isArray(doc?.methods) ? doc.methods.filter((m) => m.name !== 'init') : [];
-    },
-    [context.applicationId, context.serviceName],
-  );
-  const methods = abi.data ?? [];
-  const [method, setMethod] = useState('');
-  /** undefined until edited: the chosen method's template */
-  const [edited, setArgs] = useState<string | undefined>();
+  const abi = useAbi(context);
+  const methods = abi.data?.methods ?? [];
+  const types = abi.data?.types ?? {};
+  const [method, setMethod] = useState<string>();
+  const [args, setArgs] = useState<string>();
   const [result, setResult] = useState<{ method: string; output: unknown }>();
-  // a read method by default, never one that writes (such as `clear`)
-  const chosen = method || (methods.find((m) => m.intent === 'read_only') ?? methods[0])?.name || '';
-  const chosenMethod = methods.find((m) => m.name === chosen);
-  const readOnly = chosenMethod?.intent === 'read_only';
-  const args = edited ?? (methods.length ? argumentTemplate(chosenMethod) : '{}');
+  // starts on a read method, never a destructive one (abi.ts); the template follows the method chosen
+  const chosen = method ?? defaultMethod(methods);
+  const spec = methods.find((m) => m.name === chosen);
+  const shownArgs = args ?? (spec ? argumentTemplate(spec, types) : '{}');
+  const readOnly = isReadOnly(spec);
+  const contextName = row.aliases[0] ?? context.name ?? `context ${context.id.slice(0, 10)}…`;
+  const choose = (name: string) => {
+    setMethod(name);
+    setArgs(undefined);
+    setResult(undefined);
+  };
   const [call, calling] = useAction(async () => {
-    if (!chosen) throw new Error('name the method to call');
-    // a method that writes changes the context for every member: ask first
-    if (!readOnly && !confirm(`Call ${chosen}? It may change the context's state for every member.`)) return;
+    if (!chosen) throw new Error('choose the method to call');
     let parsed: unknown;
     try {
-      parsed = args.trim() === '' ? {} : parseJson(args);
+      parsed = shownArgs.trim() === '' ? {} : parseJson(shownArgs);
     } catch (err) {
       throw new Error(`the arguments are not valid JSON: ${(err as Error).message}`);
     }
+    // a method that writes (or one the ABI does not describe) asks first
+    if (!readOnly && !confirm(spec ? writeQuestion(spec, contextName) : `${chosen} may change the state of ${contextName}. Run it?`)) return;
     setResult(undefined);
     const output = readOnly
       ? await client.contexts.query(context.id, chosen, parsed)
@@ -149,28 +117,32 @@ function CallPanel({ row }: PanelProps) {
   });
   return (
     <Form class="stack" label="call a method" onSubmit={call}>
-      <Field label="Method" hint={readOnly ? 'read-only: runs as a query, the state is not changed' : chosen ? 'writes: asks before it runs' : undefined}>
+      <Field
+        label="Method"
+        hint={
+          readOnly
+            ? 'read-only: runs as a query, the state is not changed'
+            : chosen
+              ? `writes: changes the state on every node that holds it (asks first)${spec && isDestructive(spec) ? '; may delete state' : ''}`
+              : undefined
+        }
+      >
         {methods.length ? (
-          <select
-            value={chosen}
-            onChange={(e) => {
-              setMethod(valueOf(e));
-              setArgs(undefined);
-            }}
-          >
+          <select value={chosen} onChange={(e) => choose(valueOf(e))}>
+            {chosen === '' ? <option value="">choose a method…</option> : null}
             {methods.map((m) => (
               <option value={m.name}>
                 {m.name}
-                {m.intent === 'read_only' ? ' (read-only)' : ' (writes)'}
+                {isReadOnly(m) ? ' (read-only)' : isDestructive(m) ? ' (writes, may delete)' : ' (writes)'}
               </option>
             ))}
           </select>
         ) : (
-          <input value={method} onInput={(e) => setMethod(valueOf(e))} placeholder="method name" spellcheck={false} />
+          <input value={chosen} onInput={(e) => setMethod(valueOf(e))} placeholder="method name" spellcheck={false} />
         )}
       </Field>
-      <Field label="Arguments (JSON)">
-        <textarea rows={4} value={args} onInput={(e) => setArgs(valueOf(e))} spellcheck={false} class="mono" />
+      <Field label="Arguments (JSON)" hint={spec?.params?.length ? 'a template from the ABI: fill in the values' : undefined}>
+        <textarea rows={4} value={shownArgs} onInput={(e) => setArgs(valueOf(e))} spellcheck={false} class="mono" />
       </Field>
       <div class="row">
         <button type="submit" class="primary" disabled={calling.busy}>
@@ -240,6 +212,7 @@ function AliasPanel({ row, reload }: PanelProps) {
 /** Panels of the selected context, in order. */
 export const CONTEXT_PANELS: ContextPanel[] = [
   { title: 'State', component: StatePanel },
+  STATE_ENTRIES_PANEL,
   SYNC_PANEL,
   { title: 'Call a method', component: CallPanel },
   { title: 'Aliases', component: AliasPanel },
@@ -250,6 +223,7 @@ const NEW_NAMESPACE = 'new';
 
 function CreateContext({ applications, onCreated }: { applications: Application[]; onCreated: (id: string) => void }) {
   const { client, events } = useDashboard();
+  const reach = useReachability();
   const [appId, setAppId] = useState('');
   const [group, setGroup] = useState(NEW_NAMESPACE);
   const [name, setName] = useState('');
@@ -283,7 +257,7 @@ function CreateContext({ applications, onCreated }: { applications: Application[
       <Form class="grid" label="create a context" onSubmit={create}>
         <Field label="Application">
           <select value={application} onChange={(e) => setAppId(valueOf(e))} disabled={!applications.length}>
-            {applications.length ? applications.map((a) => <option value={a.id}>{appName(a)} {a.version ?? ''}</option>) : <option value="">no application installed</option>}
+            {applications.length ? applications.map((a) => <option value={a.id}>{appName(a)} {a.version ?? ''}</option>) : <option value="">{reach.downSince ? 'not known while the node is not answering' : 'no application installed'}</option>}
           </select>
         </Field>
         <Field label="Namespace or group">

@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { displayBytes, isByteArray, type StreamFrame } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { pretty, short } from '../format.ts';
-import { Card } from '../ui.tsx';
+import { useNames, type Names } from '../names.ts';
+import { Card, Id } from '../ui.tsx';
 import type { LogEntry } from '../event-log.ts';
 
 /** One line of a frame's payload, byte arrays shown as text (or hex). */
@@ -19,8 +20,19 @@ export function frameDetails(frame: StreamFrame): string {
   return Object.keys(data).length ? pretty(data).replace(/\s+/g, ' ') : '';
 }
 
-function where(frame: StreamFrame): string {
-  return 'contextId' in frame ? `context ${short(frame.contextId)}` : `group ${short((frame as { groupId: string }).groupId)}`;
+const frameId = (frame: StreamFrame): { kind: 'context' | 'group'; id: string } =>
+  'contextId' in frame ? { kind: 'context', id: frame.contextId } : { kind: 'group', id: (frame as { groupId: string }).groupId };
+
+/** Where a frame comes from: the context's alias or name (the namespace's name), the id on hover and copy. */
+function Where({ frame, names }: { frame: StreamFrame; names: Names }) {
+  const { kind, id } = frameId(frame);
+  const name = names.get(id);
+  return (
+    <span class="where">
+      {kind}{' '}
+      {name ? <Id value={id} name={name} /> : <code title={id}>{short(id)}</code>}
+    </span>
+  );
 }
 
 export function Events() {
@@ -28,6 +40,7 @@ export function Events() {
   const [, setVersion] = useState(0);
   useEffect(() => events.onChange(() => setVersion((v) => v + 1)), [events]);
   const watching = events.watching;
+  const names = useNames([...new Set(events.entries.flatMap((e) => (e.frame ? [frameId(e.frame).id] : [])))]);
   return (
     <div class="page">
       <h1>Event log</h1>
@@ -52,13 +65,17 @@ export function Events() {
         ) : (
           <ol class="log" aria-label="events">
             {events.entries.map((e: LogEntry) =>
-              e.kind === 'note' ? (
+              e.kind === 'gap' ? (
+                <li key={e.seq} class="gap" data-testid="event-gap" data-missed={e.missed ?? ''}>
+                  <time>{e.at.toLocaleTimeString()}</time> <strong>{e.note}</strong>
+                </li>
+              ) : e.kind === 'note' ? (
                 <li key={e.seq} class="note">
                   <time>{e.at.toLocaleTimeString()}</time> <span class="muted">{e.note}</span>
                 </li>
               ) : (
                 <li key={e.seq} class="frame" data-type={e.frame!.type}>
-                  <time>{e.at.toLocaleTimeString()}</time> <span class="where">{where(e.frame!)}</span> <strong>{e.frame!.type}</strong>{' '}
+                  <time>{e.at.toLocaleTimeString()}</time> <Where frame={e.frame!} names={names} /> <strong>{e.frame!.type}</strong>{' '}
                   <span class="details">{frameDetails(e.frame!)}</span>
                 </li>
               ),

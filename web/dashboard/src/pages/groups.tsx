@@ -1,14 +1,30 @@
 /**
- * Namespaces and groups: create a namespace for an application, open one to see its groups, and
- * for a group its members (add, remove, role) and capabilities (each member's, and the default
- * for new members).
+ * Namespaces and groups: create a namespace for an application, join one with a pasted invitation,
+ * open one to see its groups, and for a group its members (add, remove, role) and capabilities
+ * (each member's, and the default for new members), an invitation to copy as one string, and the
+ * group's contexts (held here or not, joinable). Members and contexts are read again every few
+ * seconds while open, so a join or a removal made on another node shows up by itself.
  */
-import { useState } from 'preact/hooks';
-import { CAPABILITIES, invitationFromText, invitationToText, type GroupMember, type GroupRole, type SignedGroupOpenInvitation } from '../../../../src/client/index.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { CAPABILITIES, type GroupMember, type GroupRole } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
+import { BASE, navigate } from '../router.ts';
 import { when } from '../format.ts';
-import { Card, ConfirmButton, ErrorNote, Form, Id, Table, useAction, useLoad, valueOf } from '../ui.tsx';
+import { decodeInvitation, encodeInvitation } from '../invitation.ts';
+import { useNames } from '../names.ts';
+import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, valueOf } from '../ui.tsx';
 import { appName } from './applications.tsx';
+
+/** how often an open group's members and contexts are read again */
+const REFRESH_MS = 3_000;
+
+/** Reloads every few seconds while mounted. */
+function useEvery(reload: () => void, ms = REFRESH_MS): void {
+  useEffect(() => {
+    const timer = setInterval(reload, ms);
+    return () => clearInterval(timer);
+  }, [reload, ms]);
+}
 
 const ROLES: GroupRole[] = ['Admin', 'Member', 'ReadOnly'];
 const CAPABILITY_NAMES = Object.entries(CAPABILITIES) as [string, number][];
@@ -43,6 +59,9 @@ function Members({ groupId }: { groupId: string }) {
     const caps = await Promise.all(list.map((m) => client.settings.memberCapabilities(groupId, m.identity, { signal }).catch(() => undefined)));
     return list.map((m, i) => ({ member: m, caps: caps[i] }));
   }, [groupId]);
+  useEvery(members.reload);
+  const self = useLoad((signal) => client.accounts.identity({ signal }));
+  const selfAccount = self.data?.accountId;
   const [editing, setEditing] = useState<string>();
   const [identity, setIdentity] = useState('');
   const [role, setRole] = useState<GroupRole>('Member');
@@ -67,7 +86,15 @@ function Members({ groupId }: { groupId: string }) {
         empty={members.loading ? 'Loading…' : 'No members.'}
         columns={[
           { header: 'Account', cell: (r) => <Id value={r.member.identity} keep={16} /> },
-          { header: 'Name', cell: (r: { member: GroupMember }) => r.member.name ?? <span class="muted">–</span> },
+          {
+            header: 'Name',
+            cell: (r: { member: GroupMember }) => (
+              <span>
+                {r.member.name ?? (r.member.identity === selfAccount ? null : <span class="muted">–</span>)}
+                {r.member.identity === selfAccount ? <span class="badge">this node</span> : null}
+              </span>
+            ),
+          },
           {
             header: 'Role',
             cell: (r) => (
@@ -132,48 +159,155 @@ function Members({ groupId }: { groupId: string }) {
   );
 }
 
-/** The contexts registered in a group; one this node does not hold yet can be joined here. */
+const ROLE_NAMES = ['Admin', 'Member', 'ReadOnly'];
+
+/** Creates an invitation to the group and shows it as one string to copy (invitation.ts). */
+function Invite({ groupId }: { groupId: string }) {
+  const { client } = useDashboard();
+  const [hours, setHours] = useState('24');
+  const [made, setMade] = useState<{ text: string; expiresAt: number; role: number }>();
+  const [copied, setCopied] = useState(false);
+  const [invite, inviting] = useAction(async () => {
+    const secs = Math.round(Number(hours) * 3600);
+    if (!Number.isFinite(secs) || secs <= 0 || secs > 86_400) throw new Error('an invitation is valid for 1 minute to 24 hours');
+    const { invitation } = await client.invitations.inviteToGroup(groupId, { expirationTimestamp: secs });
+    const text = encodeInvitation(invitation);
+    setCopied(false);
+    setMade({ text, ...decodeInvitation(text) });
+  });
+  const copy = () =>
+    made &&
+    navigator.clipboard?.writeText(made.text).then(
+      () => setCopied(true),
+      () => undefined,
+    );
+  return (
+    <div class="stack">
+      <Form class="row" label="create an invitation" onSubmit={invite}>
+        <label class="check">
+          valid for
+          <select aria-label="valid for" value={hours} onChange={(e) => setHours(valueOf(e))}>
+            <option value="1">1 hour</option>
+            <option value="8">8 hours</option>
+            <option value="24">24 hours</option>
+          </select>
+        </label>
+        <button type="submit" disabled={inviting.busy}>
+          {inviting.busy ? 'Creating…' : 'Create invitation'}
+        </button>
+      </Form>
+      <ErrorNote error={inviting.error} />
+      {made ? (
+        <div class="stack" data-testid="invitation">
+          <textarea aria-label="invitation" class="mono" rows={3} readOnly value={made.text} onFocus={(e) => e.currentTarget.select()} />
+          <div class="row">
+            <button type="button" class="primary" onClick={() => void copy()}>
+              {copied ? 'Copied' : 'Copy invitation'}
+            </button>
+            <span class="muted">
+              joins as {ROLE_NAMES[made.role] ?? `role ${made.role}`}, valid until {when(made.expiresAt)}
+            </span>
+          </div>
+          <p class="alert note">
+            This string is a credential: whoever has it can join until it expires. Paste it on the other node's dashboard (Namespaces &amp; groups, <em>Join a namespace</em>) or
+            give it to <code>hearth namespace join</code>.
+          </p>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** The group's contexts: held on this node or not (then a Join button), read again every few seconds. */
 function GroupContexts({ groupId }: { groupId: string }) {
   const { client, events } = useDashboard();
-  const data = useLoad(async (signal) => {
-    const [registered, held] = await Promise.all([client.groups.contexts(groupId, { signal }), client.contexts.list({ signal })]);
-    const holds = new Set(held.map((c) => c.id));
-    return registered.map((c) => ({ id: c.contextId, held: holds.has(c.contextId) }));
+  const list = useLoad(async (signal) => {
+    const [entries, held] = await Promise.all([client.groups.contexts(groupId, { signal }), client.contexts.list({ signal })]);
+    const heldIds = new Set(held.map((c) => c.id));
+    return entries.map((e) => ({ ...e, held: heldIds.has(e.contextId) }));
   }, [groupId]);
+  useEvery(list.reload);
+  const names = useNames((list.data ?? []).filter((c) => c.held).map((c) => c.contextId));
   const [join, joining] = useAction(async (contextId: string) => {
     await client.contexts.join(contextId);
     events.watch({ contextIds: [contextId] });
-    data.reload();
+    list.reload();
   });
   return (
-    <>
-      <ErrorNote error={data.error ?? joining.error} />
-      <div class="row">
-        <button type="button" onClick={data.reload}>
-          Refresh contexts
-        </button>
-      </div>
+    <div class="stack">
+      <ErrorNote error={list.error ?? joining.error} />
       <Table
         label="group contexts"
-        rows={data.data ?? []}
-        rowKey={(c) => c.id}
-        empty={data.loading ? 'Loading…' : 'No context is registered in this group.'}
+        rows={list.data ?? []}
+        rowKey={(c) => c.contextId}
+        empty={list.loading ? 'Loading…' : 'No context in this group yet.'}
         columns={[
-          { header: 'Context', cell: (c) => <Id value={c.id} /> },
+          { header: 'Name', cell: (c) => names.get(c.contextId) ?? c.name ?? <span class="muted">–</span> },
+          { header: 'Context', cell: (c) => <Id value={c.contextId} /> },
           {
             header: 'On this node',
             cell: (c) =>
               c.held ? (
-                'joined'
+                <a href={`${BASE}/contexts?context=${c.contextId}`} onClick={(e) => { if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; e.preventDefault(); navigate(`contexts?context=${c.contextId}`); }}>
+                  held: open
+                </a>
               ) : (
-                <button type="button" onClick={() => void join(c.id)} disabled={joining.busy}>
+                <button type="button" onClick={() => void join(c.contextId)} disabled={joining.busy} aria-label={`join ${c.name ?? c.contextId}`}>
                   Join
                 </button>
               ),
           },
         ]}
       />
-    </>
+      <p class="muted">A member follows the contexts of its groups by itself (auto-follow); Join takes one now.</p>
+    </div>
+  );
+}
+
+/** Joins a namespace with a pasted invitation (the one-line string, or the JSON object). */
+function Join({ onJoined }: { onJoined: (namespaceId: string) => void }) {
+  const { client, events } = useDashboard();
+  const [pasted, setPasted] = useState('');
+  const [joined, setJoined] = useState<{ groupId: string; memberAccount: string }>();
+  let preview: string | undefined;
+  let problem: string | undefined;
+  if (pasted.trim()) {
+    try {
+      const d = decodeInvitation(pasted);
+      preview = `namespace ${d.namespaceId.slice(0, 12)}…, as ${ROLE_NAMES[d.role] ?? `role ${d.role}`}, valid until ${when(d.expiresAt)}${d.expiresAt * 1000 < Date.now() ? ' (expired)' : ''}`;
+    } catch (err) {
+      problem = (err as Error).message;
+    }
+  }
+  const [join, joining] = useAction(async () => {
+    const { invitation } = decodeInvitation(pasted);
+    const r = await client.invitations.joinGroup(invitation);
+    events.watch({ groupIds: [r.groupId] });
+    setJoined(r);
+    setPasted('');
+    onJoined(r.groupId);
+  });
+  return (
+    <Card title="Join a namespace">
+      <Form class="stack" label="join a namespace" onSubmit={join}>
+        <Field label="Invitation" hint="the one-line string from the inviting node's dashboard or `hearth namespace invite`, or its JSON">
+          <textarea rows={3} class="mono" value={pasted} onInput={(e) => setPasted(valueOf(e))} spellcheck={false} />
+        </Field>
+        {preview ? <p class="muted" data-testid="invitation-preview">Invites to {preview}</p> : null}
+        {problem ? <p class="alert error" role="alert">{problem}</p> : null}
+        <div class="row">
+          <button type="submit" class="primary" disabled={!preview || joining.busy}>
+            {joining.busy ? 'Joining…' : 'Join'}
+          </button>
+        </div>
+      </Form>
+      <ErrorNote error={joining.error} />
+      {joined ? (
+        <p class="alert ok" role="status">
+          Joined namespace <Id value={joined.groupId} /> as account <Id value={joined.memberAccount} />. Its contexts are listed below as this node follows them.
+        </p>
+      ) : null}
+    </Card>
   );
 }
 
@@ -202,12 +336,16 @@ function Group({ groupId, title }: { groupId: string; title: string }) {
         </dl>
       ) : null}
       <div class="panel">
-        <h3>Contexts</h3>
-        <GroupContexts groupId={groupId} />
-      </div>
-      <div class="panel">
         <h3>Members</h3>
         <Members groupId={groupId} />
+      </div>
+      <div class="panel">
+        <h3>Invite a node</h3>
+        <Invite groupId={groupId} />
+      </div>
+      <div class="panel">
+        <h3>Contexts of the group</h3>
+        <GroupContexts groupId={groupId} />
       </div>
       {info.data ? (
         <div class="panel">
@@ -245,27 +383,6 @@ export function Groups() {
     setGroup(groupId);
     subgroups.reload();
   });
-  const [invitation, setInvitation] = useState<{ namespaceId: string; text: string; expires: number }>();
-  const [invite, inviting] = useAction(async (namespaceId: string) => {
-    const { invitation: signed } = await client.invitations.inviteToNamespace(namespaceId);
-    setInvitation({ namespaceId, text: invitationToText(signed), expires: Number(signed.invitation.expiration_timestamp) });
-  });
-  const [pasted, setPasted] = useState('');
-  const [joined, setJoined] = useState<string>();
-  const [join, joining] = useAction(async () => {
-    const value = invitationFromText(pasted) as { invitation?: unknown; inviter_signature?: unknown };
-    // the signed invitation itself, or the {invitation, groupName} answer
-    const signed = (value.inviter_signature ? value : value.invitation) as SignedGroupOpenInvitation | undefined;
-    const group = signed?.invitation?.group_id as unknown as number[] | undefined;
-    if (!signed || !Array.isArray(group)) throw new Error('not a namespace invitation');
-    const namespaceId = group.map((b) => b.toString(16).padStart(2, '0')).join('');
-    await client.invitations.joinNamespace(namespaceId, signed);
-    events.watch({ groupIds: [namespaceId] });
-    setPasted('');
-    setJoined(namespaceId);
-    setOpen(namespaceId);
-    data.reload();
-  });
   const [remove, removing] = useAction(async (id: string) => {
     await client.namespaces.delete(id);
     if (open === id) setOpen(undefined);
@@ -290,30 +407,13 @@ export function Groups() {
         </Form>
         <ErrorNote error={creating.error} />
       </Card>
-      <Card title="Join a namespace">
-        <Form class="stack" label="join a namespace" onSubmit={join}>
-          <textarea
-            aria-label="invitation"
-            rows={3}
-            class="mono"
-            value={pasted}
-            onInput={(e) => setPasted(valueOf(e))}
-            placeholder="paste the inv1.… invitation made on another node (Invite, or hearth namespace invite)"
-            spellcheck={false}
-          />
-          <div class="row">
-            <button type="submit" class="primary" disabled={!pasted.trim() || joining.busy}>
-              {joining.busy ? 'Joining…' : 'Join'}
-            </button>
-          </div>
-        </Form>
-        <ErrorNote error={joining.error} />
-        {joined ? (
-          <p class="alert ok" role="status">
-            Joined namespace <Id value={joined} />
-          </p>
-        ) : null}
-      </Card>
+      <Join
+        onJoined={(id) => {
+          setOpen(id);
+          setGroup(undefined);
+          data.reload();
+        }}
+      />
       <Card title="Namespaces" actions={<button type="button" onClick={data.reload}>Refresh</button>}>
         <ErrorNote error={data.error ?? removing.error} />
         <Table
@@ -335,9 +435,6 @@ export function Groups() {
                   <button type="button" onClick={() => { setOpen(n.namespaceId); setGroup(undefined); }}>
                     Open
                   </button>
-                  <button type="button" onClick={() => void invite(n.namespaceId)} disabled={inviting.busy}>
-                    Invite
-                  </button>
                   <ConfirmButton question={`Delete namespace ${n.name ?? n.namespaceId}? Its groups and contexts go with it.`} onConfirm={() => void remove(n.namespaceId)} disabled={removing.busy}>
                     Delete
                   </ConfirmButton>
@@ -347,21 +444,6 @@ export function Groups() {
           ]}
         />
       </Card>
-      {invitation ? (
-        <Card title="Invitation">
-          <p class="muted">
-            One line for the joining node's dashboard ("Join a namespace") or <code>hearth namespace join</code>. It is a credential: whoever holds it can join
-            until {new Date(invitation.expires * 1000).toLocaleString()}.
-          </p>
-          <textarea aria-label="invitation to copy" readonly rows={3} class="mono" value={invitation.text} onFocus={(e) => (e.currentTarget as HTMLTextAreaElement).select()} />
-          <div class="row">
-            <button type="button" onClick={() => void navigator.clipboard?.writeText(invitation.text)}>
-              Copy
-            </button>
-          </div>
-        </Card>
-      ) : null}
-      <ErrorNote error={inviting.error} />
       {open ? (
         <Card title="Groups of the namespace">
           <ErrorNote error={subgroups.error ?? creatingSub.error} />

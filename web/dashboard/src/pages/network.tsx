@@ -9,6 +9,7 @@ import { useDashboard } from '../app-context.ts';
 import { pretty, short, size } from '../format.ts';
 import { banActive, classifyTopic, networkSummary, readNetworkStatus, type Ban, type Connection, type NetworkView } from '../network-status.ts';
 import { BASE, navigate } from '../router.ts';
+import { useNames, type Names } from '../names.ts';
 import { ago } from '../sync-status.ts';
 import { Card, ErrorNote, Id, Table, useLoad } from '../ui.tsx';
 
@@ -89,7 +90,7 @@ function Peers({ connections }: { connections: Connection[] }) {
   );
 }
 
-function Topics({ view, contexts, namespaces }: { view: NetworkView; contexts: Set<string>; namespaces: Map<string, string | undefined> }) {
+function Topics({ view, contexts, namespaces, names }: { view: NetworkView; contexts: Set<string>; namespaces: Map<string, string | undefined>; names: Names }) {
   return (
     <Card title="Topics">
       <Table
@@ -122,6 +123,7 @@ function Topics({ view, contexts, namespaces }: { view: NetworkView; contexts: S
                     }}
                   >
                     {info.description}
+                    {names.get(info.id) ? ` (${names.get(info.id)})` : ''}
                   </a>
                 );
               }
@@ -205,6 +207,7 @@ export function Network() {
     const [contexts, namespaces] = await Promise.all([client.contexts.list({ signal }), client.namespaces.list({ signal })]);
     return { contexts: new Set(contexts.map((c) => c.id.toLowerCase())), namespaces: new Map(namespaces.map((n) => [n.namespaceId.toLowerCase(), n.name])) };
   });
+  const names = useNames();
   const view = status.data;
   return (
     <div class="page">
@@ -221,7 +224,7 @@ export function Network() {
       {view && !view.standalone ? (
         <>
           <Peers connections={view.connections} />
-          <Topics view={view} contexts={held.data?.contexts ?? new Set()} namespaces={held.data?.namespaces ?? new Map()} />
+          <Topics view={view} contexts={held.data?.contexts ?? new Set()} namespaces={held.data?.namespaces ?? new Map()} names={names} />
           <Traffic view={view} />
           <Penalties view={view} />
           {view.replication ? (

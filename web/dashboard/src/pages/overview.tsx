@@ -1,8 +1,13 @@
-/** Overview: is the node alive and ready, its version, peers, uptime, store size and what it holds. */
+/**
+ * Overview: which node this is (its name), is it alive and ready, the hearth version, uptime, peers,
+ * contexts and store size, and what it holds. The name, version and uptime are the node's own
+ * (`hearth_node_info`, `hearth_build_info`, `process_uptime_seconds` of GET /metrics), not those of
+ * its auth component.
+ */
 import { statusOf } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { duration, size } from '../format.ts';
-import { total, parseMetrics } from '../metrics.ts';
+import { total, parseMetrics, type Sample } from '../metrics.ts';
 import { Card, ErrorNote, Id, useLoad } from '../ui.tsx';
 
 async function probe(fn: () => Promise<unknown>): Promise<string> {
@@ -26,9 +31,19 @@ export function Overview() {
       client.accounts.identity(opts),
       client.admin.metrics(opts).then(parseMetrics),
     ]);
-    // the node's own version (hearth_build_info), not the auth component's name and version
-    const build = metrics.find((s) => s.name === 'hearth_build_info')?.labels.version;
-    return { health, ready, service, auth, peers, identity, version: build ? `hearth ${build}` : `${service.service} ${service.version}`, storeBytes: total(metrics, 'hearth_store_bytes'), metrics };
+    const label = (name: string, key: string): string | undefined => metrics.find((m: Sample) => m.name === name)?.labels[key];
+    const uptime = metrics.find((m: Sample) => m.name === 'process_uptime_seconds')?.value;
+    return {
+      health,
+      ready,
+      service,
+      peers,
+      identity,
+      name: label('hearth_node_info', 'name'),
+      version: label('hearth_build_info', 'version') ?? service.version,
+      uptime: uptime ?? auth.uptime_seconds,
+      storeBytes: total(metrics, 'hearth_store_bytes'),
+    };
   });
   const counts = useLoad(async (signal) => {
     const [apps, contexts, namespaces, blobs] = await Promise.all([
@@ -46,13 +61,18 @@ export function Overview() {
       <h1>Overview</h1>
       <ErrorNote error={node.error ?? counts.error} />
       <div class="tiles">
+        <div class="tile" data-testid="node-name">
+          <span class="label">Node</span>
+          <strong title={location.host}>{n ? (n.name ?? location.host) : '…'}</strong>
+          <small class="muted">{location.host}</small>
+        </div>
         <div class={`tile ${n ? (ok ? 'good' : 'bad') : ''}`} data-testid="health">
           <span class="label">Health</span>
           <strong>{n ? `${n.health}, ${n.ready}` : '…'}</strong>
         </div>
         <div class="tile" data-testid="version">
           <span class="label">Version</span>
-          <strong>{n ? n.version : '…'}</strong>
+          <strong>{n ? `hearth ${n.version}` : '…'}</strong>
         </div>
         <div class="tile" data-testid="peers">
           <span class="label">Peers</span>
@@ -60,7 +80,11 @@ export function Overview() {
         </div>
         <div class="tile" data-testid="uptime">
           <span class="label">Uptime</span>
-          <strong>{n ? duration(n.auth.uptime_seconds) : '…'}</strong>
+          <strong>{n ? duration(n.uptime) : '…'}</strong>
+        </div>
+        <div class="tile" data-testid="contexts">
+          <span class="label">Contexts</span>
+          <strong>{counts.data?.contexts ?? '…'}</strong>
         </div>
         <div class="tile" data-testid="store-size">
           <span class="label">Store size</span>
@@ -94,8 +118,6 @@ export function Overview() {
             <dd>
               <Id value={n.identity.publicKey} keep={16} />
             </dd>
-            <dt>Address</dt>
-            <dd>{location.host}</dd>
             <dt>Auth</dt>
             <dd>
               {n.service.authentication_mode} ({n.service.providers.join(', ')})
