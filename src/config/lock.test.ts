@@ -27,6 +27,18 @@ describe('HomeLock', () => {
     expect(await readLock(dir)).toBeUndefined();
   });
 
+  it('a release while the URL is being written leaves no lock behind (the write does not put it back)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const lock = await HomeLock.acquire(dir);
+      const writing = lock.setUrl('http://127.0.0.1:2528');
+      await lock.release();
+      await writing;
+      expect(await readLock(dir)).toBeUndefined();
+      await lock.setUrl('http://127.0.0.1:2529'); // after release: nothing written
+      expect(await readLock(dir)).toBeUndefined();
+    }
+  });
+
   it('refuses a home a live process holds, naming its pid and URL', async () => {
     await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: process.ppid, url: 'http://127.0.0.1:2600' }));
     const err = await HomeLock.acquire(dir).catch((e: unknown) => e);

@@ -68,6 +68,8 @@ export async function runningNode(dir: string): Promise<LockInfo | undefined> {
 
 export class HomeLock {
   private released = false;
+  /** a `setUrl` write in flight: `release` waits for it, or the write would put the lock back after it */
+  private writing: Promise<void> | undefined;
   private readonly onExit = () => this.releaseSync();
 
   private constructor(
@@ -105,14 +107,17 @@ export class HomeLock {
 
   /** Records where the node listens (written whole; the lock is never absent meanwhile). */
   async setUrl(url: string): Promise<void> {
+    if (this.released) return;
     this.info = { ...this.info, url };
-    await writeFile(this.path, `${JSON.stringify(this.info)}\n`, { mode: 0o600 });
+    this.writing = writeFile(this.path, `${JSON.stringify(this.info)}\n`, { mode: 0o600 });
+    await this.writing;
   }
 
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
     process.off('exit', this.onExit);
+    await this.writing?.catch(() => undefined);
     if (await this.ours()) await rm(this.path, { force: true });
   }
 

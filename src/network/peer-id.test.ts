@@ -1,3 +1,4 @@
+import './polyfill.ts';
 import { generateKeyPairSync } from 'node:crypto';
 import { privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { describe, expect, it } from 'vitest';
