@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard } from '../../scripts/build-web.ts';
-import { createClient, invitationFromText, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { createClient, invitationFromText, MemoryTokenStore, type Client, type SignedGroupOpenInvitation } from '../../src/client/index.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { MemoryHub } from '../../src/network/memory.ts';
 import { makeBundle } from '../helpers/bundles.ts';
@@ -160,6 +160,21 @@ describe('the dashboard across two nodes', () => {
     await expect.poll(async () => (await clientA.groups.members(namespaceId)).some((m) => m.identity === accountB)).toBe(false);
     await shot(pageA, '4-member-removed');
     expect(await groupA.getByRole('alert').count()).toBe(0);
+
+    // A: a new invitation, revoked from the page; B (removed, so an invitation issued after its
+    // removal would let it back) is refused with it
+    await groupA.getByRole('form', { name: 'create an invitation' }).getByRole('button', { name: 'Create invitation' }).click();
+    await expect.poll(async () => groupA.getByRole('textbox', { name: 'invitation' }).inputValue()).not.toBe(text);
+    const revokedText = await groupA.getByRole('textbox', { name: 'invitation' }).inputValue();
+    const asked = questions.length;
+    await groupA.getByRole('button', { name: 'Revoke invitation' }).click();
+    await groupA.getByRole('button', { name: 'Revoked' }).waitFor();
+    expect(questions[asked]).toMatch(/Revoke this invitation\?/);
+    expect(await groupA.getByRole('status').textContent()).toContain('every member node refuses this invitation now');
+    expect(await groupA.getByRole('button', { name: 'Copy invitation' }).isDisabled()).toBe(true);
+    await shot(pageA, '4b-invitation-revoked');
+    const revoked = invitationFromText(revokedText) as SignedGroupOpenInvitation;
+    await expect(clientB.invitations.joinNamespace(namespaceId, revoked)).rejects.toThrow(/revoked/i);
     expect(pageErrors).toEqual([]);
   });
 

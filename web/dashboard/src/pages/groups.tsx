@@ -6,7 +6,7 @@
  * seconds while open, so a join or a removal made on another node shows up by itself.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { CAPABILITIES, type GroupMember, type GroupRole } from '../../../../src/client/index.ts';
+import { CAPABILITIES, type GroupMember, type GroupRole, type SignedGroupOpenInvitation } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { BASE, navigate } from '../router.ts';
 import { when } from '../format.ts';
@@ -165,15 +165,21 @@ const ROLE_NAMES = ['Admin', 'Member', 'ReadOnly'];
 function Invite({ groupId }: { groupId: string }) {
   const { client } = useDashboard();
   const [hours, setHours] = useState('24');
-  const [made, setMade] = useState<{ text: string; expiresAt: number; role: number }>();
+  const [made, setMade] = useState<{ text: string; expiresAt: number; role: number; invitation: SignedGroupOpenInvitation; revoked?: boolean }>();
   const [copied, setCopied] = useState(false);
+  // revoking writes an op in the namespace's log: every member node refuses the invitation from then on
+  const [revoke, revoking] = useAction(async () => {
+    if (!made) return;
+    await client.invitations.revoke(groupId, { invitation: made.invitation });
+    setMade({ ...made, revoked: true });
+  });
   const [invite, inviting] = useAction(async () => {
     const secs = Math.round(Number(hours) * 3600);
     if (!Number.isFinite(secs) || secs <= 0 || secs > 86_400) throw new Error('an invitation is valid for 1 minute to 24 hours');
     const { invitation } = await client.invitations.inviteToGroup(groupId, { expirationTimestamp: secs });
     const text = encodeInvitation(invitation);
     setCopied(false);
-    setMade({ text, ...decodeInvitation(text) });
+    setMade({ ...decodeInvitation(text), text });
   });
   const copy = () =>
     made &&
@@ -201,17 +207,27 @@ function Invite({ groupId }: { groupId: string }) {
         <div class="stack" data-testid="invitation">
           <textarea aria-label="invitation" class="mono" rows={3} readOnly value={made.text} onFocus={(e) => e.currentTarget.select()} />
           <div class="row">
-            <button type="button" class="primary" onClick={() => void copy()}>
+            <button type="button" class="primary" disabled={made.revoked} onClick={() => void copy()}>
               {copied ? 'Copied' : 'Copy invitation'}
             </button>
+            <ConfirmButton question="Revoke this invitation? Every member node will refuse it, also if it was already handed out." disabled={made.revoked || revoking.busy} onConfirm={() => void revoke()}>
+              {made.revoked ? 'Revoked' : revoking.busy ? 'Revoking…' : 'Revoke invitation'}
+            </ConfirmButton>
             <span class="muted">
               joins as {ROLE_NAMES[made.role] ?? `role ${made.role}`}, valid until {when(made.expiresAt)}
             </span>
           </div>
-          <p class="alert note">
-            This string is a credential: whoever has it can join until it expires. Paste it on the other node's dashboard (Namespaces &amp; groups, <em>Join a namespace</em>) or
-            give it to <code>hearth namespace join</code>.
-          </p>
+          <ErrorNote error={revoking.error} />
+          {made.revoked ? (
+            <p class="alert note" role="status">
+              Revoked: every member node refuses this invitation now (an op in the namespace's log). Create a new one to invite someone.
+            </p>
+          ) : (
+            <p class="alert note">
+              This string is a credential: whoever has it can join until it expires, once (an invitation admits one account), unless it is revoked. Paste it on the other
+              node's dashboard (Namespaces &amp; groups, <em>Join a namespace</em>) or give it to <code>hearth namespace join</code>.
+            </p>
+          )}
         </div>
       ) : null}
     </div>
