@@ -15,10 +15,14 @@ import './polyfill.ts';
 import { isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { noise } from '@chainsafe/libp2p-noise';
+import { autoNAT } from '@libp2p/autonat';
+import { circuitRelayServer, circuitRelayTransport, type CircuitRelayService } from '@libp2p/circuit-relay-v2';
+import { dcutr } from '@libp2p/dcutr';
+import { kadDHT, passthroughMapper, type KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { gossipsub, type GossipSub, type Message } from '@libp2p/gossipsub';
 import { identify } from '@libp2p/identify';
-import type { Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
+import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
 import { mdns } from '@libp2p/mdns';
 import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
@@ -38,6 +42,7 @@ import {
   type PeerEvent,
   type PeerKey,
   type PenaltyReason,
+  type InternetStatus,
   type ProtocolOptions,
   type RequestHandler,
   type RequestOptions,
@@ -51,6 +56,45 @@ import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
 import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
+import { ReachabilityProbe } from './reachability.ts';
+import { DirectUpgrades } from './upgrades.ts';
+
+/**
+ * The internet half (issue #24, docs/network.md "Across the internet"): relays, hole punching,
+ * AutoNAT and a Kademlia DHT under hearth's own protocol prefix.
+ */
+export interface InternetOptions {
+  /** serve as a circuit relay v2 for other nodes */
+  relayServer: boolean;
+  /** reservations this relay holds at once */
+  relayMaxReservations: number;
+  /** bytes one relayed connection may carry each way before the relay closes it (0 = no limit) */
+  relayDataLimitBytes: number;
+  /** how long one relayed connection may last (0 = no limit) */
+  relayDurationLimitSecs: number;
+  /** reserve a slot on relays this node is connected to and advertise the relayed address */
+  relayClient: boolean;
+  /** the Kademlia DHT: peer routing by peer id and provider records */
+  dht: boolean;
+  /** AutoNAT (libp2p's module, plus hearth's dial-back probe: reachability.ts) */
+  autonat: boolean;
+  /** DCUtR: upgrade a relayed connection to a direct one where the NATs allow it */
+  holePunching: boolean;
+}
+
+export const DEFAULT_INTERNET: InternetOptions = {
+  relayServer: false,
+  relayMaxReservations: 128,
+  relayDataLimitBytes: 1 << 30,
+  relayDurationLimitSecs: 3_600,
+  relayClient: true,
+  dht: true,
+  autonat: true,
+  holePunching: true,
+};
+
+/** hearth networks keep a DHT of their own: peers of other libp2p networks never join its table */
+export const DHT_PROTOCOL = '/hearth/kad/1.0.0';
 
 export interface Libp2pNetworkOptions {
   /** the node signing key (`HomePaths.nodeKey`, an Ed25519 private `KeyObject`): the peer id derives from it */
@@ -70,6 +114,8 @@ export interface Libp2pNetworkOptions {
   redial?: Partial<RedialPolicy>;
   /** deadline of a dial made on a peer found by mDNS (default 10 s) */
   discoveryDialTimeoutMs?: number;
+  /** relays, hole punching, AutoNAT, DHT (default DEFAULT_INTERNET) */
+  internet?: Partial<InternetOptions>;
 }
 
 /** Gossip RPC frames may carry a full message plus its signature, key and topic. */
@@ -84,7 +130,12 @@ export function createLibp2pNetwork(opts: Libp2pNetworkOptions): Libp2pNetwork {
 
 export class Libp2pNetwork implements Network {
   readonly self: PeerKey;
-  private node: Libp2p<{ pubsub: GossipSub }> | undefined;
+  private node: Libp2p<{ pubsub: GossipSub; relay?: CircuitRelayService; dht?: KadDHT }> | undefined;
+  private readonly internet: InternetOptions;
+  private readonly upgrades = new DirectUpgrades(Date.now);
+  private readonly reach: ReachabilityProbe;
+  /** relayed addresses of this node, with when each was first seen */
+  private readonly relayedSince = new Map<string, number>();
   private state: 'new' | 'started' | 'stopped' = 'new';
   private readonly log: Logger;
   private readonly listen: Multiaddr;
@@ -126,6 +177,17 @@ export class Libp2pNetwork implements Network {
       },
       { ...DEFAULT_REDIAL, ...opts.redial },
     );
+    this.internet = { ...DEFAULT_INTERNET, ...opts.internet };
+    this.reach = new ReachabilityProbe({
+      request: (peer, protocol, data, o) => this.request(peer, protocol, data, o),
+      handle: (protocol, handler, o) => this.handle(protocol, handler, o),
+      directRemote: (peer) => this.directRemote(peer),
+      dialBack: (address, signal) => this.dialBack(address, signal),
+      peerIdOf: (peer) => libp2pPeerIdOf(peer),
+      listenPorts: () => this.tcpPorts(),
+      now: Date.now,
+    });
+    if (this.internet.autonat) this.reach.start();
     this.exchangeHost = {
       counters: this.counters,
       log: this.log,
@@ -146,8 +208,8 @@ export class Libp2pNetwork implements Network {
     const node = await createLibp2p({
       start: false,
       privateKey: libp2pPrivateKey(this.opts.privateKey),
-      addresses: { listen: [this.listen.toString()] },
-      transports: [tcp()],
+      addresses: { listen: [this.listen.toString(), ...(this.internet.relayClient ? ['/p2p-circuit'] : [])] },
+      transports: [tcp(), ...(this.internet.relayClient ? [circuitRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
       connectionEncrypters: [noise()],
       streamMuxers: [
         trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION, streamOptions: { maxStreamWindowSize: STREAM_WINDOW_BYTES } }), {
@@ -175,6 +237,7 @@ export class Libp2pNetwork implements Network {
         identify: identify(),
         ping: ping(),
         // domain.md §1.1: mesh 2/4/8, one outbound, flood publish, signed, 1 MiB, 1 s back-offs
+        ...this.internetServices(),
         pubsub: gossipsub({
           D: 4,
           Dlo: 2,
@@ -189,12 +252,16 @@ export class Libp2pNetwork implements Network {
           maxInboundDataLength: MAX_GOSSIP_BYTES + GOSSIP_RPC_SLACK,
           pruneBackoff: 1_000,
           unsubcribeBackoff: 1_000,
+          // a peer reached only through a relay still replicates (the relay bounds its data)
+          runOnLimitedConnection: true,
         }),
       },
     });
     this.node = node;
     node.addEventListener('peer:connect', (e) => this.peerEvent('connected', e.detail));
     node.addEventListener('peer:disconnect', (e) => this.peerEvent('disconnected', e.detail));
+    node.addEventListener('connection:open', (e) => this.connectionOpened(e.detail));
+    node.addEventListener('connection:close', (e) => this.connectionClosed(e.detail));
     if (this.opts.mdns) node.addEventListener('peer:discovery', (e) => void this.discovered(e.detail));
     node.services.pubsub.addEventListener('message', (e) => this.onGossip(e.detail));
     try {
@@ -309,7 +376,7 @@ export class Libp2pNetwork implements Network {
       } catch {
         throw new NetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
       }
-      const dial = (id: PeerId, p: string, signal: AbortSignal) => node.dialProtocol(id, p, { signal });
+      const dial = (id: PeerId, p: string, signal: AbortSignal) => node.dialProtocol(id, p, { signal, runOnLimitedConnection: true });
       yield* requestFrames(this.exchangeHost, dial, peer, remote, protocol, data, opts);
     } catch (err) {
       outcome = err instanceof NetworkError ? err.kind : 'protocol';
@@ -362,6 +429,7 @@ export class Libp2pNetwork implements Network {
       requests: this.counters.requests(),
       penalties: this.box.penalties(),
       banned: this.box.banned(),
+      ...(node ? { internet: this.internetStatus(node) } : {}),
     };
   }
 
@@ -381,7 +449,105 @@ export class Libp2pNetwork implements Network {
     await this.node!.handle(served.protocol, (stream, connection) => serveStream(this.exchangeHost, served, stream, connection), {
       maxInboundStreams: Math.max(32, limit * 4),
       maxOutboundStreams: MAX_STREAMS_PER_CONNECTION,
+      runOnLimitedConnection: true,
     });
+  }
+
+  /** The services of the internet half, as configured. */
+  private internetServices(): Record<string, (components: never) => unknown> {
+    const o = this.internet;
+    const services: Record<string, (components: never) => unknown> = {};
+    if (o.relayServer) {
+      services.relay = circuitRelayServer({
+        reservations: {
+          maxReservations: o.relayMaxReservations,
+          applyDefaultLimit: o.relayDataLimitBytes > 0 || o.relayDurationLimitSecs > 0,
+          ...(o.relayDataLimitBytes > 0 ? { defaultDataLimit: BigInt(o.relayDataLimitBytes) } : {}),
+          ...(o.relayDurationLimitSecs > 0 ? { defaultDurationLimit: o.relayDurationLimitSecs * 1000 } : {}),
+        },
+      }) as never;
+    }
+    if (o.autonat) services.autonat = autoNAT({ startupDelay: 5_000 }) as never;
+    if (o.holePunching && o.relayClient) services.dcutr = dcutr() as never;
+    if (o.dht) {
+      // private addresses stay in the table: hearth networks live on LANs and loopback too
+      services.dht = kadDHT({ protocol: DHT_PROTOCOL, clientMode: false, peerInfoMapper: passthroughMapper, allowQueryWithZeroPeers: true }) as never;
+    }
+    return services;
+  }
+
+  private internetStatus(node: Libp2p<{ relay?: CircuitRelayService; dht?: KadDHT }>): InternetStatus {
+    const now = Date.now();
+    const relayed = node.getMultiaddrs().map(String).filter((a) => a.includes('/p2p-circuit'));
+    for (const a of relayed) if (!this.relayedSince.has(a)) this.relayedSince.set(a, now);
+    for (const a of [...this.relayedSince.keys()]) if (!relayed.includes(a)) this.relayedSince.delete(a);
+    const relays = relayed.flatMap((address) => {
+      const relay = /\/p2p\/([^/]+)\/p2p-circuit/.exec(address)?.[1];
+      return relay ? [{ peerId: relay, reservationStatus: 'accepted' as const, address, since: this.relayedSince.get(address) ?? now }] : [];
+    });
+    const relay = node.services.relay;
+    const dht = node.services.dht as (KadDHT & { routingTable?: { size: number } }) | undefined;
+    return {
+      relays,
+      ...(relay ? { relayServer: { reservations: relay.reservations.size, maxReservations: this.internet.relayMaxReservations } } : {}),
+      directUpgrades: this.upgrades.list(),
+      upgradeCounts: this.upgrades.counts(),
+      autonat: this.reach.status(),
+      ...(dht ? { dht: { routingTableSize: dht.routingTable?.size ?? 0, protocol: DHT_PROTOCOL } } : {}),
+    };
+  }
+
+  private connectionOpened(conn: Connection): void {
+    const peerId = conn.remotePeer.toString();
+    if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id);
+    else this.upgrades.directOpened(peerId, conn.id);
+    const peer = peerKeyOf(conn.remotePeer);
+    if (peer && this.internet.autonat && !isRelayed(conn)) this.reach.onConnected(peer);
+  }
+
+  private connectionClosed(conn: Connection): void {
+    if (!isRelayed(conn)) return;
+    const stillRelayed = this.node?.getConnections(conn.remotePeer).some((c) => c !== conn && isRelayed(c)) ?? false;
+    if (!stillRelayed) this.upgrades.relayedClosed(conn.remotePeer.toString());
+  }
+
+  /** The remote IP of a direct connection to `peer`, for the dial-back probe. */
+  private directRemote(peer: PeerKey): { ip: string; family: 4 | 6 } | undefined {
+    if (!this.node || this.state !== 'started') return undefined;
+    let id: PeerId;
+    try {
+      id = peerIdOfKey(peer);
+    } catch {
+      return undefined;
+    }
+    for (const c of this.node.getConnections(id)) {
+      if (isRelayed(c)) continue;
+      const ip = c.remoteAddr.getComponents().find((x) => x.name === 'ip4' || x.name === 'ip6');
+      if (ip?.value) return { ip: ip.value, family: ip.name === 'ip6' ? 6 : 4 };
+    }
+    return undefined;
+  }
+
+  /** Dials `address` on a connection of its own (never an existing one), then closes it. */
+  private async dialBack(address: string, signal: AbortSignal): Promise<PeerKey> {
+    const node = this.node;
+    if (!node || this.state !== 'started') throw new NetworkError('unreachable', 'the network is not started');
+    const conn = await node.dial(multiaddr(address), { signal: AbortSignal.any([signal, this.stopper.signal]), force: true });
+    const peer = peerKeyOf(conn.remotePeer);
+    void conn.close().catch(() => undefined);
+    if (!peer) throw new NetworkError('unreachable', 'the peer is not an Ed25519 node key');
+    return peer;
+  }
+
+  /** The TCP ports this node listens on. */
+  private tcpPorts(): number[] {
+    const ports = new Set<number>();
+    for (const a of this.node?.getMultiaddrs() ?? []) {
+      if (String(a).includes('/p2p-circuit')) continue;
+      const tcpPort = a.getComponents().find((c) => c.name === 'tcp')?.value;
+      if (tcpPort) ports.add(Number(tcpPort));
+    }
+    return [...ports];
   }
 
   private async dialWith(address: string, signal: AbortSignal, what: string): Promise<PeerKey> {
@@ -462,6 +628,11 @@ export class Libp2pNetwork implements Network {
       timer.clear();
     }
   }
+}
+
+/** a connection through a circuit relay (limited, or its remote address names `/p2p-circuit`) */
+function isRelayed(conn: Connection): boolean {
+  return conn.limits !== undefined || String(conn.remoteAddr).includes('/p2p-circuit');
 }
 
 function keysOf(ids: PeerId[]): PeerKey[] {
