@@ -56,7 +56,7 @@ import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
 import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
-import { ReachabilityProbe } from './reachability.ts';
+import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
 
 /**
@@ -95,6 +95,11 @@ export const DEFAULT_INTERNET: InternetOptions = {
 
 /** hearth networks keep a DHT of their own: peers of other libp2p networks never join its table */
 export const DHT_PROTOCOL = '/hearth/kad/1.0.0';
+
+/** the part of libp2p's (internal) transport manager this network uses */
+interface TransportManager {
+  listen(addrs: Multiaddr[]): Promise<void>;
+}
 
 export interface Libp2pNetworkOptions {
   /** the node signing key (`HomePaths.nodeKey`, an Ed25519 private `KeyObject`): the peer id derives from it */
@@ -136,6 +141,10 @@ export class Libp2pNetwork implements Network {
   private readonly reach: ReachabilityProbe;
   /** relayed addresses of this node, with when each was first seen */
   private readonly relayedSince = new Map<string, number>();
+  /** libp2p's transport manager (handed over by a pseudo-service), to listen on `/p2p-circuit` later */
+  private transportManager: TransportManager | undefined;
+  /** whether this node has asked for a relay reservation (once, when it learnt it is private) */
+  private seekingRelay = false;
   private state: 'new' | 'started' | 'stopped' = 'new';
   private readonly log: Logger;
   private readonly listen: Multiaddr;
@@ -186,8 +195,11 @@ export class Libp2pNetwork implements Network {
       peerIdOf: (peer) => libp2pPeerIdOf(peer),
       listenPorts: () => this.tcpPorts(),
       now: Date.now,
+      verdict: (v) => this.reachabilityChanged(v),
     });
-    if (this.internet.autonat) this.reach.start();
+    // served even with `autonat` off: a peer asking a protocol this node does not serve earns a
+    // penalty, and answering costs at most four dials at once
+    this.reach.start();
     this.exchangeHost = {
       counters: this.counters,
       log: this.log,
@@ -208,7 +220,9 @@ export class Libp2pNetwork implements Network {
     const node = await createLibp2p({
       start: false,
       privateKey: libp2pPrivateKey(this.opts.privateKey),
-      addresses: { listen: [this.listen.toString(), ...(this.internet.relayClient ? ['/p2p-circuit'] : [])] },
+      // no `/p2p-circuit` here: listening on it starts relay discovery, a DHT random walk that never
+      // ends while no relay is reserved; the node asks for a relay once it knows it is private
+      addresses: { listen: [this.listen.toString()] },
       transports: [tcp(), ...(this.internet.relayClient ? [circuitRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
       connectionEncrypters: [noise()],
       streamMuxers: [
@@ -468,10 +482,17 @@ export class Libp2pNetwork implements Network {
       }) as never;
     }
     if (o.autonat) services.autonat = autoNAT({ startupDelay: 5_000 }) as never;
+    // not a service: hands over the transport manager, so the node can listen on `/p2p-circuit` later
+    services.transports = ((components: { transportManager: TransportManager }) => {
+      this.transportManager = components.transportManager;
+      return {};
+    }) as never;
     if (o.holePunching && o.relayClient) services.dcutr = dcutr() as never;
     if (o.dht) {
-      // private addresses stay in the table: hearth networks live on LANs and loopback too
-      services.dht = kadDHT({ protocol: DHT_PROTOCOL, clientMode: false, peerInfoMapper: passthroughMapper, allowQueryWithZeroPeers: true }) as never;
+      // private addresses stay in the table: hearth networks live on LANs and loopback too. Queries
+      // wait for a first peer (allowQueryWithZeroPeers: true makes libp2p's random walk spin on an
+      // empty table and starve the event loop)
+      services.dht = kadDHT({ protocol: DHT_PROTOCOL, clientMode: false, peerInfoMapper: passthroughMapper }) as never;
     }
     return services;
   }
@@ -495,6 +516,21 @@ export class Libp2pNetwork implements Network {
       autonat: this.reach.status(),
       ...(dht ? { dht: { routingTableSize: dht.routingTable?.size ?? 0, protocol: DHT_PROTOCOL } } : {}),
     };
+  }
+
+  /**
+   * A private node reserves a slot on a relay: listening on `/p2p-circuit` makes the relay transport
+   * reserve on a connected relay, else on relays in the peer store, else on relays a DHT random walk
+   * finds. A public node needs none (peers dial it), so it never starts that search.
+   */
+  private reachabilityChanged(v: Reachability): void {
+    if (v !== 'private' || this.seekingRelay || !this.internet.relayClient || !this.transportManager || this.state !== 'started') return;
+    this.seekingRelay = true;
+    this.log.info('network: not reachable from outside; reserving a slot on a relay');
+    this.transportManager.listen([multiaddr('/p2p-circuit')]).catch((err: Error) => {
+      this.seekingRelay = false;
+      this.log.warn({ err: err.message }, 'network: could not listen through relays');
+    });
   }
 
   private connectionOpened(conn: Connection): void {

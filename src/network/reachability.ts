@@ -55,6 +55,8 @@ export interface ReachabilityHost {
   /** the TCP ports this node listens on */
   listenPorts(): number[];
   now(): number;
+  /** told the verdict after each answer (optional) */
+  verdict?(v: Reachability): void;
 }
 
 interface Vote {
@@ -117,6 +119,7 @@ export class ReachabilityProbe {
         lastTestObservedAddr: answer.observed,
         lastTestAt: at,
       };
+      this.host.verdict?.(this.verdict());
     } catch (err) {
       // a peer that does not serve the probe, refuses or times out gives no vote
       this.last = { ...this.last, lastTestResult: 'error', lastTestReason: (err as Error).message.slice(0, 200), lastTestAt: at };
