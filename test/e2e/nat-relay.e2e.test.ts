@@ -121,7 +121,13 @@ describe('two homes behind NAT, one public relay', { timeout: 120_000 }, () => {
     expect(relayed.length).toBeGreaterThan(0);
     expect(relayed[0]).toMatch(new RegExp(`^/ip4/${lab.r.data.replaceAll('.', '\\.')}/tcp/${LAB_SWARM_PORT}/p2p/\\w+/p2p-circuit/p2p/${aId}$`));
 
-    await joinContext(a, b, ns, ctx);
+    try {
+      await joinContext(a, b, ns, ctx);
+    } catch (err) {
+      // say what B could reach when the join failed: its connections and its log
+      const conns = (await net(b)).connections.map((c) => `${c.peerId.slice(-6)} ${c.remoteAddr}`);
+      throw new Error(`${(err as Error).message}\nadmitter_addrs: ${JSON.stringify(invitation.admitter_addrs)}\nB's connections: ${JSON.stringify(conns)}\nB's log:\n${b.process?.output().split("\n").filter((l) => /dial|circuit|relay|join|admitter/i.test(l)).join("\n").slice(-12000)}`);
+    }
     // B's copy of the context's state lands over the relay before B can write to it
     const rootOf = async (n: ClusterNode) => (await n.client.contexts.get(ctx)).contextStateHash;
     await eventually('B holds the context state', async () => (await rootOf(b)) !== 'f'.repeat(64) && (await rootOf(b)) === (await rootOf(a)), 60_000);
