@@ -399,7 +399,24 @@ export class Libp2pNetwork implements Network {
       } catch {
         throw new NetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
       }
-      const dial = (id: PeerId, p: string, signal: AbortSignal) => node.dialProtocol(id, p, { signal, runOnLimitedConnection: true });
+      const dial = async (id: PeerId, p: string, signal: AbortSignal) => {
+        try {
+          return await node.dialProtocol(id, p, { signal, runOnLimitedConnection: true });
+        } catch (err) {
+          let lastErr = err;
+          // the connection libp2p picked was closing (a dial-back probe's, or one the peer is
+          // closing): up to three more tries, 100, 200, 300 ms apart, on another connection or a new one
+          for (let retry = 1; ; retry++) {
+            if (signal.aborted || retry > 3 || !CLOSING.test((lastErr as Error).message)) throw lastErr;
+            await new Promise((r) => setTimeout(r, 100 * retry));
+            try {
+              return await node.dialProtocol(id, p, { signal, runOnLimitedConnection: true });
+            } catch (again) {
+              lastErr = again;
+            }
+          }
+        }
+      };
       yield* requestFrames(this.exchangeHost, dial, peer, remote, protocol, data, opts);
     } catch (err) {
       outcome = err instanceof NetworkError ? err.kind : 'protocol';
@@ -686,6 +703,9 @@ export class Libp2pNetwork implements Network {
     }
   }
 }
+
+/** libp2p's errors for a connection that closed under a new stream (worth another try) */
+const CLOSING = /"clos(ing|ed)"|closed connection during opening/;
 
 /** a connection through a circuit relay (limited, or its remote address names `/p2p-circuit`) */
 function isRelayed(conn: Connection): boolean {
