@@ -74,6 +74,20 @@ export interface NodeConfig {
   /** local discovery: mDNS (off by default, as the reference's `merod init` since core#3620) */
   discovery: { mdns: boolean };
   /**
+   * nodes across the internet (docs/network.md "Across the internet"): serve as a relay, reserve
+   * on relays, the DHT, AutoNAT and hole punching
+   */
+  network: {
+    relayServer: boolean;
+    relayMaxReservations: number;
+    relayDataLimitBytes: number;
+    relayDurationLimitSecs: number;
+    relayClient: boolean;
+    dht: boolean;
+    autonat: boolean;
+    holePunching: boolean;
+  };
+  /**
    * specialized nodes (docs/sync.md "Specialized nodes"): `enabled` makes this node answer
    * `invite-specialized-node` discoveries; `admitUnattested` lets this node admit one that brings no
    * verifiable TEE attestation (hearth verifies none), read-only
@@ -92,6 +106,18 @@ export interface NodeConfig {
   tee: { provider: string };
 }
 
+/** `[network]` defaults: a node is no relay, but reserves on relays it meets; DHT, AutoNAT, DCUtR on */
+const NETWORK_DEFAULTS: NodeConfig['network'] = {
+  relayServer: false,
+  relayMaxReservations: 128,
+  relayDataLimitBytes: 1 << 30,
+  relayDurationLimitSecs: 3_600,
+  relayClient: true,
+  dht: true,
+  autonat: true,
+  holePunching: true,
+};
+
 export function defaultConfig(name: string): NodeConfig {
   return {
     node: { name, development: false },
@@ -99,6 +125,7 @@ export function defaultConfig(name: string): NodeConfig {
     swarm: { host: DEFAULT_SWARM_HOST, port: DEFAULT_SWARM_PORT },
     bootstrap: { nodes: [] },
     discovery: { mdns: false },
+    network: { ...NETWORK_DEFAULTS },
     specialized: { enabled: false, admitUnattested: false },
     datastore: { path: 'data' },
     auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [], nodeHosts: [] },
@@ -130,6 +157,16 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
   swarm: { host: 'host', port: 'port' },
   bootstrap: { nodes: 'nodes' },
   discovery: { mdns: 'mdns' },
+  network: {
+    relayServer: 'relay_server',
+    relayMaxReservations: 'relay_max_reservations',
+    relayDataLimitBytes: 'relay_data_limit_bytes',
+    relayDurationLimitSecs: 'relay_duration_limit_secs',
+    relayClient: 'relay_client',
+    dht: 'dht',
+    autonat: 'autonat',
+    holePunching: 'hole_punching',
+  },
   specialized: { enabled: 'enabled', admitUnattested: 'admit_unattested' },
   datastore: { path: 'path' },
   auth: {

@@ -253,6 +253,28 @@ export interface NetworkStatus {
   penalties: Partial<Record<PenaltyReason, number>>;
   /** peers refused until `until` (ms since the epoch) */
   banned: { peer: PeerKey; until: number }[];
+  /** relays, hole punching, reachability and the DHT (issue #24); absent where the network has none */
+  internet?: InternetStatus;
+}
+
+/** The internet half of a network's status (docs/network.md "Across the internet"). */
+export interface InternetStatus {
+  /** relays this node holds a reservation on (its relayed addresses name them) */
+  relays: { peerId: string; reservationStatus: 'accepted'; address: string; since: number }[];
+  /** this node as a relay: reservations it holds for others; undefined when it serves none */
+  relayServer?: { reservations: number; maxReservations: number };
+  directUpgrades: { peerId: string; status: 'pending' | 'succeeded' | 'failed'; reason: string | null; connectionId: string | null; lastAttempt: number }[];
+  upgradeCounts: { attempts: number; successes: number };
+  autonat: {
+    reachability: 'public' | 'private' | 'unknown';
+    lastTestAddr: string | null;
+    lastTestResult: 'reachable' | 'unreachable' | 'error' | null;
+    lastTestReason: string | null;
+    lastTestObservedAddr: string | null;
+    lastTestAt: number | null;
+  };
+  /** peers in the Kademlia routing table; undefined when the DHT is off */
+  dht?: { routingTableSize: number; protocol: string };
 }
 
 /** `ProtocolOptions.maxInboundPerPeer` when not given. */

@@ -15,10 +15,14 @@ import './polyfill.ts';
 import { isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { noise } from '@chainsafe/libp2p-noise';
+import { autoNAT } from '@libp2p/autonat';
+import { circuitRelayServer, circuitRelayTransport, type CircuitRelayService } from '@libp2p/circuit-relay-v2';
+import { dcutr } from '@libp2p/dcutr';
+import { kadDHT, passthroughMapper, type KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import { gossipsub, type GossipSub, type Message } from '@libp2p/gossipsub';
 import { identify } from '@libp2p/identify';
-import type { Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
+import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
 import { mdns } from '@libp2p/mdns';
 import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
@@ -38,6 +42,7 @@ import {
   type PeerEvent,
   type PeerKey,
   type PenaltyReason,
+  type InternetStatus,
   type ProtocolOptions,
   type RequestHandler,
   type RequestOptions,
@@ -51,6 +56,53 @@ import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
 import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
+import { ReachabilityProbe, type Reachability } from './reachability.ts';
+import { DirectUpgrades } from './upgrades.ts';
+
+/**
+ * The internet half (issue #24, docs/network.md "Across the internet"): relays, hole punching,
+ * AutoNAT and a Kademlia DHT under hearth's own protocol prefix.
+ */
+export interface InternetOptions {
+  /** serve as a circuit relay v2 for other nodes */
+  relayServer: boolean;
+  /** reservations this relay holds at once */
+  relayMaxReservations: number;
+  /** bytes one relayed connection may carry each way before the relay closes it (0 = no limit) */
+  relayDataLimitBytes: number;
+  /** how long one relayed connection may last (0 = no limit) */
+  relayDurationLimitSecs: number;
+  /** reserve a slot on relays this node is connected to and advertise the relayed address */
+  relayClient: boolean;
+  /** the Kademlia DHT: peer routing by peer id and provider records */
+  dht: boolean;
+  /** AutoNAT (libp2p's module, plus hearth's dial-back probe: reachability.ts) */
+  autonat: boolean;
+  /** DCUtR: upgrade a relayed connection to a direct one where the NATs allow it */
+  holePunching: boolean;
+}
+
+export const DEFAULT_INTERNET: InternetOptions = {
+  relayServer: false,
+  relayMaxReservations: 128,
+  relayDataLimitBytes: 1 << 30,
+  relayDurationLimitSecs: 3_600,
+  relayClient: true,
+  dht: true,
+  autonat: true,
+  holePunching: true,
+};
+
+/** hearth networks keep a DHT of their own: peers of other libp2p networks never join its table */
+export const DHT_PROTOCOL = '/hearth/kad/1.0.0';
+
+/** how long one address of a peer may take to connect before libp2p tries its next one */
+export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
+
+/** the part of libp2p's (internal) transport manager this network uses */
+interface TransportManager {
+  listen(addrs: Multiaddr[]): Promise<void>;
+}
 
 export interface Libp2pNetworkOptions {
   /** the node signing key (`HomePaths.nodeKey`, an Ed25519 private `KeyObject`): the peer id derives from it */
@@ -70,6 +122,8 @@ export interface Libp2pNetworkOptions {
   redial?: Partial<RedialPolicy>;
   /** deadline of a dial made on a peer found by mDNS (default 10 s) */
   discoveryDialTimeoutMs?: number;
+  /** relays, hole punching, AutoNAT, DHT (default DEFAULT_INTERNET) */
+  internet?: Partial<InternetOptions>;
 }
 
 /** Gossip RPC frames may carry a full message plus its signature, key and topic. */
@@ -84,7 +138,18 @@ export function createLibp2pNetwork(opts: Libp2pNetworkOptions): Libp2pNetwork {
 
 export class Libp2pNetwork implements Network {
   readonly self: PeerKey;
-  private node: Libp2p<{ pubsub: GossipSub }> | undefined;
+  private node: Libp2p<{ pubsub: GossipSub; relay?: CircuitRelayService; dht?: KadDHT }> | undefined;
+  private readonly internet: InternetOptions;
+  private readonly upgrades = new DirectUpgrades(Date.now);
+  private readonly reach: ReachabilityProbe;
+  /** relayed addresses of this node, with when each was first seen */
+  private readonly relayedSince = new Map<string, number>();
+  /** libp2p's transport manager (handed over by a pseudo-service), to listen on `/p2p-circuit` later */
+  private transportManager: TransportManager | undefined;
+  /** whether this node has asked for a relay reservation (once, when it learnt it is private) */
+  private seekingRelay = false;
+  /** peers this node is dialing back for their reachability probe (their connect is not announced) */
+  private readonly dialingBack = new Set<PeerKey>();
   private state: 'new' | 'started' | 'stopped' = 'new';
   private readonly log: Logger;
   private readonly listen: Multiaddr;
@@ -126,6 +191,20 @@ export class Libp2pNetwork implements Network {
       },
       { ...DEFAULT_REDIAL, ...opts.redial },
     );
+    this.internet = { ...DEFAULT_INTERNET, ...opts.internet };
+    this.reach = new ReachabilityProbe({
+      request: (peer, protocol, data, o) => this.request(peer, protocol, data, o),
+      handle: (protocol, handler, o) => this.handle(protocol, handler, o),
+      directRemote: (peer) => this.directRemote(peer),
+      dialBack: (address, signal) => this.dialBack(address, signal),
+      peerIdOf: (peer) => libp2pPeerIdOf(peer),
+      listenPorts: () => this.tcpPorts(),
+      now: Date.now,
+      verdict: (v) => this.reachabilityChanged(v),
+    });
+    // served even with `autonat` off: a peer asking a protocol this node does not serve earns a
+    // penalty, and answering costs at most four dials at once
+    this.reach.start();
     this.exchangeHost = {
       counters: this.counters,
       log: this.log,
@@ -146,8 +225,10 @@ export class Libp2pNetwork implements Network {
     const node = await createLibp2p({
       start: false,
       privateKey: libp2pPrivateKey(this.opts.privateKey),
+      // no `/p2p-circuit` here: listening on it starts relay discovery, a DHT random walk that never
+      // ends while no relay is reserved; the node asks for a relay once it knows it is private
       addresses: { listen: [this.listen.toString()] },
-      transports: [tcp()],
+      transports: [tcp(), ...(this.internet.relayClient ? [circuitRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
       connectionEncrypters: [noise()],
       streamMuxers: [
         trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION, streamOptions: { maxStreamWindowSize: STREAM_WINDOW_BYTES } }), {
@@ -169,12 +250,17 @@ export class Libp2pNetwork implements Network {
         denyInboundUpgradedConnection: banned,
         denyOutboundUpgradedConnection: banned,
       },
-      connectionManager: { maxConnections: 1024, reconnectRetries: 0 },
+      // addressDialTimeout: libp2p dials a peer's addresses one after another, relayed ones last, and
+      // merges concurrent dials to one peer; an invitation's LAN address of a home behind NAT hangs
+      // (no answer at all), and at libp2p's 6 s per address the relayed one is never reached
+      // within a 5 s join dial (the NAT lab, test/e2e/nat-relay.e2e.test.ts)
+      connectionManager: { maxConnections: 1024, reconnectRetries: 0, addressDialTimeout: ADDRESS_DIAL_TIMEOUT_MS },
       peerDiscovery: this.opts.mdns ? [mdns({ interval: this.opts.mdnsIntervalMs ?? 10_000 })] : [],
       services: {
         identify: identify(),
         ping: ping(),
         // domain.md §1.1: mesh 2/4/8, one outbound, flood publish, signed, 1 MiB, 1 s back-offs
+        ...this.internetServices(),
         pubsub: gossipsub({
           D: 4,
           Dlo: 2,
@@ -189,12 +275,16 @@ export class Libp2pNetwork implements Network {
           maxInboundDataLength: MAX_GOSSIP_BYTES + GOSSIP_RPC_SLACK,
           pruneBackoff: 1_000,
           unsubcribeBackoff: 1_000,
+          // a peer reached only through a relay still replicates (the relay bounds its data)
+          runOnLimitedConnection: true,
         }),
       },
     });
     this.node = node;
     node.addEventListener('peer:connect', (e) => this.peerEvent('connected', e.detail));
     node.addEventListener('peer:disconnect', (e) => this.peerEvent('disconnected', e.detail));
+    node.addEventListener('connection:open', (e) => this.connectionOpened(e.detail));
+    node.addEventListener('connection:close', (e) => this.connectionClosed(e.detail));
     if (this.opts.mdns) node.addEventListener('peer:discovery', (e) => void this.discovered(e.detail));
     node.services.pubsub.addEventListener('message', (e) => this.onGossip(e.detail));
     try {
@@ -309,7 +399,24 @@ export class Libp2pNetwork implements Network {
       } catch {
         throw new NetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
       }
-      const dial = (id: PeerId, p: string, signal: AbortSignal) => node.dialProtocol(id, p, { signal });
+      const dial = async (id: PeerId, p: string, signal: AbortSignal) => {
+        try {
+          return await node.dialProtocol(id, p, { signal, runOnLimitedConnection: true });
+        } catch (err) {
+          let lastErr = err;
+          // the connection libp2p picked was closing (a dial-back probe's, or one the peer is
+          // closing): up to three more tries, 100, 200, 300 ms apart, on another connection or a new one
+          for (let retry = 1; ; retry++) {
+            if (signal.aborted || retry > 3 || !CLOSING.test((lastErr as Error).message)) throw lastErr;
+            await new Promise((r) => setTimeout(r, 100 * retry));
+            try {
+              return await node.dialProtocol(id, p, { signal, runOnLimitedConnection: true });
+            } catch (again) {
+              lastErr = again;
+            }
+          }
+        }
+      };
       yield* requestFrames(this.exchangeHost, dial, peer, remote, protocol, data, opts);
     } catch (err) {
       outcome = err instanceof NetworkError ? err.kind : 'protocol';
@@ -362,6 +469,7 @@ export class Libp2pNetwork implements Network {
       requests: this.counters.requests(),
       penalties: this.box.penalties(),
       banned: this.box.banned(),
+      ...(node ? { internet: this.internetStatus(node) } : {}),
     };
   }
 
@@ -381,7 +489,137 @@ export class Libp2pNetwork implements Network {
     await this.node!.handle(served.protocol, (stream, connection) => serveStream(this.exchangeHost, served, stream, connection), {
       maxInboundStreams: Math.max(32, limit * 4),
       maxOutboundStreams: MAX_STREAMS_PER_CONNECTION,
+      runOnLimitedConnection: true,
     });
+  }
+
+  /** The services of the internet half, as configured. */
+  private internetServices(): Record<string, (components: never) => unknown> {
+    const o = this.internet;
+    const services: Record<string, (components: never) => unknown> = {};
+    if (o.relayServer) {
+      services.relay = circuitRelayServer({
+        reservations: {
+          maxReservations: o.relayMaxReservations,
+          applyDefaultLimit: o.relayDataLimitBytes > 0 || o.relayDurationLimitSecs > 0,
+          ...(o.relayDataLimitBytes > 0 ? { defaultDataLimit: BigInt(o.relayDataLimitBytes) } : {}),
+          ...(o.relayDurationLimitSecs > 0 ? { defaultDurationLimit: o.relayDurationLimitSecs * 1000 } : {}),
+        },
+      }) as never;
+    }
+    if (o.autonat) services.autonat = autoNAT({ startupDelay: 5_000 }) as never;
+    // not a service: hands over the transport manager, so the node can listen on `/p2p-circuit` later
+    services.transports = ((components: { transportManager: TransportManager }) => {
+      this.transportManager = components.transportManager;
+      return {};
+    }) as never;
+    if (o.holePunching && o.relayClient) services.dcutr = dcutr() as never;
+    if (o.dht) {
+      // private addresses stay in the table: hearth networks live on LANs and loopback too. Queries
+      // wait for a first peer (allowQueryWithZeroPeers: true makes libp2p's random walk spin on an
+      // empty table and starve the event loop)
+      services.dht = kadDHT({ protocol: DHT_PROTOCOL, clientMode: false, peerInfoMapper: passthroughMapper }) as never;
+    }
+    return services;
+  }
+
+  private internetStatus(node: Libp2p<{ relay?: CircuitRelayService; dht?: KadDHT }>): InternetStatus {
+    const now = Date.now();
+    const relayed = node.getMultiaddrs().map(String).filter((a) => a.includes('/p2p-circuit'));
+    for (const a of relayed) if (!this.relayedSince.has(a)) this.relayedSince.set(a, now);
+    for (const a of [...this.relayedSince.keys()]) if (!relayed.includes(a)) this.relayedSince.delete(a);
+    const relays = relayed.flatMap((address) => {
+      const relay = /\/p2p\/([^/]+)\/p2p-circuit/.exec(address)?.[1];
+      return relay ? [{ peerId: relay, reservationStatus: 'accepted' as const, address, since: this.relayedSince.get(address) ?? now }] : [];
+    });
+    const relay = node.services.relay;
+    const dht = node.services.dht as (KadDHT & { routingTable?: { size: number } }) | undefined;
+    return {
+      relays,
+      ...(relay ? { relayServer: { reservations: relay.reservations.size, maxReservations: this.internet.relayMaxReservations } } : {}),
+      directUpgrades: this.upgrades.list(),
+      upgradeCounts: this.upgrades.counts(),
+      autonat: this.reach.status(),
+      ...(dht ? { dht: { routingTableSize: dht.routingTable?.size ?? 0, protocol: DHT_PROTOCOL } } : {}),
+    };
+  }
+
+  /**
+   * A private node reserves a slot on a relay: listening on `/p2p-circuit` makes the relay transport
+   * reserve on a connected relay, else on relays in the peer store, else on relays a DHT random walk
+   * finds. A public node needs none (peers dial it), so it never starts that search.
+   */
+  private reachabilityChanged(v: Reachability): void {
+    if (v !== 'private' || this.seekingRelay || !this.internet.relayClient || !this.transportManager || this.state !== 'started') return;
+    this.seekingRelay = true;
+    this.log.info('network: not reachable from outside; reserving a slot on a relay');
+    this.transportManager.listen([multiaddr('/p2p-circuit')]).catch((err: Error) => {
+      this.seekingRelay = false;
+      this.log.warn({ err: err.message }, 'network: could not listen through relays');
+    });
+  }
+
+  private connectionOpened(conn: Connection): void {
+    const peerId = conn.remotePeer.toString();
+    if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id);
+    else this.upgrades.directOpened(peerId, conn.id);
+    const peer = peerKeyOf(conn.remotePeer);
+    if (peer && this.internet.autonat && !isRelayed(conn)) this.reach.onConnected(peer);
+  }
+
+  private connectionClosed(conn: Connection): void {
+    if (!isRelayed(conn)) return;
+    const stillRelayed = this.node?.getConnections(conn.remotePeer).some((c) => c !== conn && isRelayed(c)) ?? false;
+    if (!stillRelayed) this.upgrades.relayedClosed(conn.remotePeer.toString());
+  }
+
+  /** The remote IP of a direct connection to `peer`, for the dial-back probe. */
+  private directRemote(peer: PeerKey): { ip: string; family: 4 | 6 } | undefined {
+    if (!this.node || this.state !== 'started') return undefined;
+    let id: PeerId;
+    try {
+      id = peerIdOfKey(peer);
+    } catch {
+      return undefined;
+    }
+    for (const c of this.node.getConnections(id)) {
+      if (isRelayed(c)) continue;
+      const ip = c.remoteAddr.getComponents().find((x) => x.name === 'ip4' || x.name === 'ip6');
+      if (ip?.value) return { ip: ip.value, family: ip.name === 'ip6' ? 6 : 4 };
+    }
+    return undefined;
+  }
+
+  /** Dials `address` on a connection of its own (never an existing one), then closes it. */
+  private async dialBack(address: string, signal: AbortSignal): Promise<PeerKey> {
+    const node = this.node;
+    if (!node || this.state !== 'started') throw new NetworkError('unreachable', 'the network is not started');
+    const target = bootstrapPeer(address);
+    if (target) this.dialingBack.add(target);
+    const done = () => target && this.dialingBack.delete(target);
+    let conn: Connection;
+    try {
+      conn = await node.dial(multiaddr(address), { signal: AbortSignal.any([signal, this.stopper.signal]), force: true });
+    } catch (err) {
+      done();
+      throw err;
+    }
+    const peer = peerKeyOf(conn.remotePeer);
+    // forgotten once closed: the peer:connect this connection may raise lands before that
+    void conn.close().catch(() => undefined).finally(done);
+    if (!peer) throw new NetworkError('unreachable', 'the peer is not an Ed25519 node key');
+    return peer;
+  }
+
+  /** The TCP ports this node listens on. */
+  private tcpPorts(): number[] {
+    const ports = new Set<number>();
+    for (const a of this.node?.getMultiaddrs() ?? []) {
+      if (String(a).includes('/p2p-circuit')) continue;
+      const tcpPort = a.getComponents().find((c) => c.name === 'tcp')?.value;
+      if (tcpPort) ports.add(Number(tcpPort));
+    }
+    return [...ports];
   }
 
   private async dialWith(address: string, signal: AbortSignal, what: string): Promise<PeerKey> {
@@ -422,6 +660,8 @@ export class Libp2pNetwork implements Network {
     else this.connected.delete(peer);
     if (type === 'connected') {
       if (this.box.isBanned(peer)) return this.disconnect(peer); // a ban that landed mid-upgrade
+      // a dial-back probe's own short connection to a peer that has just left is no peer arriving
+      if (this.dialingBack.has(peer)) return;
       this.announced.add(peer);
     } else if (!this.announced.delete(peer)) {
       return; // its connection was never announced
@@ -462,6 +702,14 @@ export class Libp2pNetwork implements Network {
       timer.clear();
     }
   }
+}
+
+/** libp2p's errors for a connection that closed under a new stream (worth another try) */
+const CLOSING = /"clos(ing|ed)"|closed connection during opening/;
+
+/** a connection through a circuit relay (limited, or its remote address names `/p2p-circuit`) */
+function isRelayed(conn: Connection): boolean {
+  return conn.limits !== undefined || String(conn.remoteAddr).includes('/p2p-circuit');
 }
 
 function keysOf(ids: PeerId[]): PeerKey[] {

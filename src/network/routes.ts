@@ -1,9 +1,10 @@
 /**
  * `GET /admin-api/network/status` (admin spec "Node": JSON value, not shown; domain.md §1.7 and
  * admin-wire-a §2 give the reference's flat `NetworkStatusResponse`). hearth answers the reference's
- * fields — relays, rendezvous, direct upgrades and AutoNAT are not part of hearth's stack, so those
- * lists are empty and reachability is `unknown` — and adds what it does know: connections, topics,
- * traffic, requests, penalties and bans, and governance replication counters (docs/network.md).
+ * fields — relay reservations, direct upgrades (DCUtR) and AutoNAT reachability from the network
+ * (issue #24); rendezvous stays empty (no maintained JS implementation; the DHT covers discovery) —
+ * and adds connections, topics, traffic, requests, penalties and bans, governance replication
+ * counters, and `internet` (relay served, upgrade counts, DHT table) (docs/network.md).
  * Timestamps are RFC 3339 UTC. A standalone node answers with no addresses and no connections.
  */
 import type { FastifyInstance } from 'fastify';
@@ -24,14 +25,15 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 export function networkStatusView(d: NetworkRoutesDeps): Record<string, unknown> {
   const s = d.status();
+  const net = s?.internet;
   return {
     localPeerId: s?.peerId ?? d.peerId,
     listenAddrs: s?.listenAddresses ?? [],
     externalAddrs: s?.externalAddresses ?? [],
-    relays: [],
-    rendezvous: [],
-    directUpgrades: [],
-    autonat: { reachability: 'unknown', lastTestAddr: null, lastTestResult: null, lastTestReason: null, lastTestObservedAddr: null, lastTestAt: null },
+    relays: (net?.relays ?? []).map((r) => ({ peerId: r.peerId, reservationStatus: r.reservationStatus, lastStateChange: iso(r.since) })),
+    rendezvous: [], // no maintained JS rendezvous implementation: the DHT covers discovery (docs/network.md)
+    directUpgrades: (net?.directUpgrades ?? []).map((u) => ({ ...u, lastAttempt: iso(u.lastAttempt) })),
+    autonat: net ? { ...net.autonat, lastTestAt: net.autonat.lastTestAt === null ? null : iso(net.autonat.lastTestAt) } : UNKNOWN_AUTONAT,
     standalone: s === undefined,
     connections: (s?.connections ?? []).map((c) => ({ peerId: c.peerId, peerKey: c.peer, remoteAddr: c.remoteAddress, direction: c.direction, openedAt: iso(c.openedAt) })),
     topics: s?.topics ?? [],
@@ -41,8 +43,11 @@ export function networkStatusView(d: NetworkRoutesDeps): Record<string, unknown>
     penalties: s?.penalties ?? {},
     banned: (s?.banned ?? []).map((b) => ({ peerKey: b.peer, until: iso(b.until) })),
     ...(d.replication ? { replication: d.replication() } : {}),
+    ...(net ? { internet: { relayServer: net.relayServer ?? null, upgradeCounts: net.upgradeCounts, dht: net.dht ?? null } } : {}),
   };
 }
+
+const UNKNOWN_AUTONAT = { reachability: 'unknown', lastTestAddr: null, lastTestResult: null, lastTestReason: null, lastTestObservedAddr: null, lastTestAt: null };
 
 const Strings = Type.Array(Type.String());
 const NetworkStatusAnswer = Type.Object(
@@ -65,6 +70,16 @@ const NetworkStatusAnswer = Type.Object(
     penalties: Type.Record(Type.String(), Type.Integer()),
     banned: Type.Array(Type.Object({ peerKey: Type.String(), until: Type.String() })),
     replication: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    internet: Type.Optional(
+      Type.Object(
+        {
+          relayServer: Type.Union([Type.Object({ reservations: Type.Integer(), maxReservations: Type.Integer() }), Type.Null()], { description: 'this node as a relay; null when it serves none' }),
+          upgradeCounts: Type.Object({ attempts: Type.Integer(), successes: Type.Integer() }, { description: 'DCUtR attempts and successes since start' }),
+          dht: Type.Union([Type.Object({ routingTableSize: Type.Integer(), protocol: Type.String() }), Type.Null()], { description: 'the Kademlia DHT; null when off' }),
+        },
+        { description: 'hearth: relays served, hole punching counts, the DHT (docs/network.md "Across the internet")' },
+      ),
+    ),
   },
   { description: 'flat, as the reference' },
 );

@@ -87,6 +87,7 @@ const libp2pFromConfig: NetworkFactory = ({ key, config, logger, remembered }) =
     port: config.swarm.port,
     bootstrap: [...new Set([...config.bootstrap.nodes, ...remembered])],
     mdns: config.discovery.mdns,
+    internet: config.network,
     logger, // the network names itself (component: network) in its own child logger
   });
 import { StoreSupervisor } from './store-supervisor.ts';

@@ -13,7 +13,7 @@ import { prepareCluster } from '../../src/cli/dev-cluster.ts';
 import { loadConfig, saveConfig } from '../../src/config/config.ts';
 import { ADMIN_PASSWORD, ADMIN_USER, spawnNode, type SpawnedNode } from './node.ts';
 
-const ENV = { MERO_AUTH_ADMIN_USER: ADMIN_USER, MERO_AUTH_ADMIN_PASSWORD: ADMIN_PASSWORD, HEARTH_LOG: 'warn' };
+const ENV = { MERO_AUTH_ADMIN_USER: ADMIN_USER, MERO_AUTH_ADMIN_PASSWORD: ADMIN_PASSWORD, HEARTH_LOG: process.env.LAB_LOG ?? 'warn' };
 
 function free(port: number): Promise<boolean> {
   return new Promise((resolve) => {

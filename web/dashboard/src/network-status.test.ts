@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NetworkStatus } from '../../../src/client/index.ts';
-import { banActive, classifyTopic, networkSummary, readNetworkStatus } from './network-status.ts';
+import { banActive, classifyTopic, networkSummary, reachabilityMeaning, readNetworkStatus } from './network-status.ts';
 
 const CTX = 'ab'.repeat(32);
 const NS = 'cd'.repeat(32);
@@ -76,5 +76,25 @@ describe('banActive', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(banActive({ peerKey: 'p', until: '2026-01-01T00:00:01Z' }, now)).toBe(true);
     expect(banActive({ peerKey: 'p', until: '2025-12-31T23:59:59Z' }, now)).toBe(false);
+  });
+});
+
+describe('reachability on the Network page', () => {
+  it('reads the verdict and the relays held, and says what each verdict means', () => {
+    const pub = readNetworkStatus(status({ autonat: { reachability: 'public' }, relays: [] }));
+    expect(pub).toMatchObject({ reachability: 'public', relays: [] });
+    expect(reachabilityMeaning(pub)).toMatch(/^Public: .*connect to it directly/);
+    const behindNat = readNetworkStatus(status({ autonat: { reachability: 'private' }, relays: [{ peerId: '12D3KooWRelay', reservationStatus: 'accepted' }] }));
+    expect(behindNat.relays).toEqual(['12D3KooWRelay']);
+    expect(reachabilityMeaning(behindNat)).toMatch(/^Private: .*behind NAT.*through a relay/);
+    expect(reachabilityMeaning(readNetworkStatus(status({ autonat: { reachability: 'private' }, relays: [] })))).toMatch(/no relay reservation yet/);
+  });
+
+  it('reads a missing or strange verdict as unknown', () => {
+    for (const autonat of [undefined, null, {}, { reachability: 'maybe' }, { reachability: 3 }]) {
+      const view = readNetworkStatus(status({ autonat }));
+      expect(view.reachability).toBe('unknown');
+      expect(reachabilityMeaning(view)).toMatch(/^Unknown: /);
+    }
   });
 });

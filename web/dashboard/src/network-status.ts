@@ -34,6 +34,10 @@ export interface NetworkView {
   /** reasons with a count above 0, most frequent first */
   penalties: { reason: string; count: number }[];
   banned: Ban[];
+  /** `autonat.reachability`: whether peers could dial this node back (docs/network.md "Across the internet") */
+  reachability: 'public' | 'private' | 'unknown';
+  /** peer ids of the relays this node holds a reservation on */
+  relays: string[];
   replication?: Record<string, unknown>;
 }
 
@@ -66,8 +70,24 @@ export function readNetworkStatus(raw: NetworkStatus): NetworkView {
     requests: { in: num(requests.in), out: num(requests.out), refused: num(requests.refused) },
     penalties,
     banned: list(raw.banned).map((b) => ({ peerKey: str(b.peerKey), until: str(b.until) })),
+    reachability: reachabilityOf(obj(raw.autonat).reachability),
+    relays: list(raw.relays).map((r) => str(r.peerId)).filter(Boolean),
     ...(raw.replication && typeof raw.replication === 'object' ? { replication: obj(raw.replication) } : {}),
   };
+}
+
+function reachabilityOf(v: unknown): NetworkView['reachability'] {
+  return v === 'public' || v === 'private' ? v : 'unknown';
+}
+
+/** What the reachability verdict means for the person running the node, in one sentence. */
+export function reachabilityMeaning(view: NetworkView): string {
+  if (view.reachability === 'public') return 'Public: peers dialed this node back, so other nodes can connect to it directly.';
+  if (view.reachability === 'private') {
+    const via = view.relays.length ? ` It is reachable through ${view.relays.length === 1 ? 'a relay' : `${view.relays.length} relays`} (the /p2p-circuit addresses above).` : ' It holds no relay reservation yet, so only nodes it dials itself can reach it.';
+    return `Private: peers could not dial this node back (it is behind NAT or a firewall).${via}`;
+  }
+  return 'Unknown: no directly connected peer has tested this node yet.';
 }
 
 export type TopicKind = 'namespace' | 'context' | 'specialized' | 'other';

@@ -7,7 +7,7 @@
 import { useEffect } from 'preact/hooks';
 import { useDashboard } from '../app-context.ts';
 import { pretty, short, size } from '../format.ts';
-import { banActive, classifyTopic, networkSummary, readNetworkStatus, type Ban, type Connection, type NetworkView } from '../network-status.ts';
+import { banActive, classifyTopic, networkSummary, reachabilityMeaning, readNetworkStatus, type Ban, type Connection, type NetworkView } from '../network-status.ts';
 import { BASE, navigate } from '../router.ts';
 import { useNames, type Names } from '../names.ts';
 import { ago } from '../sync-status.ts';
@@ -55,6 +55,8 @@ function ThisNode({ view }: { view: NetworkView }) {
                 <code>hearth init --boot-nodes &lt;address&gt;</code>.
               </p>
             </dd>
+            <dt>Reachable from outside</dt>
+            <dd data-testid="reachability">{reachabilityMeaning(view)}</dd>
             <dt>Listening on</dt>
             <dd>{view.listenAddrs.length ? view.listenAddrs.map((a) => <code class="addr">{a} </code>) : <span class="muted">–</span>}</dd>
           </>

@@ -1,0 +1,75 @@
+/**
+ * Direct upgrades (DCUtR, issue #24; the reference's `directUpgrades` in network status,
+ * admin-wire-a §2): a peer first reached through a relay, and whether a direct connection to it
+ * followed. `@libp2p/dcutr` runs the hole punch and says nothing about it, so this tracker reads
+ * the connections: a relayed connection to a peer opens an attempt; a direct connection to that
+ * peer while the attempt is open is a success; the relayed connection closing first, or no direct
+ * connection within the window, is a failure. One row per peer, the newest attempt; counts since
+ * start.
+ */
+export type UpgradeStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface UpgradeRow {
+  peerId: string;
+  status: UpgradeStatus;
+  reason: string | null;
+  connectionId: string | null;
+  /** ms since the epoch */
+  lastAttempt: number;
+}
+
+/** how long after a relayed connection opens a direct one still counts as its upgrade */
+export const UPGRADE_WINDOW_MS = 60_000;
+const MAX_ROWS = 256;
+
+export class DirectUpgrades {
+  private readonly rows = new Map<string, UpgradeRow>();
+  private attemptsCount = 0;
+  private successesCount = 0;
+
+  constructor(private readonly now: () => number) {}
+
+  /** A relayed connection to `peerId` opened: an attempt starts unless one is open. */
+  relayedOpened(peerId: string, connectionId: string): void {
+    this.expire();
+    const row = this.rows.get(peerId);
+    if (row?.status === 'pending') return;
+    this.attemptsCount++;
+    this.rows.delete(peerId);
+    this.rows.set(peerId, { peerId, status: 'pending', reason: null, connectionId, lastAttempt: this.now() });
+    while (this.rows.size > MAX_ROWS) this.rows.delete(this.rows.keys().next().value!);
+  }
+
+  /** A direct connection to `peerId` opened: the open attempt succeeded. */
+  directOpened(peerId: string, connectionId: string): void {
+    this.expire();
+    const row = this.rows.get(peerId);
+    if (row?.status !== 'pending') return;
+    this.successesCount++;
+    this.rows.set(peerId, { ...row, status: 'succeeded', connectionId });
+  }
+
+  /** The relayed connection closed: an attempt still open failed. */
+  relayedClosed(peerId: string): void {
+    const row = this.rows.get(peerId);
+    if (row?.status === 'pending') this.rows.set(peerId, { ...row, status: 'failed', reason: 'the relayed connection closed before a direct one opened' });
+  }
+
+  list(): UpgradeRow[] {
+    this.expire();
+    return [...this.rows.values()];
+  }
+
+  counts(): { attempts: number; successes: number } {
+    return { attempts: this.attemptsCount, successes: this.successesCount };
+  }
+
+  private expire(): void {
+    const now = this.now();
+    for (const [peer, row] of this.rows) {
+      if (row.status === 'pending' && now - row.lastAttempt > UPGRADE_WINDOW_MS) {
+        this.rows.set(peer, { ...row, status: 'failed', reason: `no direct connection within ${UPGRADE_WINDOW_MS / 1000} s` });
+      }
+    }
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * A simulated internet with home routers (issue #24), made of network namespaces by the test
+ * itself, as test/helpers/netns.ts makes the partition test's:
+ *
+ *             "internet": a bridge in namespace `<prefix>-net`, 198.18.<x>.0/24
+ *        ┌──────────────┬──────────────────────────┬──────────────────────────┐
+ *   R 198.18.<x>.1    NAT-A wan 198.18.<x>.11       NAT-B wan 198.18.<x>.12
+ *   (public node)      │ MASQUERADE (iptables)      │ MASQUERADE
+ *                     NAT-A lan 10.77.1.1/24        NAT-B lan 10.77.2.1/24
+ *                      │                            │
+ *                     A 10.77.1.2 (home A)          B 10.77.2.2 (home B)
+ *
+ * Each NAT namespace forwards and masquerades what leaves its wan link, and forwards nothing that
+ * starts outside (no port forwarding, no UPnP): a home node can dial out, nobody can dial in, as
+ * behind an ordinary home router. Every node namespace (R, A, B) also has a control veth to the
+ * root namespace (a /30 of 198.19.y.0/24) on which its HTTP API listens, so the test reaches each
+ * node whatever the swarm can reach. Nothing here touches any interface but the ones made here;
+ * all addresses are in 198.18.0.0/15 (test networks) and 10.77.0.0/16 inside these namespaces.
+ *
+ * Needs root, `ip` (iproute2) and `iptables`: `setUp()` answers why it could not, so a test can
+ * skip; `tearDown()` deletes everything (veths and iptables rules go with their namespaces).
+ */
+import { execFile } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { loadConfig, saveConfig, type NodeConfig } from '../../src/config/config.ts';
+import { initHome, resolveHome } from '../../src/config/home.ts';
+import { publicKeyOf } from '../../src/crypto/keys.ts';
+import { libp2pPeerIdOf } from '../../src/network/peer-id.ts';
+import { ClusterNode } from './cluster.ts';
+
+const run = promisify(execFile);
+const ip = async (...args: string[]) => (await run('ip', args, { timeout: 10_000 })).stdout;
+const inNs = async (ns: string, ...cmd: string[]) => (await run('ip', ['netns', 'exec', ns, ...cmd], { timeout: 10_000 })).stdout;
+
+export interface LabHost {
+  name: 'r' | 'a' | 'b';
+  namespace: string;
+  /** the HTTP API's address on the control link, reachable from the test */
+  control: string;
+  /** the swarm's address (public for R, the home LAN address for A and B) */
+  data: string;
+  wrap: string[];
+}
+
+export class NatLab {
+  readonly r: LabHost;
+  readonly a: LabHost;
+  readonly b: LabHost;
+  /** the NATs' public (wan) addresses, as R sees A and B */
+  readonly natA: string;
+  readonly natB: string;
+  private readonly prefix: string;
+  private readonly net: string;
+  private made: string[] = [];
+  private rootVeths: string[] = [];
+  private readonly x: number;
+
+  constructor(label: string) {
+    this.prefix = `hearth-${label}-${process.pid}`;
+    this.net = `${this.prefix}-net`;
+    this.x = process.pid % 250;
+    const host = (name: LabHost['name'], data: string): LabHost => {
+      const namespace = `${this.prefix}-${name}`;
+      return { name, namespace, control: '', data, wrap: ['ip', 'netns', 'exec', namespace] };
+    };
+    this.r = host('r', `198.18.${this.x}.1`);
+    this.a = host('a', '10.77.1.2');
+    this.b = host('b', '10.77.2.2');
+    this.natA = `198.18.${this.x}.11`;
+    this.natB = `198.18.${this.x}.12`;
+  }
+
+  private nat(home: 'a' | 'b'): string {
+    return `${this.prefix}-nat${home}`;
+  }
+
+  /** A 198.19.y.0/24 no interface of the root namespace uses yet. */
+  private async controlSubnet(): Promise<string> {
+    const used = await ip('-4', '-o', 'addr', 'show');
+    for (let k = 0; k < 250; k++) {
+      const y = (process.pid + 97 + k) % 250;
+      if (!used.includes(` 198.19.${y}.`)) return `198.19.${y}`;
+    }
+    throw new Error('no free 198.19.y.0/24 in the root namespace');
+  }
+
+  private async addNs(ns: string): Promise<void> {
+    await ip('netns', 'del', ns).catch(() => undefined); // a dead run's leftover (names carry the pid)
+    await ip('netns', 'add', ns);
+    this.made.push(ns);
+    await ip('-n', ns, 'link', 'set', 'lo', 'up');
+  }
+
+  /** veth `a` in namespace `nsA` ⇄ veth `b` in namespace `nsB`, both up. */
+  private async link(nsA: string, a: string, nsB: string, b: string): Promise<void> {
+    await ip('-n', nsA, 'link', 'add', a, 'type', 'veth', 'peer', 'name', b, 'netns', nsB);
+    await ip('-n', nsA, 'link', 'set', a, 'up');
+    await ip('-n', nsB, 'link', 'set', b, 'up');
+  }
+
+  /** Makes the namespaces, links, routes and NAT rules; resolves with why it could not. */
+  async setUp(): Promise<string | undefined> {
+    try {
+      await run('iptables', ['--version'], { timeout: 10_000 }).catch(() => {
+        throw new Error('iptables is not installed');
+      });
+      const control = await this.controlSubnet();
+      await this.addNs(this.net);
+      await ip('-n', this.net, 'link', 'add', 'br0', 'type', 'bridge');
+      await ip('-n', this.net, 'link', 'set', 'br0', 'up');
+      const toInternet = async (ns: string, port: string, addr: string) => {
+        await this.link(ns, 'wan', this.net, port);
+        await ip('-n', this.net, 'link', 'set', port, 'master', 'br0');
+        await ip('-n', ns, 'addr', 'add', `${addr}/24`, 'dev', 'wan');
+      };
+      // the public node
+      await this.addNs(this.r.namespace);
+      await toInternet(this.r.namespace, 'pr', this.r.data);
+      // the two homes, each behind its NAT
+      for (const [home, wanAddr, lan] of [['a', this.natA, '10.77.1'], ['b', this.natB, '10.77.2']] as const) {
+        const nat = this.nat(home);
+        const host = this[home];
+        await this.addNs(nat);
+        await toInternet(nat, `p${home}`, wanAddr);
+        await this.addNs(host.namespace);
+        await this.link(nat, 'lan', host.namespace, 'lan');
+        await ip('-n', nat, 'addr', 'add', `${lan}.1/24`, 'dev', 'lan');
+        await ip('-n', host.namespace, 'addr', 'add', `${host.data}/24`, 'dev', 'lan');
+        await ip('-n', host.namespace, 'route', 'add', 'default', 'via', `${lan}.1`);
+        await inNs(nat, 'sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward');
+        // a home router: what leaves the wan link takes the router's address; nothing that starts
+        // outside is forwarded in (only replies to connections the home opened)
+        await inNs(nat, 'iptables', '-t', 'nat', '-A', 'POSTROUTING', '-o', 'wan', '-j', 'MASQUERADE');
+        await inNs(nat, 'iptables', '-A', 'FORWARD', '-i', 'wan', '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT');
+        await inNs(nat, 'iptables', '-A', 'FORWARD', '-i', 'wan', '-j', 'DROP');
+      }
+      // control links: root ⇄ each node namespace, a /30 each
+      for (const [i, host] of [this.r, this.a, this.b].entries()) {
+        const rootVeth = `hn${process.pid}${host.name}`.slice(0, 15);
+        await ip('link', 'del', rootVeth).catch(() => undefined);
+        await ip('link', 'add', rootVeth, 'type', 'veth', 'peer', 'name', 'ctl', 'netns', host.namespace);
+        this.rootVeths.push(rootVeth);
+        await ip('addr', 'add', `${control}.${4 * i + 1}/30`, 'dev', rootVeth);
+        await ip('link', 'set', rootVeth, 'up');
+        host.control = `${control}.${4 * i + 2}`;
+        await ip('-n', host.namespace, 'addr', 'add', `${host.control}/30`, 'dev', 'ctl');
+        await ip('-n', host.namespace, 'link', 'set', 'ctl', 'up');
+      }
+      return undefined;
+    } catch (err) {
+      const why = ((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n')[0];
+      await this.tearDown();
+      return why;
+    }
+  }
+
+  /** Can `from` open a TCP connection to `address:port`? (a probe of the lab itself, 2 s) */
+  async canConnect(from: LabHost, address: string, port: number): Promise<boolean> {
+    const script = `const s=require('net').connect(${port},'${address}');s.setTimeout(2000);s.on('connect',()=>{console.log('yes');s.destroy()});s.on('error',()=>console.log('no'));s.on('timeout',()=>{console.log('no');s.destroy()})`;
+    return (await inNs(from.namespace, process.execPath, '-e', script)).trim() === 'yes';
+  }
+
+  async tearDown(): Promise<void> {
+    for (const ns of this.made.splice(0).reverse()) await ip('netns', 'del', ns).catch(() => undefined);
+    for (const v of this.rootVeths.splice(0)) await ip('link', 'del', v).catch(() => undefined);
+  }
+}
+
+/** Inside its own namespace every port is free: each node takes the defaults' neighbours. */
+export const LAB_HTTP_PORT = 2528;
+export const LAB_SWARM_PORT = 2428;
+
+/**
+ * One development node per lab host, homes under `root`: R serves as a relay; A and B know only R
+ * (bootstrap). `configure` may change each node's config. Not started.
+ */
+export async function natLabNodes(lab: NatLab, root: string, configure: (name: LabHost['name'], cfg: NodeConfig) => void = () => undefined): Promise<{ r: ClusterNode; a: ClusterNode; b: ClusterNode; rAddress: string }> {
+  const made = new Map<LabHost['name'], { paths: ReturnType<typeof resolveHome>; address: string }>();
+  for (const h of [lab.r, lab.a, lab.b]) {
+    const paths = resolveHome({ home: root, node: h.name });
+    await initHome(paths, { name: h.name, development: true, serverHost: h.control, serverPort: LAB_HTTP_PORT, swarmHost: h.data, swarmPort: LAB_SWARM_PORT });
+    const peerId = libp2pPeerIdOf(publicKeyOf(createPrivateKey(await readFile(paths.nodeKey))));
+    made.set(h.name, { paths, address: `/ip4/${h.data}/tcp/${LAB_SWARM_PORT}/p2p/${peerId}` });
+  }
+  const rAddress = made.get('r')!.address;
+  for (const [name, m] of made) {
+    const cfg = await loadConfig(m.paths.config, name);
+    cfg.network.relayServer = name === 'r';
+    cfg.bootstrap.nodes = name === 'r' ? [] : [rAddress];
+    configure(name, cfg);
+    await saveConfig(m.paths.config, cfg);
+  }
+  const node = (h: LabHost) => new ClusterNode(h.name, root, LAB_SWARM_PORT, h.wrap);
+  return { r: node(lab.r), a: node(lab.a), b: node(lab.b), rAddress };
+}
