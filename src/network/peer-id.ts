@@ -5,7 +5,7 @@
  * seed becomes the libp2p private key, so the peer id is stable for as long as the file is.
  */
 import './polyfill.ts';
-import { sign, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { privateKeyFromRaw, publicKeyFromRaw } from '@libp2p/crypto/keys';
 import type { Ed25519PrivateKey, PeerId } from '@libp2p/interface';
 import { peerIdFromPublicKey, peerIdFromString } from '@libp2p/peer-id';
@@ -14,10 +14,10 @@ import type { PeerKey } from './contract.ts';
 const PEER_KEY = /^[0-9a-f]{64}$/;
 
 /**
- * The libp2p private key of a node signing key (an Ed25519 `KeyObject`). Its `sign` uses that
- * `KeyObject`: libp2p's own re-imports the key from JWK on every signature (each gossip message
- * this node publishes, each Noise handshake), which was a tenth of a `set`'s main-thread CPU.
- * Ed25519 is deterministic, so the signatures are the very bytes libp2p's would be.
+ * The libp2p private key of a node signing key (an Ed25519 `KeyObject`). libp2p's own key object,
+ * unchanged: signing with the kept `KeyObject` instead (issue #22, a tenth of a `set`'s main-thread
+ * CPU) made the DHT never take a peer into its routing table (test/e2e/dht-join.e2e.test.ts), for a
+ * reason not found yet — see docs/performance.md.
  */
 export function libp2pPrivateKey(key: KeyObject): Ed25519PrivateKey {
   if (key.asymmetricKeyType !== 'ed25519' || key.type !== 'private') throw new Error('the node key must be an Ed25519 private key');
@@ -26,10 +26,6 @@ export function libp2pPrivateKey(key: KeyObject): Ed25519PrivateKey {
   const pub = Buffer.from(jwk.x as string, 'base64url');
   const priv = privateKeyFromRaw(Buffer.concat([seed, pub]));
   if (priv.type !== 'Ed25519') throw new Error('the node key must be an Ed25519 private key');
-  priv.sign = (message, options) => {
-    options?.signal?.throwIfAborted();
-    return sign(null, message instanceof Uint8Array ? message : message.subarray(), key);
-  };
   return priv;
 }
 

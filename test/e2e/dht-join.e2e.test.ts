@@ -53,8 +53,9 @@ describe('finding a member through the DHT', { timeout: 120_000 }, () => {
 
     const connections = async (n: ClusterNode) => ((await n.client.admin.networkStatus()).connections as { peerId: string }[]).map((c) => c.peerId);
     await eventually('J connected to M (found through the DHT)', async () => (await connections(j)).includes(mPeerId), 60_000);
-    const dht = (await j.client.admin.networkStatus()).internet as { dht: { routingTableSize: number } };
-    expect(dht.dht.routingTableSize).toBeGreaterThanOrEqual(2);
+    // the routing table takes a peer once identify has shown it serves the DHT: a moment after connecting
+    const tableSize = async () => ((await j.client.admin.networkStatus()).internet as { dht: { routingTableSize: number } }).dht.routingTableSize;
+    await eventually('J holds S and M in its routing table', async () => (await tableSize()) >= 2, 30_000);
 
     const { invitation } = await m.client.invitations.inviteToNamespace(ns, { admitterAddrs: [] });
     expect(invitation.admitter_addrs ?? []).toEqual([]);
