@@ -14,7 +14,9 @@
  *   one, so a runaway in one context cannot delay another context's calls by its deadline; calls
  *   waiting for a worker are bounded (in all, and per context a quarter of that), and a call past
  *   the bound is refused at once with 503 and Retry-After rather than queued without end. A freed
- *   worker goes to the longest-waiting call whose context is under its share.
+ *   worker goes to the waiting call whose context holds the fewest workers, then has used the
+ *   least worker time recently, then has waited longest (issue #23: fair across contexts, so N
+ *   runaway contexts cannot starve a healthy one).
  * - The guest's storage and blob reads are synchronous, the node's views are not: the worker
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
  *   (protocol.ts), over one channel per worker. A call that names its context's state version
@@ -87,8 +89,19 @@ interface Slot {
 
 interface Waiter {
   context: string;
+  /** when it began waiting (performance.now()) */
+  since: number;
   grant: (slot: Slot | null) => void;
 }
+
+/** A context's recent worker time: milliseconds, decaying by half every `USAGE_HALF_LIFE` deadline. */
+interface Usage {
+  ms: number;
+  at: number;
+}
+
+/** contexts whose recent worker time is kept at most (the least used are forgotten first) */
+const USAGE_KEPT = 4096;
 
 /**
  * Default pool size: one worker per core and one more, at least three. A call's worker spends part
@@ -103,6 +116,8 @@ export function defaultPoolSize(): number {
 
 /** How long a refused caller is told to wait: about one call's deadline. */
 const BUSY_RETRY_AFTER_SECS = 5;
+/** a context's recent worker time halves every this many (default) deadlines */
+const USAGE_HALF_LIFE = 1;
 /** A call waits for a worker at most its deadline and this much more, then fails with `Deadline`. */
 const WAIT_GRACE_MS = 1_000;
 
@@ -126,6 +141,8 @@ export class WasmRuntime implements Runtime {
   private waiters: Waiter[] = [];
   /** workers each context holds now */
   private readonly holding = new Map<string, number>();
+  /** worker time each context used recently (the fair scheduler's second key) */
+  private readonly usage = new Map<string, Usage>();
   private readonly queueLimit: number;
   private running = false;
 
@@ -404,6 +421,7 @@ export class WasmRuntime implements Runtime {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         context,
+        since: performance.now(),
         grant: (slot) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
@@ -438,18 +456,62 @@ export class WasmRuntime implements Runtime {
     this.dispatch();
   }
 
-  /** Hands free workers to the longest-waiting calls whose context is under its share. */
+  /**
+   * Hands free workers to waiting calls, fairly across contexts (issue #23): each free worker goes to
+   * the waiting call whose context holds the fewest workers; ties go to the context that used the
+   * least worker time recently (a runaway's calls each used a whole deadline), then to the longest
+   * waiting. A context never passes its share. So a call of a context that holds no worker and has
+   * used less than the runaways is first in line for the next worker that frees, which is within
+   * one deadline (every running call ends or is stopped by then).
+   */
   private dispatch(): void {
     for (;;) {
       const slot = this.slots.find((s) => !s.busy);
-      const i = slot ? this.waiters.findIndex((w) => this.mayRun(w.context)) : -1;
-      if (!slot || i < 0) return;
-      const [waiter] = this.waiters.splice(i, 1);
+      const waiter = slot ? this.nextWaiter() : undefined;
+      if (!slot || !waiter) return;
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
       slot.busy = true;
       // counted before the call resumes, so the next dispatch already sees the context's share
       this.hold(waiter.context);
       waiter.grant(slot);
     }
+  }
+
+  /** The waiting call the next free worker goes to (see `dispatch`), or none. */
+  private nextWaiter(): Waiter | undefined {
+    const now = performance.now();
+    let best: { waiter: Waiter; held: number; used: number } | undefined;
+    for (const waiter of this.waiters) {
+      if (!this.mayRun(waiter.context)) continue;
+      const held = this.holding.get(waiter.context) ?? 0;
+      const used = this.usedMs(waiter.context, now);
+      // `waiters` is in arrival order: on a full tie the earlier one stays
+      if (!best || held < best.held || (held === best.held && (used < best.used || (used === best.used && waiter.since < best.waiter.since)))) {
+        best = { waiter, held, used };
+      }
+    }
+    return best?.waiter;
+  }
+
+  /** `context`'s recent worker time at `now`, decayed. */
+  private usedMs(context: string, now: number): number {
+    const u = this.usage.get(context);
+    return u ? u.ms * 2 ** (-(now - u.at) / (this.deadlineMs * USAGE_HALF_LIFE)) : 0;
+  }
+
+  /** Adds the worker time a call of `context` took (from its grant until its worker was freed). */
+  private charge(context: string, ms: number): void {
+    const now = performance.now();
+    this.usage.delete(context);
+    this.usage.set(context, { ms: this.usedMs(context, now) + ms, at: now });
+    if (this.usage.size <= USAGE_KEPT) return;
+    // forget the least used (the decayed values of the others are about equal to those kept)
+    let least: [string, number] | undefined;
+    for (const key of this.usage.keys()) {
+      const used = this.usedMs(key, now);
+      if (!least || used < least[1]) least = [key, used];
+    }
+    this.usage.delete(least![0]);
   }
 
   private hold(context: string): void {
@@ -477,6 +539,7 @@ export class WasmRuntime implements Runtime {
    */
   private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void, context: string, refresh?: CallJob['refresh']): Promise<CallResult> {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
+    const started = performance.now();
     const seq = ++slot.seq;
     const served = new BridgeServer(req, this.blobs, slot.flag, slot.port, seq, this.sealing);
     slot.server = served;
@@ -521,6 +584,7 @@ export class WasmRuntime implements Runtime {
         if (slot.server === served) slot.server = undefined;
         this.stats.calls++;
         if (replace) this.stats.replaced[replace]++;
+        this.charge(context, performance.now() - started);
         freed();
         this.release(slot, replace !== false);
       };
