@@ -35,6 +35,10 @@ export interface ContextsDeps {
   onError?: (err: unknown) => void;
   /** stamps each delta made here for replication (src/sync); absent on a node without a network */
   stampDelta?: ExecutorDeps['stampDelta'];
+  /** bounds on pending calls (issue #23 §4); the defaults when absent */
+  admission?: ExecutorDeps['admission'];
+  /** a call's deadline (config `[runtime] deadline_ms`) */
+  callDeadlineMs?: number;
 }
 
 export interface Contexts {
@@ -49,13 +53,23 @@ export interface Contexts {
 
 export function createContexts(d: ContextsDeps): Contexts {
   const store = new ContextStore(d.store);
-  const executor = new ContextExecutor({ stampDelta: d.stampDelta, store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock });
+  const executor = new ContextExecutor({
+    stampDelta: d.stampDelta,
+    store,
+    runtime: d.runtime,
+    applications: d.applications,
+    bus: d.bus,
+    clock: d.clock,
+    admission: d.admission,
+    callDeadlineMs: d.callDeadlineMs,
+  });
   const contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
   const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });
   return { contexts, calls, executor, reaper, records: store };
 }
 
+export { CallAdmission, DEFAULT_ADMISSION, type AdmissionLimits } from './admission.ts';
 export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';
 export { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
 export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-contract.ts';

@@ -13,7 +13,7 @@ import { NamespaceService } from '../governance/namespaces/service.ts';
 import { createAppliers } from '../governance/ops.ts';
 import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
 import { MemoryStore } from '../store/memory.ts';
-import { createContexts, type Contexts } from './index.ts';
+import { CallAdmission, createContexts, type Contexts } from './index.ts';
 
 export const APP_ID = 'ab'.repeat(32);
 
@@ -125,7 +125,7 @@ export interface World extends Contexts {
   namespaceId: string;
 }
 
-export async function world(): Promise<World> {
+export async function world(opts: { admission?: CallAdmission } = {}): Promise<World> {
   const store = new MemoryStore();
   await store.open();
   let t = 1_700_000_000_000;
@@ -140,6 +140,6 @@ export async function world(): Promise<World> {
   const ns = await new NamespaceService({ governance, identity, clock }).found({ applicationId: APP_ID });
   const runtime = new FakeRuntime();
   const catalog = new FakeCatalog();
-  const parts = createContexts({ store, governance, identity, applications: catalog, runtime, bus, clock });
+  const parts = createContexts({ store, governance, identity, applications: catalog, runtime, bus, clock, admission: opts.admission });
   return { ...parts, store, governance, identity, runtime, catalog, bus, events, namespaceId: ns.id };
 }

@@ -22,7 +22,7 @@ import { EventStreamService } from '../events/service.ts';
 import { contextApplicationVia } from '../events/access.ts';
 import { presenceRpcMethods } from '../events/presence-rpc.ts';
 import { PresenceIntentService } from '../events/presence-intents.ts';
-import { contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
+import { CallAdmission, contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { DEFAULT_MODULE_CACHE_SIZE } from '../runtime/limits.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
@@ -272,6 +272,7 @@ export class HearthNode {
       sealing: identitySealing(this.identity),
       poolSize: config.runtime.workers,
       queueLimit: config.runtime.queueLimit,
+      deadlineMs: config.runtime.deadlineMs,
     });
     this.contexts = createContexts({
       store: this.store,
@@ -283,6 +284,13 @@ export class HearthNode {
       clock,
       onError: (err) => this.opts.logger.error({ err }, 'dropping the state of deleted contexts failed'),
       stampDelta: (delta) => this.sync?.stampDelta(delta) ?? {},
+      callDeadlineMs: config.runtime.deadlineMs,
+      admission: new CallAdmission({
+        contextCalls: config.runtime.contextPendingCalls,
+        contextBytes: config.runtime.contextPendingBytes,
+        totalCalls: config.runtime.pendingCalls,
+        totalBytes: config.runtime.pendingBytes,
+      }),
     });
     if (this.network && this.router) {
       const logger = this.opts.logger.child({ component: 'sync' });
@@ -370,6 +378,7 @@ export class HearthNode {
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
       for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);
       for (const series of this.runtime.series()) this.metrics.addGauge(series);
+      for (const series of this.contexts.executor.admission.series()) this.metrics.addGauge(series);
       this.metrics.addGauge({
         name: 'hearth_event_streams_active',
         help: 'Open event-stream connections by transport',
