@@ -99,6 +99,27 @@ describe('a flood of writes on one context', () => {
     expect(again).toHaveLength(8);
   });
 
+  it('a caller that goes away while its write waits for the lock frees its pending place at once; its write never runs', async () => {
+    const w = await world({ admission: new CallAdmission({ contextCalls: 2 }) });
+    const ctx = (await w.contexts.create({ groupId: w.namespaceId, initializationParams: new Uint8Array() })).contextId;
+    let release!: () => void;
+    w.runtime.gates.set('slow_set', new Promise<void>((r) => (release = r)));
+    const first = w.calls.execute({ contextId: ctx, method: 'slow_set', argsJson: { key: 'a', value: '1' } }, owner);
+    const gone = new AbortController();
+    const waiting = settle(w.calls.execute({ contextId: ctx, method: 'slow_set', argsJson: { key: 'b', value: '2' } }, owner, gone.signal));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(w.executor.admission.pending(ctx).calls).toBe(2);
+    gone.abort();
+    expect((await waiting).ok).toBe(false);
+    expect(w.executor.admission.pending(ctx).calls).toBe(1);
+    const third = exec(w, ctx, 'slow_set', { key: 'c', value: '3' }); // the place is free again
+    release();
+    await Promise.all([first, third]);
+    expect(w.runtime.calls.filter((c) => c.method === 'slow_set')).toHaveLength(2);
+    expect(await exec(w, ctx, 'get', { key: 'b' })).toEqual({ output: null });
+    expect(await exec(w, ctx, 'get', { key: 'c' })).toEqual({ output: '3' });
+  });
+
   it('bounds the bytes of pending arguments: large calls past it are refused, small ones still pass', async () => {
     const w = await world({ admission: new CallAdmission({ contextBytes: 4_096, totalBytes: 1 << 20 }) });
     const ctx = (await w.contexts.create({ groupId: w.namespaceId, initializationParams: new Uint8Array() })).contextId;

@@ -21,7 +21,7 @@ import type { EventBus } from '../events/bus.ts';
 import type { CallResult, CallSuccess, Runtime } from '../runtime/contract.ts';
 import type { BatchOp } from '../store/store.ts';
 import { CallAdmission } from './admission.ts';
-import { ContextLocks } from './lock.ts';
+import { ContextLocks, LockWaitAborted } from './lock.ts';
 import { changedSomething, ReadHints } from './read-path.ts';
 import { wasmOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
@@ -189,6 +189,14 @@ export class ContextExecutor {
     const release = this.admission.admit(contextId, call.input.length);
     try {
       return await this.callAdmitted(contextId, call, prepare);
+    } catch (err) {
+      if (!(err instanceof LockWaitAborted)) throw err;
+      // the caller went away while the call waited for the lock: it never ran; its extra ops are
+      // kept as for any call that failed (a delegated call's nonce is spent)
+      const meta = await this.d.store.getMeta(contextId);
+      if (!meta) throw new ContextGone(contextId);
+      if (call.extra?.length) await this.d.store.store.batch(call.extra);
+      return { meta, result: { ok: false, kind: 'Aborted', message: err.message, logs: [] } };
     } finally {
       release();
     }
@@ -222,7 +230,7 @@ export class ContextExecutor {
         const meta = await metaOf();
         const result = await this.run(meta, call);
         return changedSomething(result) ? { stamp, result } : await conclude(meta, result);
-      });
+      }, call.signal);
       if (!('stamp' in shared)) return shared;
       attempt = shared;
     }
@@ -232,7 +240,7 @@ export class ContextExecutor {
       // no writer since the shared attempt: its outcome was computed against this very state
       if (attempt && this.locks.stamp(contextId) === attempt.stamp) return conclude(meta, attempt.result);
       return conclude(meta, await this.run(meta, call));
-    });
+    }, call.signal);
   }
 }
 
