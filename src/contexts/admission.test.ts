@@ -53,6 +53,20 @@ describe('CallAdmission', () => {
     a.admit('y', 50);
     expect(refusal(() => a.admit('z', 1)).message).toMatch(/150 bytes of call arguments pending/);
   });
+
+  it('counts request bodies about to be read toward the node’s byte bound, with the pending arguments', () => {
+    const a = new CallAdmission({ totalBytes: 1_000 });
+    const body = a.reserveBody(5_000); // nothing pending: read whatever its size (the route's body limit rules)
+    expect(refusal(() => a.reserveBody(1)).message).toMatch(/5000 bytes of call arguments and request bodies \(the bound is 1000\)/);
+    body();
+    body();
+    const call = a.admit('x', 600);
+    a.reserveBody(400);
+    expect(refusal(() => a.reserveBody(1)).kind).toBe('unavailable');
+    expect(a.refused).toBe(2);
+    call();
+    a.reserveBody(500);
+  });
 });
 
 const owner: Principal = { keyId: 'k', keyType: 'root', rootKeyId: 'k', permissions: ['admin'], binding: { contexts: [], groups: [], applications: [] } };

@@ -91,5 +91,5 @@ export function contextRpcMethods(c: Contexts): Record<string, RpcMethodHandler>
 /** Mounts `/admin-api/contexts*`, `/admin-api/identity/context` and `POST /jsonrpc`. */
 export function registerContextsRoutes(app: FastifyInstance, deps: ContextsRouteDeps): void {
   registerContextRoutes(app, deps);
-  registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods, onOutcome: deps.onRpcOutcome });
+  registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods, onOutcome: deps.onRpcOutcome, admission: deps.executor.admission });
 }

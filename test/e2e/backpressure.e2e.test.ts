@@ -3,7 +3,7 @@
  * the SDK over HTTP:
  * - a flood of writes on one context answers 503 with Retry-After past `[runtime]
  *   context_pending_calls` at once; every accepted write is there (counted), no refused one is,
- *   and the context takes writes again afterwards;
+ *   and the context takes writes again afterwards; large calls past `pending_bytes` are refused too;
  * - with more runaway contexts than workers (the spin app, a short `[runtime] deadline_ms`), a
  *   healthy context's get and set complete within their normal time plus one deadline (and the
  *   start of the worker that replaces a stopped one): docs/decisions.md "Fair scheduling".
@@ -21,6 +21,7 @@ const WORKERS = 2;
 const DEADLINE_MS = 2_000;
 const PENDING_PER_CONTEXT = 4;
 const RUNAWAYS = 6;
+const PENDING_BYTES = 2 * 1024 * 1024;
 /** a replaced worker's start and its module's instance, generous on a loaded machine */
 const WORKER_START_MS = 1_500;
 
@@ -34,6 +35,7 @@ beforeAll(async () => {
       cfg.runtime.workers = WORKERS;
       cfg.runtime.deadlineMs = DEADLINE_MS;
       cfg.runtime.contextPendingCalls = PENDING_PER_CONTEXT;
+      cfg.runtime.pendingBytes = PENDING_BYTES;
     },
   });
   root = join(paths.dir, '..');
@@ -96,6 +98,31 @@ it('a flood of writes on one context: 503 with Retry-After past the bound, every
   expect(await metric('hearth_calls_pending')).toBe(0);
   await Promise.all(Array.from({ length: PENDING_PER_CONTEXT }, (_, i) => c.rpc.execute(ctx, 'set', { key: `after${i}`, value: 'x' })));
   expect(await c.rpc.execute(ctx, 'len')).toBe(accepted.length + PENDING_PER_CONTEXT);
+}, 120_000);
+
+it('large calls past the node’s pending bytes are refused with 503 before their bodies are read; the others answer', async () => {
+  // `quick` ignores its arguments: the bytes only travel
+  const [ctx] = await contextOf('spin');
+  const pad = 'p'.repeat(512 * 1024);
+  const outcomes = await Promise.all(
+    Array.from({ length: 12 }, () =>
+      c.rpc.execute(ctx, 'quick', { pad }).then(
+        (out) => out,
+        (e: unknown) => e,
+      ),
+    ),
+  );
+  const answered = outcomes.filter((o) => o === 'done');
+  const refused = outcomes.filter((o) => o !== 'done');
+  expect(answered.length).toBeGreaterThan(0);
+  expect(refused.length).toBeGreaterThan(0);
+  for (const e of refused) {
+    expect((e as HttpError).status).toBe(503);
+    expect(Number((e as HttpError).headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((e as HttpError).bodyText).toMatch(/bytes of call arguments/);
+  }
+  expect(await metric('hearth_calls_pending_bytes')).toBe(0);
+  expect(await c.rpc.execute(ctx, 'quick', { pad })).toBe('done');
 }, 120_000);
 
 it('with more runaway contexts than workers, a healthy context’s get and set complete within their normal time plus one deadline', async () => {
