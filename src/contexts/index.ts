@@ -90,6 +90,6 @@ export function contextRpcMethods(c: Contexts): Record<string, RpcMethodHandler>
 
 /** Mounts `/admin-api/contexts*`, `/admin-api/identity/context` and `POST /jsonrpc`. */
 export function registerContextsRoutes(app: FastifyInstance, deps: ContextsRouteDeps): void {
-  registerContextRoutes(app, deps);
+  registerContextRoutes(app, { ...deps, admission: deps.executor.admission });
   registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods, onOutcome: deps.onRpcOutcome, admission: deps.executor.admission });
 }

@@ -20,7 +20,7 @@ import { setMaxListeners } from 'node:events';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { exactJsonBodies } from '../http/body.ts';
 import { badRequest, HearthError, unauthenticated } from '../errors.ts';
-import type { CallAdmission } from './admission.ts';
+import { countLargeBodies, type BodyAdmission } from './body-admission.ts';
 import type { ContextCalls } from './calls.ts';
 import { Errors } from '../http/response-schemas.ts';
 import { RpcMethodError, type RpcMethodHandler } from './rpc-contract.ts';
@@ -34,11 +34,8 @@ export interface JsonRpcDeps {
   /** told how each call ended (metrics: ok, app_error, rpc_error, invalid) */
   onOutcome?: (outcome: 'ok' | 'app_error' | 'rpc_error' | 'invalid') => void;
   /** the pending-call bounds: a body is counted toward them before it is read (issue #23 §4) */
-  admission?: Pick<CallAdmission, 'reserveBody'>;
+  admission?: BodyAdmission;
 }
-
-/** bodies from this size on are counted toward the pending bytes before they are read (smaller ones cost less than the count) */
-const LARGE_BODY_BYTES = 64 * 1024;
 
 /** Room for a maximal `argsJson` plus the envelope. */
 const RPC_BODY_LIMIT = MAX_ARGS_BYTES + 64 * 1024;
@@ -97,21 +94,7 @@ export function registerJsonRpcRoute(root: FastifyInstance, deps: JsonRpcDeps): 
   root.register(async (scoped) => {
     exactJsonBodies(scoped, { bodyLimit: RPC_BODY_LIMIT });
     // a large body counts toward the node's pending bytes before it is read: past the bound, 503 at once
-    const admission = deps.admission;
-    if (admission) {
-      scoped.addHook('onRequest', (req, reply, done) => {
-        const length = Number(req.headers['content-length'] ?? 0);
-        if (!(length >= LARGE_BODY_BYTES)) return done();
-        try {
-          reply.raw.once('close', admission.reserveBody(length));
-        } catch (err) {
-          // the body stays unread: the connection cannot carry another request
-          reply.header('connection', 'close');
-          return done(err as Error);
-        }
-        done();
-      });
-    }
+    if (deps.admission) scoped.addHook('onRequest', countLargeBodies(deps.admission));
 
     const outcome = deps.onOutcome ?? (() => undefined);
     const docs = {
