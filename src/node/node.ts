@@ -267,12 +267,14 @@ export class HearthNode {
       remote: this.replicator,
       addresses: network ? () => network.addresses() : undefined,
     });
+    // a deadline of 0 (or less) would fail every call at once: it means the default
+    const callDeadlineMs = config.runtime.deadlineMs > 0 ? config.runtime.deadlineMs : undefined;
     this.runtime = new WasmRuntime({
       blobs: blobAccess(this.blobs),
       sealing: identitySealing(this.identity),
       poolSize: config.runtime.workers,
       queueLimit: config.runtime.queueLimit,
-      deadlineMs: config.runtime.deadlineMs,
+      deadlineMs: callDeadlineMs,
     });
     this.contexts = createContexts({
       store: this.store,
@@ -284,7 +286,7 @@ export class HearthNode {
       clock,
       onError: (err) => this.opts.logger.error({ err }, 'dropping the state of deleted contexts failed'),
       stampDelta: (delta) => this.sync?.stampDelta(delta) ?? {},
-      callDeadlineMs: config.runtime.deadlineMs,
+      callDeadlineMs,
       admission: new CallAdmission({
         contextCalls: config.runtime.contextPendingCalls,
         contextBytes: config.runtime.contextPendingBytes,
