@@ -48,6 +48,7 @@ import { HOT_ROWS, type AskedRequest, type CallJob, type JobDone, type LoadJob, 
 import type { Space } from './host-state.ts';
 import { STATE_CACHE_CONTEXTS } from './state-cache.ts';
 import { Trap } from './trap.ts';
+import { FairShare, type FairWaiter } from './fair-share.ts';
 
 export interface WasmRuntimeOptions {
   /** workers running calls in parallel (default: one per core and one more, at least 3) */
@@ -87,21 +88,9 @@ interface Slot {
   tid?: number;
 }
 
-interface Waiter {
-  context: string;
-  /** when it began waiting (performance.now()) */
-  since: number;
+interface Waiter extends FairWaiter {
   grant: (slot: Slot | null) => void;
 }
-
-/** A context's recent worker time: milliseconds, decaying by half every `USAGE_HALF_LIFE` deadline. */
-interface Usage {
-  ms: number;
-  at: number;
-}
-
-/** contexts whose recent worker time is kept at most (the least used are forgotten first) */
-const USAGE_KEPT = 4096;
 
 /**
  * Default pool size: one worker per core and one more, at least three. A call's worker spends part
@@ -116,8 +105,6 @@ export function defaultPoolSize(): number {
 
 /** How long a refused caller is told to wait: about one call's deadline. */
 const BUSY_RETRY_AFTER_SECS = 5;
-/** a context's recent worker time halves every this many (default) deadlines */
-const USAGE_HALF_LIFE = 1;
 /** A call waits for a worker at most its deadline and this much more, then fails with `Deadline`. */
 const WAIT_GRACE_MS = 1_000;
 
@@ -141,8 +128,8 @@ export class WasmRuntime implements Runtime {
   private waiters: Waiter[] = [];
   /** workers each context holds now */
   private readonly holding = new Map<string, number>();
-  /** worker time each context used recently (the fair scheduler's second key) */
-  private readonly usage = new Map<string, Usage>();
+  /** which waiting call a freed worker goes to (fair-share.ts) */
+  private readonly fair: FairShare;
   private readonly queueLimit: number;
   private running = false;
 
@@ -151,6 +138,8 @@ export class WasmRuntime implements Runtime {
     this.poolSize = Math.max(1, opts.poolSize || defaultPoolSize());
     this.queueLimit = Math.max(1, opts.queueLimit ?? DEFAULT_QUEUE_LIMIT);
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    // a context's recent worker time halves every deadline
+    this.fair = new FairShare(this.deadlineMs);
     this.cacheSize = Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE);
     this.blobs = opts.blobs;
     this.sealing = opts.sealing;
@@ -456,18 +445,11 @@ export class WasmRuntime implements Runtime {
     this.dispatch();
   }
 
-  /**
-   * Hands free workers to waiting calls, fairly across contexts (issue #23): each free worker goes to
-   * the waiting call whose context holds the fewest workers; ties go to the context that used the
-   * least worker time recently (a runaway's calls each used a whole deadline), then to the longest
-   * waiting. A context never passes its share. So a call of a context that holds no worker and has
-   * used less than the runaways is first in line for the next worker that frees, which is within
-   * one deadline (every running call ends or is stopped by then).
-   */
+  /** Hands free workers to waiting calls, fairly across contexts (fair-share.ts; issue #23). */
   private dispatch(): void {
     for (;;) {
       const slot = this.slots.find((s) => !s.busy);
-      const waiter = slot ? this.nextWaiter() : undefined;
+      const waiter = slot ? this.fair.pick(this.waiters, (c) => this.holding.get(c) ?? 0, (c) => this.mayRun(c)) : undefined;
       if (!slot || !waiter) return;
       this.waiters.splice(this.waiters.indexOf(waiter), 1);
       slot.busy = true;
@@ -475,43 +457,6 @@ export class WasmRuntime implements Runtime {
       this.hold(waiter.context);
       waiter.grant(slot);
     }
-  }
-
-  /** The waiting call the next free worker goes to (see `dispatch`), or none. */
-  private nextWaiter(): Waiter | undefined {
-    const now = performance.now();
-    let best: { waiter: Waiter; held: number; used: number } | undefined;
-    for (const waiter of this.waiters) {
-      if (!this.mayRun(waiter.context)) continue;
-      const held = this.holding.get(waiter.context) ?? 0;
-      const used = this.usedMs(waiter.context, now);
-      // `waiters` is in arrival order: on a full tie the earlier one stays
-      if (!best || held < best.held || (held === best.held && (used < best.used || (used === best.used && waiter.since < best.waiter.since)))) {
-        best = { waiter, held, used };
-      }
-    }
-    return best?.waiter;
-  }
-
-  /** `context`'s recent worker time at `now`, decayed. */
-  private usedMs(context: string, now: number): number {
-    const u = this.usage.get(context);
-    return u ? u.ms * 2 ** (-(now - u.at) / (this.deadlineMs * USAGE_HALF_LIFE)) : 0;
-  }
-
-  /** Adds the worker time a call of `context` took (from its grant until its worker was freed). */
-  private charge(context: string, ms: number): void {
-    const now = performance.now();
-    this.usage.delete(context);
-    this.usage.set(context, { ms: this.usedMs(context, now) + ms, at: now });
-    if (this.usage.size <= USAGE_KEPT) return;
-    // forget the least used (the decayed values of the others are about equal to those kept)
-    let least: [string, number] | undefined;
-    for (const key of this.usage.keys()) {
-      const used = this.usedMs(key, now);
-      if (!least || used < least[1]) least = [key, used];
-    }
-    this.usage.delete(least![0]);
   }
 
   private hold(context: string): void {
@@ -584,7 +529,7 @@ export class WasmRuntime implements Runtime {
         if (slot.server === served) slot.server = undefined;
         this.stats.calls++;
         if (replace) this.stats.replaced[replace]++;
-        this.charge(context, performance.now() - started);
+        this.fair.charge(context, performance.now() - started);
         freed();
         this.release(slot, replace !== false);
       };
