@@ -2,8 +2,9 @@
  * `npm run bench`: every benchmark, then one table of the figures against their baselines from this
  * run (docs/performance.md explains each and how to read them). The machine's load average is
  * printed with each section: on a shared machine, run it when the machine is quiet, and more than
- * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star runs a subset.
+ * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure runs a subset.
  */
+import { benchBackpressure } from './backpressure.ts';
 import { benchBlobs } from './blobs.ts';
 import { benchDurability } from './durability.ts';
 import { ensureBuilt, printTable } from './harness.ts';
@@ -25,6 +26,7 @@ const all: Record<string, () => Promise<unknown>> = {
   network: async () => printNetwork(await benchNetwork()),
   sync: async () => printSync(await benchSync()),
   'sync-star': async () => printSyncStar(await benchSyncStar()),
+  backpressure: () => benchBackpressure(),
 };
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 for (const name of only ?? []) if (!(name in all)) throw new Error(`BENCH_ONLY: no benchmark named '${name}' (${Object.keys(all).join(', ')})`);

@@ -98,8 +98,19 @@ export interface NodeConfig {
   registry: RegistryConfig;
   /** dev installs: when `devInstallRoot` is set, `install-dev-application` paths must lie inside it */
   applications: { devInstallRoot: string };
-  /** the WebAssembly pool: workers (0 = one per core and one more, at least 3) and calls waiting at most */
-  runtime: { workers: number; queueLimit: number };
+  /**
+   * the WebAssembly pool: workers (0 = one per core and one more, at least 3) and calls waiting for
+   * one at most; a call's deadline; calls pending per context and in all (count, argument bytes)
+   */
+  runtime: {
+    workers: number;
+    queueLimit: number;
+    deadlineMs: number;
+    contextPendingCalls: number;
+    contextPendingBytes: number;
+    pendingCalls: number;
+    pendingBytes: number;
+  };
   /** admin spec "Authentication" rule 3: true makes the delegated-execution routes public (the warrant is the credential) */
   admin: { delegatedAccess: boolean };
   /** TEE attestation provider (docs/tee.md): "none", or the path of a provider module */
@@ -187,7 +198,15 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
   },
   registry: { dir: 'dir', url: 'url', timeoutSecs: 'timeout_secs' },
   applications: { devInstallRoot: 'dev_install_root' },
-  runtime: { workers: 'workers', queueLimit: 'queue_limit' },
+  runtime: {
+    workers: 'workers',
+    queueLimit: 'queue_limit',
+    deadlineMs: 'deadline_ms',
+    contextPendingCalls: 'context_pending_calls',
+    contextPendingBytes: 'context_pending_bytes',
+    pendingCalls: 'pending_calls',
+    pendingBytes: 'pending_bytes',
+  },
   admin: { delegatedAccess: 'delegated_access' },
   tee: { provider: 'provider' },
 };

@@ -1,3 +1,5 @@
+import { DEFAULT_ADMISSION } from '../contexts/admission.ts';
+import { CALL_DEADLINE_MS } from '../contexts/types.ts';
 import { DEFAULT_QUEUE_LIMIT } from '../runtime/limits.ts';
 
 /**
@@ -71,4 +73,11 @@ export const FALLBACK_MAX_CONNECTIONS = 1024;
 export const RUNTIME_DEFAULTS = {
   workers: 0,
   queueLimit: DEFAULT_QUEUE_LIMIT,
+  /** a method call's wall-clock budget, its wait for a worker included */
+  deadlineMs: CALL_DEADLINE_MS,
+  /** calls pending (waiting for the context's lock or a worker, or running) per context and in all, by count and argument bytes (issue #23 §4) */
+  contextPendingCalls: DEFAULT_ADMISSION.contextCalls,
+  contextPendingBytes: DEFAULT_ADMISSION.contextBytes,
+  pendingCalls: DEFAULT_ADMISSION.totalCalls,
+  pendingBytes: DEFAULT_ADMISSION.totalBytes,
 } as const;

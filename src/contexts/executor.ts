@@ -9,7 +9,9 @@
  *   once the batch is durable — when the call committed or emitted events (not for pure reads);
  * - read-only calls run on a shared lock and commit nothing; write calls are serialised per context;
  *   a call that changed nothing persists nothing, and calls of methods seen changing nothing run
- *   under the shared lock first, whatever the ABI says (read-path.ts).
+ *   under the shared lock first, whatever the ABI says (read-path.ts);
+ * - calls pending per context and in all are bounded by count and argument bytes (admission.ts):
+ *   past a bound a call is refused with 503 before it waits for the lock (issue #23 §4).
  */
 import { createHash } from 'node:crypto';
 import type { ApplicationCatalog } from '../applications/contract.ts';
@@ -18,7 +20,8 @@ import { toHex as hex } from '../crypto/ids.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { CallResult, CallSuccess, Runtime } from '../runtime/contract.ts';
 import type { BatchOp } from '../store/store.ts';
-import { ContextLocks } from './lock.ts';
+import { CallAdmission } from './admission.ts';
+import { ContextLocks, LockWaitAborted } from './lock.ts';
 import { changedSomething, ReadHints } from './read-path.ts';
 import { wasmOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
@@ -41,6 +44,10 @@ export interface ExecutorDeps {
    * commit, so a refused call persists nothing.
    */
   mayCommit?: (meta: ContextMeta) => void;
+  /** bounds on calls pending per context and in all (issue #23 §4); the defaults when absent */
+  admission?: CallAdmission;
+  /** a call's wall-clock budget, its wait for a worker included (config `[runtime] deadline_ms`) */
+  callDeadlineMs?: number;
 }
 
 export interface CallInput {
@@ -75,10 +82,13 @@ export type CommitListener = (delta: DeltaRecord, meta: ContextMeta) => void;
 
 export class ContextExecutor {
   readonly locks = new ContextLocks();
+  readonly admission: CallAdmission;
   private readonly hints = new ReadHints();
   private readonly committed = new Set<CommitListener>();
 
-  constructor(private readonly d: ExecutorDeps) {}
+  constructor(private readonly d: ExecutorDeps) {
+    this.admission = d.admission ?? new CallAdmission();
+  }
 
   /** Hears of every delta a local call commits, after its batch is durable. */
   onCommit(listener: CommitListener): () => void {
@@ -106,7 +116,7 @@ export class ContextExecutor {
       readOnly: call.readOnly,
       stateVersion: store.stateVersion(meta.id),
       // the runtime bounds the call's run by this, and its wait for a worker too
-      deadlineMs: CALL_DEADLINE_MS,
+      deadlineMs: this.d.callDeadlineMs ?? CALL_DEADLINE_MS,
       signal: call.signal,
     });
   }
@@ -174,8 +184,31 @@ export class ContextExecutor {
   /**
    * One call on an existing context under its lock: the meta is re-read inside the lock so a
    * write sees the heads its predecessor left. `prepare` may refuse (throw) after the re-read.
+   * The call counts as pending (admission.ts) from here until it is done; past a bound it is
+   * refused (503) before it waits for the lock or changes anything.
    */
   async call(
+    contextId: string,
+    call: CallInput,
+    prepare: (meta: ContextMeta) => void,
+  ): Promise<{ meta: ContextMeta; result: CallResult }> {
+    const release = this.admission.admit(contextId, call.input.length);
+    try {
+      return await this.callAdmitted(contextId, call, prepare);
+    } catch (err) {
+      if (!(err instanceof LockWaitAborted)) throw err;
+      // the caller went away while the call waited for the lock: it never ran; its extra ops are
+      // kept as for any call that failed (a delegated call's nonce is spent)
+      const meta = await this.d.store.getMeta(contextId);
+      if (!meta) throw new ContextGone(contextId);
+      if (call.extra?.length) await this.d.store.store.batch(call.extra);
+      return { meta, result: { ok: false, kind: 'Aborted', message: err.message, logs: [] } };
+    } finally {
+      release();
+    }
+  }
+
+  private async callAdmitted(
     contextId: string,
     call: CallInput,
     prepare: (meta: ContextMeta) => void,
@@ -204,7 +237,7 @@ export class ContextExecutor {
         const meta = await metaOf();
         const result = await this.run(meta, call);
         return changedSomething(result) ? { stamp, result } : await conclude(meta, result);
-      });
+      }, call.signal);
       if (!('stamp' in shared)) return shared;
       attempt = shared;
     }
@@ -214,7 +247,7 @@ export class ContextExecutor {
       // no writer since the shared attempt: its outcome was computed against this very state
       if (attempt && this.locks.stamp(contextId) === attempt.stamp) return conclude(meta, attempt.result);
       return conclude(meta, await this.run(meta, call));
-    });
+    }, call.signal);
   }
 }
 

@@ -36,6 +36,10 @@ export interface ContextsDeps {
   onError?: (err: unknown) => void;
   /** stamps each delta made here for replication (src/sync); absent on a node without a network */
   stampDelta?: ExecutorDeps['stampDelta'];
+  /** bounds on pending calls (issue #23 §4); the defaults when absent */
+  admission?: ExecutorDeps['admission'];
+  /** a call's deadline (config `[runtime] deadline_ms`) */
+  callDeadlineMs?: number;
 }
 
 export interface Contexts {
@@ -53,13 +57,24 @@ export function createContexts(d: ContextsDeps): Contexts {
   // the executor's commit check reads the service, which needs the executor
   let contexts: ContextService;
   const mayCommit = (meta: ContextMeta) => contexts.requireNotRemoved(meta);
-  const executor = new ContextExecutor({ stampDelta: d.stampDelta, store, runtime: d.runtime, applications: d.applications, bus: d.bus, clock: d.clock, mayCommit });
+  const executor = new ContextExecutor({
+    stampDelta: d.stampDelta,
+    store,
+    runtime: d.runtime,
+    applications: d.applications,
+    bus: d.bus,
+    clock: d.clock,
+    mayCommit,
+    admission: d.admission,
+    callDeadlineMs: d.callDeadlineMs,
+  });
   contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
   const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });
   return { contexts, calls, executor, reaper, records: store };
 }
 
+export { CallAdmission, DEFAULT_ADMISSION, type AdmissionLimits } from './admission.ts';
 export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';
 export { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
 export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-contract.ts';
@@ -80,6 +95,6 @@ export function contextRpcMethods(c: Contexts): Record<string, RpcMethodHandler>
 
 /** Mounts `/admin-api/contexts*`, `/admin-api/identity/context` and `POST /jsonrpc`. */
 export function registerContextsRoutes(app: FastifyInstance, deps: ContextsRouteDeps): void {
-  registerContextRoutes(app, deps);
-  registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods, onOutcome: deps.onRpcOutcome });
+  registerContextRoutes(app, { ...deps, admission: deps.executor.admission });
+  registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods, onOutcome: deps.onRpcOutcome, admission: deps.executor.admission });
 }

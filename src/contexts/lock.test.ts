@@ -1,6 +1,6 @@
 /** Per-context readers–writer locks: writes exclusive and FIFO, reads shared, a waiting writer holds back later reads. */
 import { expect, it } from 'vitest';
-import { ContextLocks } from './lock.ts';
+import { ContextLocks, LockWaitAborted } from './lock.ts';
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
@@ -37,4 +37,35 @@ it('releases the lock when the critical section throws', async () => {
   const locks = new ContextLocks();
   await expect(locks.run('c', true, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
   expect(await locks.run('c', true, async () => 'next')).toBe('next');
+});
+
+it('a waiter whose signal aborts leaves the queue: it never runs, and the readers behind a writer that left go in', async () => {
+  const locks = new ContextLocks();
+  const log: string[] = [];
+  let open!: () => void;
+  const held = locks.run('c', false, async () => (log.push('r1'), new Promise<void>((r) => (open = r))));
+  const gone = new AbortController();
+  const writer = locks.run('c', true, async () => log.push('w'), gone.signal).then(
+    () => 'ran',
+    (e: unknown) => e,
+  );
+  const reader = locks.run('c', false, async () => log.push('r2'));
+  await tick();
+  expect(log).toEqual(['r1']); // r2 waits behind the writer
+  gone.abort();
+  expect(await writer).toBeInstanceOf(LockWaitAborted);
+  await reader;
+  expect(log).toEqual(['r1', 'r2']);
+  open();
+  await held;
+  // aborted before it asked: refused at once when it would wait, never when the lock is free
+  const pre = new AbortController();
+  pre.abort();
+  expect(await locks.run('c', true, async () => 'free', pre.signal)).toBe('free');
+  let close!: () => void;
+  const busy = locks.run('c', true, () => new Promise<void>((r) => (close = r)));
+  await expect(locks.run('c', true, async () => 'never', pre.signal)).rejects.toBeInstanceOf(LockWaitAborted);
+  close();
+  await busy;
+  expect(log).toEqual(['r1', 'r2']);
 });

@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { exactJsonBodies } from '../http/body.ts';
 import { requireId } from '../crypto/ids.ts';
 import { badRequest } from '../errors.ts';
+import { countLargeBodies, type BodyAdmission } from './body-admission.ts';
 import type { ContextCalls } from './calls.ts';
 import { Empty, Errors } from '../http/response-schemas.ts';
 import {
@@ -48,6 +49,8 @@ import { emptyOk } from '../http/reply.ts';
 export interface ContextRoutesDeps {
   contexts: ContextService;
   calls: ContextCalls;
+  /** the pending-call bounds: a query's large body is counted before it is read (issue #23 §4) */
+  admission?: BodyAdmission;
 }
 
 /** A maximal `initializationParams` (1 MiB as JSON numbers) or `argsJson` fits. */
@@ -130,7 +133,7 @@ const DOCS = {
   newIdentity: { summary: 'A fresh identity the node holds the key of', response: { 200: NewIdentityAnswer, ...Errors(...AUTH) } },
 };
 
-function routes(root: FastifyInstance, { contexts, calls }: ContextRoutesDeps): void {
+function routes(root: FastifyInstance, { contexts, calls, admission }: ContextRoutesDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/admin-api/contexts', { bodyLimit: LARGE_BODY, schema: DOCS.create }, async (req) => {
@@ -226,7 +229,8 @@ function routes(root: FastifyInstance, { contexts, calls }: ContextRoutesDeps): 
     data: await contexts.intents(contextIdOf(req.params)),
   }));
 
-  app.post('/admin-api/contexts/:contextId/query', { bodyLimit: LARGE_BODY, schema: DOCS.query }, async (req) => ({
+  const countBodies = admission ? { onRequest: countLargeBodies(admission) } : {};
+  app.post('/admin-api/contexts/:contextId/query', { bodyLimit: LARGE_BODY, schema: DOCS.query, ...countBodies }, async (req) => ({
     data: await calls.query(contextIdOf(req.params), req.body.method, req.body.argsJson),
   }));
 

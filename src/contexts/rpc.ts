@@ -20,6 +20,7 @@ import { setMaxListeners } from 'node:events';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { exactJsonBodies } from '../http/body.ts';
 import { badRequest, HearthError, unauthenticated } from '../errors.ts';
+import { countLargeBodies, type BodyAdmission } from './body-admission.ts';
 import type { ContextCalls } from './calls.ts';
 import { Errors } from '../http/response-schemas.ts';
 import { RpcMethodError, type RpcMethodHandler } from './rpc-contract.ts';
@@ -32,6 +33,8 @@ export interface JsonRpcDeps {
   methods?: Record<string, RpcMethodHandler>;
   /** told how each call ended (metrics: ok, app_error, rpc_error, invalid) */
   onOutcome?: (outcome: 'ok' | 'app_error' | 'rpc_error' | 'invalid') => void;
+  /** the pending-call bounds: a body is counted toward them before it is read (issue #23 §4) */
+  admission?: BodyAdmission;
 }
 
 /** Room for a maximal `argsJson` plus the envelope. */
@@ -90,6 +93,8 @@ export function registerJsonRpcRoute(root: FastifyInstance, deps: JsonRpcDeps): 
 
   root.register(async (scoped) => {
     exactJsonBodies(scoped, { bodyLimit: RPC_BODY_LIMIT });
+    // a large body counts toward the node's pending bytes before it is read: past the bound, 503 at once
+    if (deps.admission) scoped.addHook('onRequest', countLargeBodies(deps.admission));
 
     const outcome = deps.onOutcome ?? (() => undefined);
     const docs = {

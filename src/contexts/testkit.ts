@@ -14,7 +14,7 @@ import type { OpRegistration } from '../governance/appliers.ts';
 import { createAppliers } from '../governance/ops.ts';
 import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
 import { MemoryStore } from '../store/memory.ts';
-import { createContexts, type Contexts } from './index.ts';
+import { CallAdmission, createContexts, type Contexts } from './index.ts';
 
 export const APP_ID = 'ab'.repeat(32);
 
@@ -127,7 +127,7 @@ export interface World extends Contexts {
 }
 
 /** `ops`: the op kinds of domains built on governance the test needs (as the composition root registers them) */
-export async function world(ops: OpRegistration[] = []): Promise<World> {
+export async function world(ops: OpRegistration[] = [], opts: { admission?: CallAdmission } = {}): Promise<World> {
   const store = new MemoryStore();
   await store.open();
   let t = 1_700_000_000_000;
@@ -142,6 +142,6 @@ export async function world(ops: OpRegistration[] = []): Promise<World> {
   const ns = await new NamespaceService({ governance, identity, clock }).found({ applicationId: APP_ID });
   const runtime = new FakeRuntime();
   const catalog = new FakeCatalog();
-  const parts = createContexts({ store, governance, identity, applications: catalog, runtime, bus, clock });
+  const parts = createContexts({ store, governance, identity, applications: catalog, runtime, bus, clock, admission: opts.admission });
   return { ...parts, store, governance, identity, runtime, catalog, bus, events, namespaceId: ns.id };
 }

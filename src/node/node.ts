@@ -22,7 +22,7 @@ import { EventStreamService } from '../events/service.ts';
 import { contextApplicationVia } from '../events/access.ts';
 import { presenceRpcMethods } from '../events/presence-rpc.ts';
 import { PresenceIntentService } from '../events/presence-intents.ts';
-import { contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
+import { CallAdmission, contextRpcMethods, createContexts, type Contexts } from '../contexts/index.ts';
 import { AutoFollow } from '../contexts/auto-follow.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { DEFAULT_MODULE_CACHE_SIZE } from '../runtime/limits.ts';
@@ -285,11 +285,14 @@ export class HearthNode {
       remote: this.replicator,
       addresses: network ? () => network.addresses() : undefined,
     });
+    // a deadline of 0 (or less) would fail every call at once: it means the default
+    const callDeadlineMs = config.runtime.deadlineMs > 0 ? config.runtime.deadlineMs : undefined;
     this.runtime = new WasmRuntime({
       blobs: blobAccess(this.blobs),
       sealing: identitySealing(this.identity),
       poolSize: config.runtime.workers,
       queueLimit: config.runtime.queueLimit,
+      deadlineMs: callDeadlineMs,
     });
     this.contexts = createContexts({
       store: this.store,
@@ -301,6 +304,13 @@ export class HearthNode {
       clock,
       onError: (err) => this.opts.logger.error({ err }, 'dropping the state of deleted contexts failed'),
       stampDelta: (delta) => this.sync?.stampDelta(delta) ?? {},
+      callDeadlineMs,
+      admission: new CallAdmission({
+        contextCalls: config.runtime.contextPendingCalls,
+        contextBytes: config.runtime.contextPendingBytes,
+        totalCalls: config.runtime.pendingCalls,
+        totalBytes: config.runtime.pendingBytes,
+      }),
     });
     if (this.network && this.router) {
       const logger = this.opts.logger.child({ component: 'sync' });
@@ -416,6 +426,7 @@ export class HearthNode {
           read: () => Object.entries(applyFailures).map(([outcome, value]) => ({ labels: { outcome }, value })),
         });
       }
+      for (const series of this.contexts.executor.admission.series()) this.metrics.addGauge(series);
       this.metrics.addGauge({
         name: 'hearth_event_streams_active',
         help: 'Open event-stream connections by transport',

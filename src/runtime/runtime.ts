@@ -14,7 +14,9 @@
  *   one, so a runaway in one context cannot delay another context's calls by its deadline; calls
  *   waiting for a worker are bounded (in all, and per context a quarter of that), and a call past
  *   the bound is refused at once with 503 and Retry-After rather than queued without end. A freed
- *   worker goes to the longest-waiting call whose context is under its share.
+ *   worker goes to the waiting call whose context holds the fewest workers, then has used the
+ *   least worker time recently, then has waited longest (issue #23: fair across contexts, so N
+ *   runaway contexts cannot starve a healthy one).
  * - The guest's storage and blob reads are synchronous, the node's views are not: the worker
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
  *   (protocol.ts), over one channel per worker. A call that names its context's state version
@@ -46,6 +48,7 @@ import { HOT_ROWS, type AskedRequest, type CallJob, type JobDone, type LoadJob, 
 import type { Space } from './host-state.ts';
 import { STATE_CACHE_CONTEXTS } from './state-cache.ts';
 import { Trap } from './trap.ts';
+import { FairShare, type FairWaiter } from './fair-share.ts';
 
 export interface WasmRuntimeOptions {
   /** workers running calls in parallel (default: one per core and one more, at least 3) */
@@ -85,8 +88,7 @@ interface Slot {
   tid?: number;
 }
 
-interface Waiter {
-  context: string;
+interface Waiter extends FairWaiter {
   grant: (slot: Slot | null) => void;
 }
 
@@ -126,6 +128,8 @@ export class WasmRuntime implements Runtime {
   private waiters: Waiter[] = [];
   /** workers each context holds now */
   private readonly holding = new Map<string, number>();
+  /** which waiting call a freed worker goes to (fair-share.ts) */
+  private readonly fair: FairShare;
   private readonly queueLimit: number;
   private running = false;
 
@@ -134,6 +138,8 @@ export class WasmRuntime implements Runtime {
     this.poolSize = Math.max(1, opts.poolSize || defaultPoolSize());
     this.queueLimit = Math.max(1, opts.queueLimit ?? DEFAULT_QUEUE_LIMIT);
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    // a context's recent worker time halves every deadline
+    this.fair = new FairShare(this.deadlineMs);
     this.cacheSize = Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE);
     this.blobs = opts.blobs;
     this.sealing = opts.sealing;
@@ -404,6 +410,7 @@ export class WasmRuntime implements Runtime {
     return new Promise((resolve) => {
       const waiter: Waiter = {
         context,
+        since: performance.now(),
         grant: (slot) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
@@ -438,13 +445,13 @@ export class WasmRuntime implements Runtime {
     this.dispatch();
   }
 
-  /** Hands free workers to the longest-waiting calls whose context is under its share. */
+  /** Hands free workers to waiting calls, fairly across contexts (fair-share.ts; issue #23). */
   private dispatch(): void {
     for (;;) {
       const slot = this.slots.find((s) => !s.busy);
-      const i = slot ? this.waiters.findIndex((w) => this.mayRun(w.context)) : -1;
-      if (!slot || i < 0) return;
-      const [waiter] = this.waiters.splice(i, 1);
+      const waiter = slot ? this.fair.pick(this.waiters, (c) => this.holding.get(c) ?? 0, (c) => this.mayRun(c)) : undefined;
+      if (!slot || !waiter) return;
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
       slot.busy = true;
       // counted before the call resumes, so the next dispatch already sees the context's share
       this.hold(waiter.context);
@@ -477,6 +484,7 @@ export class WasmRuntime implements Runtime {
    */
   private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void, context: string, refresh?: CallJob['refresh']): Promise<CallResult> {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
+    const started = performance.now();
     const seq = ++slot.seq;
     const served = new BridgeServer(req, this.blobs, slot.flag, slot.port, seq, this.sealing);
     slot.server = served;
@@ -521,6 +529,7 @@ export class WasmRuntime implements Runtime {
         if (slot.server === served) slot.server = undefined;
         this.stats.calls++;
         if (replace) this.stats.replaced[replace]++;
+        this.fair.charge(context, performance.now() - started);
         freed();
         this.release(slot, replace !== false);
       };
