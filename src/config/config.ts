@@ -77,16 +77,7 @@ export interface NodeConfig {
    * nodes across the internet (docs/network.md "Across the internet"): serve as a relay, reserve
    * on relays, the DHT, AutoNAT and hole punching
    */
-  network: {
-    relayServer: boolean;
-    relayMaxReservations: number;
-    relayDataLimitBytes: number;
-    relayDurationLimitSecs: number;
-    relayClient: boolean;
-    dht: boolean;
-    autonat: boolean;
-    holePunching: boolean;
-  };
+  network: NetworkConfig;
   /**
    * specialized nodes (docs/sync.md "Specialized nodes"): `enabled` makes this node answer
    * `invite-specialized-node` discoveries; `admitUnattested` lets this node admit one that brings no
@@ -118,7 +109,27 @@ export interface NodeConfig {
 }
 
 /** `[network]` defaults: a node is no relay, but reserves on relays it meets; DHT, AutoNAT, DCUtR on */
-const NETWORK_DEFAULTS: NodeConfig['network'] = {
+/** `[network]`: the internet half of the swarm (network/libp2p.ts) */
+export interface NetworkConfig {
+  /** serve as a circuit relay v2 for other nodes */
+  relayServer: boolean;
+  /** reservations this relay holds at once */
+  relayMaxReservations: number;
+  /** bytes one relayed connection may carry each way before the relay closes it (0 = no limit) */
+  relayDataLimitBytes: number;
+  /** how long one relayed connection may last (0 = no limit) */
+  relayDurationLimitSecs: number;
+  /** reserve a slot on relays this node is connected to (once it finds itself private) and advertise the relayed address */
+  relayClient: boolean;
+  /** the Kademlia DHT: peer routing by peer id */
+  dht: boolean;
+  /** AutoNAT (libp2p's module, plus hearth's dial-back probe: network/reachability.ts) */
+  autonat: boolean;
+  /** DCUtR: upgrade a relayed connection to a direct one where the NATs allow it */
+  holePunching: boolean;
+}
+
+export const NETWORK_DEFAULTS: NetworkConfig = {
   relayServer: false,
   relayMaxReservations: 128,
   relayDataLimitBytes: 1 << 30,

@@ -58,40 +58,15 @@ import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
+import { NETWORK_DEFAULTS, type NetworkConfig } from '../config/config.ts';
 
 /**
  * The internet half (issue #24, docs/network.md "Across the internet"): relays, hole punching,
- * AutoNAT and a Kademlia DHT under hearth's own protocol prefix.
+ * AutoNAT and a Kademlia DHT under hearth's own protocol prefix — the `[network]` config section,
+ * whose keys and defaults config.ts documents.
  */
-export interface InternetOptions {
-  /** serve as a circuit relay v2 for other nodes */
-  relayServer: boolean;
-  /** reservations this relay holds at once */
-  relayMaxReservations: number;
-  /** bytes one relayed connection may carry each way before the relay closes it (0 = no limit) */
-  relayDataLimitBytes: number;
-  /** how long one relayed connection may last (0 = no limit) */
-  relayDurationLimitSecs: number;
-  /** reserve a slot on relays this node is connected to and advertise the relayed address */
-  relayClient: boolean;
-  /** the Kademlia DHT: peer routing by peer id and provider records */
-  dht: boolean;
-  /** AutoNAT (libp2p's module, plus hearth's dial-back probe: reachability.ts) */
-  autonat: boolean;
-  /** DCUtR: upgrade a relayed connection to a direct one where the NATs allow it */
-  holePunching: boolean;
-}
-
-export const DEFAULT_INTERNET: InternetOptions = {
-  relayServer: false,
-  relayMaxReservations: 128,
-  relayDataLimitBytes: 1 << 30,
-  relayDurationLimitSecs: 3_600,
-  relayClient: true,
-  dht: true,
-  autonat: true,
-  holePunching: true,
-};
+export type InternetOptions = NetworkConfig;
+export const DEFAULT_INTERNET: InternetOptions = NETWORK_DEFAULTS;
 
 /** hearth networks keep a DHT of their own: peers of other libp2p networks never join its table */
 export const DHT_PROTOCOL = '/hearth/kad/1.0.0';
