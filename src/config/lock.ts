@@ -116,14 +116,15 @@ export class HomeLock {
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    process.off('exit', this.onExit);
     await this.writing?.catch(() => undefined);
     if (await this.ours()) await rm(this.path, { force: true });
+    process.off('exit', this.onExit);
   }
 
   /** On process exit: only synchronous work is possible there. */
   releaseSync(): void {
-    if (this.released) return;
+    // no early return on `released`: an exit while `release` is under way (the process ends in the
+    // middle of its awaits) must still remove a lock that is this process's
     this.released = true;
     try {
       const v = JSON.parse(readFileSync(this.path, 'utf8')) as LockInfo;

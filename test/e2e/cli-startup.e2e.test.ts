@@ -98,7 +98,9 @@ it('takes over the lock of a killed node, saying so, and a stopped node leaves n
   expect(JSON.parse(await readFile(lockFile, 'utf8')).pid).toBe(killed.child.pid);
   const again = await start(['dev', '--node', 'k', '--port', String(base + 3)]);
   expect(again.output()).toContain(`was locked by pid ${killed.child.pid}, which is no longer running; taking the lock over`);
+  expect((await fetch(`${again.url}/admin-api/health`)).status).toBe(200);
   await stop(again);
+  expect(again.child.signalCode).toBeNull(); // it stopped through its own handler (exit 0), not by the signal's default
   await expect(access(lockFile)).rejects.toThrow();
 });
 
