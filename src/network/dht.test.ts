@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, eventually } from './contract-suite.ts';
-import { DHT_PROTOCOL } from './libp2p.ts';
+import { DHT_PROTOCOL } from './internet.ts';
 import { TestNodes } from './test-nodes.ts';
 
 const PROTOCOL = '/hearth/test/hello/1';

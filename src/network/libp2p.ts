@@ -15,18 +15,17 @@ import './polyfill.ts';
 import { isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { noise } from '@chainsafe/libp2p-noise';
-import { autoNAT } from '@libp2p/autonat';
-import { circuitRelayServer, circuitRelayTransport, type CircuitRelayService } from '@libp2p/circuit-relay-v2';
-import { dcutr } from '@libp2p/dcutr';
-import { kadDHT, passthroughMapper, type KadDHT } from '@libp2p/kad-dht';
+import { circuitRelayTransport, type CircuitRelayService } from '@libp2p/circuit-relay-v2';
+import type { KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
-import { gossipsub, type GossipSub, type Message } from '@libp2p/gossipsub';
+import type { GossipSub, Message } from '@libp2p/gossipsub';
+import { gossipService } from './gossip-service.ts';
 import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
 import { mdns } from '@libp2p/mdns';
 import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
-import { CODE_P2P, multiaddr, type Multiaddr } from '@multiformats/multiaddr';
+import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
 import type { Logger } from 'pino';
 import { Bootstrapper, DEFAULT_REDIAL, type RedialPolicy } from './bootstrap.ts';
@@ -50,7 +49,7 @@ import {
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
 import { deadline } from './deadline.ts';
 import { requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
-import { libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf, peerKeyOfString } from './peer-id.ts';
+import { bootstrapPeer, keysOf, libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf } from './peer-id.ts';
 import { publicKeyOf } from '../crypto/keys.ts';
 import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
@@ -58,26 +57,10 @@ import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
-import { NETWORK_DEFAULTS, type NetworkConfig } from '../config/config.ts';
-
-/**
- * The internet half (issue #24, docs/network.md "Across the internet"): relays, hole punching,
- * AutoNAT and a Kademlia DHT under hearth's own protocol prefix — the `[network]` config section,
- * whose keys and defaults config.ts documents.
- */
-export type InternetOptions = NetworkConfig;
-export const DEFAULT_INTERNET: InternetOptions = NETWORK_DEFAULTS;
-
-/** hearth networks keep a DHT of their own: peers of other libp2p networks never join its table */
-export const DHT_PROTOCOL = '/hearth/kad/1.0.0';
+import { DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
 export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
-
-/** the part of libp2p's (internal) transport manager this network uses */
-interface TransportManager {
-  listen(addrs: Multiaddr[]): Promise<void>;
-}
 
 export interface Libp2pNetworkOptions {
   /** the node signing key (`HomePaths.nodeKey`, an Ed25519 private `KeyObject`): the peer id derives from it */
@@ -101,8 +84,6 @@ export interface Libp2pNetworkOptions {
   internet?: Partial<InternetOptions>;
 }
 
-/** Gossip RPC frames may carry a full message plus its signature, key and topic. */
-const GOSSIP_RPC_SLACK = 64 * 1024;
 /** yamux streams per connection (domain.md §1.1: 256, as the reference). */
 const MAX_STREAMS_PER_CONNECTION = 256;
 
@@ -234,25 +215,8 @@ export class Libp2pNetwork implements Network {
       services: {
         identify: identify(),
         ping: ping(),
-        // domain.md §1.1: mesh 2/4/8, one outbound, flood publish, signed, 1 MiB, 1 s back-offs
-        ...this.internetServices(),
-        pubsub: gossipsub({
-          D: 4,
-          Dlo: 2,
-          Dhi: 8,
-          Dout: 1,
-          Dscore: 2,
-          floodPublish: true,
-          globalSignaturePolicy: 'StrictSign',
-          emitSelf: false,
-          allowPublishToZeroTopicPeers: true,
-          fallbackToFloodsub: false,
-          maxInboundDataLength: MAX_GOSSIP_BYTES + GOSSIP_RPC_SLACK,
-          pruneBackoff: 1_000,
-          unsubcribeBackoff: 1_000,
-          // a peer reached only through a relay still replicates (the relay bounds its data)
-          runOnLimitedConnection: true,
-        }),
+        ...internetServices(this.internet, (manager) => (this.transportManager = manager)),
+        pubsub: gossipService(),
       },
     });
     this.node = node;
@@ -468,45 +432,8 @@ export class Libp2pNetwork implements Network {
     });
   }
 
-  /** The services of the internet half, as configured. */
-  private internetServices(): Record<string, (components: never) => unknown> {
-    const o = this.internet;
-    const services: Record<string, (components: never) => unknown> = {};
-    if (o.relayServer) {
-      services.relay = circuitRelayServer({
-        reservations: {
-          maxReservations: o.relayMaxReservations,
-          applyDefaultLimit: o.relayDataLimitBytes > 0 || o.relayDurationLimitSecs > 0,
-          ...(o.relayDataLimitBytes > 0 ? { defaultDataLimit: BigInt(o.relayDataLimitBytes) } : {}),
-          ...(o.relayDurationLimitSecs > 0 ? { defaultDurationLimit: o.relayDurationLimitSecs * 1000 } : {}),
-        },
-      }) as never;
-    }
-    if (o.autonat) services.autonat = autoNAT({ startupDelay: 5_000 }) as never;
-    // not a service: hands over the transport manager, so the node can listen on `/p2p-circuit` later
-    services.transports = ((components: { transportManager: TransportManager }) => {
-      this.transportManager = components.transportManager;
-      return {};
-    }) as never;
-    if (o.holePunching && o.relayClient) services.dcutr = dcutr() as never;
-    if (o.dht) {
-      // private addresses stay in the table: hearth networks live on LANs and loopback too. Queries
-      // wait for a first peer (allowQueryWithZeroPeers: true makes libp2p's random walk spin on an
-      // empty table and starve the event loop)
-      services.dht = kadDHT({ protocol: DHT_PROTOCOL, clientMode: false, peerInfoMapper: passthroughMapper }) as never;
-    }
-    return services;
-  }
-
   private internetStatus(node: Libp2p<{ relay?: CircuitRelayService; dht?: KadDHT }>): InternetStatus {
-    const now = Date.now();
-    const relayed = node.getMultiaddrs().map(String).filter((a) => a.includes('/p2p-circuit'));
-    for (const a of relayed) if (!this.relayedSince.has(a)) this.relayedSince.set(a, now);
-    for (const a of [...this.relayedSince.keys()]) if (!relayed.includes(a)) this.relayedSince.delete(a);
-    const relays = relayed.flatMap((address) => {
-      const relay = /\/p2p\/([^/]+)\/p2p-circuit/.exec(address)?.[1];
-      return relay ? [{ peerId: relay, reservationStatus: 'accepted' as const, address, since: this.relayedSince.get(address) ?? now }] : [];
-    });
+    const relays = relaysHeld(node.getMultiaddrs().map(String), this.relayedSince, Date.now());
     const relay = node.services.relay;
     const dht = node.services.dht as (KadDHT & { routingTable?: { size: number } }) | undefined;
     return {
@@ -557,12 +484,7 @@ export class Libp2pNetwork implements Network {
     } catch {
       return undefined;
     }
-    for (const c of this.node.getConnections(id)) {
-      if (isRelayed(c)) continue;
-      const ip = c.remoteAddr.getComponents().find((x) => x.name === 'ip4' || x.name === 'ip6');
-      if (ip?.value) return { ip: ip.value, family: ip.name === 'ip6' ? 6 : 4 };
-    }
-    return undefined;
+    return directRemoteOf(this.node.getConnections(id));
   }
 
   /** Dials `address` on a connection of its own (never an existing one), then closes it. */
@@ -588,13 +510,7 @@ export class Libp2pNetwork implements Network {
 
   /** The TCP ports this node listens on. */
   private tcpPorts(): number[] {
-    const ports = new Set<number>();
-    for (const a of this.node?.getMultiaddrs() ?? []) {
-      if (String(a).includes('/p2p-circuit')) continue;
-      const tcpPort = a.getComponents().find((c) => c.name === 'tcp')?.value;
-      if (tcpPort) ports.add(Number(tcpPort));
-    }
-    return [...ports];
+    return tcpPortsOf(this.node?.getMultiaddrs() ?? []);
   }
 
   private async dialWith(address: string, signal: AbortSignal, what: string): Promise<PeerKey> {
@@ -681,29 +597,3 @@ export class Libp2pNetwork implements Network {
 
 /** libp2p's errors for a connection that closed under a new stream (worth another try) */
 const CLOSING = /"clos(ing|ed)"|closed connection during opening/;
-
-/** a connection through a circuit relay (limited, or its remote address names `/p2p-circuit`) */
-function isRelayed(conn: Connection): boolean {
-  return conn.limits !== undefined || String(conn.remoteAddr).includes('/p2p-circuit');
-}
-
-function keysOf(ids: PeerId[]): PeerKey[] {
-  const out = new Set<PeerKey>();
-  for (const id of ids) {
-    const k = peerKeyOf(id);
-    if (k) out.add(k);
-  }
-  return [...out];
-}
-
-/** The peer a bootstrap address names by its `/p2p/` part; throws on an address that does not parse. */
-function bootstrapPeer(address: string): PeerKey | undefined {
-  let ma: Multiaddr;
-  try {
-    ma = multiaddr(address);
-  } catch {
-    throw new Error(`network: not a multiaddr: ${JSON.stringify(address)}`);
-  }
-  const id = ma.getComponents().findLast((c) => c.code === CODE_P2P)?.value;
-  return id === undefined ? undefined : peerKeyOfString(id);
-}

@@ -9,6 +9,7 @@ import type { KeyObject } from 'node:crypto';
 import { privateKeyFromRaw, publicKeyFromRaw } from '@libp2p/crypto/keys';
 import type { Ed25519PrivateKey, PeerId } from '@libp2p/interface';
 import { peerIdFromPublicKey, peerIdFromString } from '@libp2p/peer-id';
+import { CODE_P2P, multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import type { PeerKey } from './contract.ts';
 
 const PEER_KEY = /^[0-9a-f]{64}$/;
@@ -49,4 +50,26 @@ export function peerKeyOfString(id: string): PeerKey | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The node keys of libp2p peer ids (ids that are not Ed25519 node keys left out), once each. */
+export function keysOf(ids: PeerId[]): PeerKey[] {
+  const out = new Set<PeerKey>();
+  for (const id of ids) {
+    const k = peerKeyOf(id);
+    if (k) out.add(k);
+  }
+  return [...out];
+}
+
+/** The peer a bootstrap address names by its `/p2p/` part; throws on an address that does not parse. */
+export function bootstrapPeer(address: string): PeerKey | undefined {
+  let ma: Multiaddr;
+  try {
+    ma = multiaddr(address);
+  } catch {
+    throw new Error(`network: not a multiaddr: ${JSON.stringify(address)}`);
+  }
+  const id = ma.getComponents().findLast((c) => c.code === CODE_P2P)?.value;
+  return id === undefined ? undefined : peerKeyOfString(id);
 }
