@@ -149,12 +149,27 @@ function requestId(v: unknown): RequestId {
   return null;
 }
 
-/** The reference's `{type, data}` error objects; a refusal for a bound key is `Unauthorized`. */
-function errorObject(err: unknown): { type: string; data?: unknown } {
+/**
+ * The reference's `{type, data}` error objects; a refusal for a bound key is `Unauthorized`. Faults
+ * of the caller's frame (bad params, too large, unknown id) are `ParseError`, as the reference names
+ * a request it could not use; a node that is busy, past a deadline or in conflict did not fail to
+ * parse anything, so those are `InternalError` with the reason (the caller may retry).
+ */
+export function errorObject(err: unknown): { type: string; data?: unknown } {
   if (err instanceof RpcMethodError) return err.data === undefined ? { type: err.type } : { type: err.type, data: err.data };
   if (err instanceof HearthError) {
-    if (err.kind === 'forbidden' || err.kind === 'unauthenticated') return { type: 'Unauthorized', data: err.message };
-    return { type: 'ParseError', data: err.message };
+    switch (err.kind) {
+      case 'forbidden':
+      case 'unauthenticated':
+        return { type: 'Unauthorized', data: err.message };
+      case 'bad_request':
+      case 'payload_too_large':
+      case 'unsupported_media_type':
+      case 'not_found':
+        return { type: 'ParseError', data: err.message };
+      default:
+        return { type: 'InternalError', data: err.message };
+    }
   }
   return { type: 'InternalError', data: {} };
 }
