@@ -131,7 +131,10 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       await h.stop(b!);
       await eventually(() => a!.peers().length === 1, 'a to see b go');
       expect(a!.peerCount()).toBe(1);
-      expect(events).toEqual([`connected:${b!.self}`, `connected:${d!.self}`, `disconnected:${b!.self}`]);
+      expect(events.slice(0, 3)).toEqual([`connected:${b!.self}`, `connected:${d!.self}`, `disconnected:${b!.self}`]);
+      // a node that is stopping may still open a connection (a service's last dial) before its
+      // transport closes: a's view may show b come and go once more, never d go
+      expect(events.slice(3).every((e) => e.endsWith(b!.self))).toBe(true);
       await h.stop(d!);
       await eventually(() => a!.peers().length === 0, 'a to see d go');
       expect(a!.peerCount()).toBe(0);

@@ -94,6 +94,8 @@ export async function startCluster(n: number, opts: { star?: boolean } = {}): Pr
     for (const [i, m] of members.entries()) {
       const cfg = await loadConfig(m.paths.config, m.name);
       cfg.bootstrap.nodes = i === 0 ? [] : [hub];
+      // no DHT: its routing-table refresh would introduce the spokes to each other
+      cfg.network.dht = false;
       await saveConfig(m.paths.config, cfg);
     }
   }
