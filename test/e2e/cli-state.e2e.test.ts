@@ -66,7 +66,7 @@ describe('hearth context state', { timeout: 120_000 }, () => {
     const lines = res.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^KEY\s+SIZE\s+PREVIEW$/);
     expect(lines).toHaveLength(6);
-    expect(res.stdout).toMatch(/^"flat:count"\s+3\s+131$/m);
+    expect(res.stdout).toMatch(new RegExp(`^"flat:count"\\s+3\\s+${ITEMS}$`, 'm'));
     expect(res.stdout).toMatch(/^"flat:item:k0"\s+2\s+v0$/m);
     expect(res.stderr).toMatch(/more rows: add --after [0-9a-f]+ \(or --all\)/);
     const root = await user.run(['context', 'state', 'flat', '--after', hexOf('flat:item:k99')]);
