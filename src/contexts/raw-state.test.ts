@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../auth/service.ts';
 import { HearthError } from '../errors.ts';
 import { buildApp, type App } from '../http/app.ts';
-import { MAX_LIMIT, MAX_VALUE_BYTES, PREVIEW_BYTES, preview } from './raw-state.ts';
+import { MAX_LIMIT, MAX_VALUE_BYTES, PAGE_KEY_BYTES, PREVIEW_BYTES, preview } from './raw-state.ts';
 import { registerContextRoutes } from './routes.ts';
 import { world, type World } from './testkit.ts';
 
@@ -131,6 +131,18 @@ describe('raw state rows', () => {
     expect(small).toEqual({ key: hex(enc('only-b')), size: 7, encoding: 'base64', value: Buffer.from('b-value').toString('base64'), truncated: false });
     const page = await w.rawState.page(b, {});
     expect(page.entries.find((e) => e.key === hex(key))?.size).toBe(big.length);
+  });
+
+  it('ends a page early once its keys pass the bound, and still pages through every row', async () => {
+    const c = await created();
+    const big = (fill: number) => new Uint8Array(PAGE_KEY_BYTES / 2 + 1).fill(fill);
+    await write(c, 'state', [1, 2, 3, 4].map((n) => [big(n), enc(`v${n}`)] as [Uint8Array, Uint8Array]));
+    const first = await w.rawState.page(c, { limit: MAX_LIMIT });
+    // two keys pass 1 MiB: the page stops there
+    expect(first.entries).toHaveLength(2);
+    expect(first.next).toBe(first.entries[1].key);
+    const { keys } = await all(c, MAX_LIMIT);
+    expect(keys.filter((k) => k.length > 1000)).toHaveLength(4);
   });
 
   it('is 404 for a context not held here, and for a key the context does not have (even one another context has)', async () => {
