@@ -34,6 +34,8 @@ describe('classifyRoute: the §5.2 table', () => {
     ['GET', `/admin-api/contexts/${C}/group`, `context:list[${C}]`],
     ['GET', `/admin-api/contexts/${C}/sync`, `context:list[${C}]`],
     ['GET', '/admin-api/contexts/sync', 'context:list'],
+    ['GET', `/admin-api/contexts/${C}/raw-state`, 'admin'],
+    ['GET', `/admin-api/contexts/${C}/raw-state/value`, 'admin'],
     ['POST', `/admin-api/contexts/${C}/join`, `context:execute[${C}]`],
     ['POST', `/admin-api/contexts/${C}/leave`, `context:execute[${C}]`],
     ['POST', `/admin-api/contexts/${C}/resync`, `context:execute[${C}]`],

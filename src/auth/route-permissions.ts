@@ -135,6 +135,9 @@ const ADMIN_API_ROWS: readonly Row[] = [
   ['GET', 'applications/:id/abi', 'admin'],
   ['POST', 'contexts/invite-specialized-node', 'admin'],
   ['GET', 'contexts/:id/intents', 'admin'],
+  // hearth's raw state rows (issue #25 §4): the application's bytes as stored, for the node's admin only
+  ['GET', 'contexts/:id/raw-state', 'admin'],
+  ['GET', 'contexts/:id/raw-state/value', 'admin'],
   ['POST', 'contexts/:id/intents|query|presence-intents|warrant-nonce', 'admin'],
   ['GET', 'contexts/:id/warrant-nonce/:key', 'admin'],
   ['GET', 'account/devices|applications', 'admin'],

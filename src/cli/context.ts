@@ -1,6 +1,6 @@
 /**
  * `hearth context list | create | get | delete | identities | query | join | leave | update | sync |
- * watch` (issue #6; reference CLI `meroctl context`, product.md B4) over the context routes of
+ * watch` (and `status`, `state`: context-status.ts, context-state.ts) (issue #6; reference CLI `meroctl context`, product.md B4) over the context routes of
  * `/admin-api` (admin spec "Contexts"; docs/contexts.md). A context argument is an id (64 hex or
  * base58) or a context alias the node resolves; ids are checked when the command line is parsed.
  * `delete` and `leave` ask for confirmation unless `--yes`.
@@ -19,6 +19,7 @@ import { renderRecord } from './output.ts';
 import { watchEvents } from './events.ts';
 import { registerContextIntentCommands } from './intents.ts';
 import { registerContextStatusCommand } from './context-status.ts';
+import { registerContextStateCommand } from './context-state.ts';
 
 const contextArg = (cmd: Command) => cmd.argument('<context>', 'context id, unique prefix (6+ hex), alias or @last', contextRefArg());
 /** commander hands over what parseRefArg returned; withCli types positionals as strings. */
@@ -246,5 +247,6 @@ export function registerContextCommands(program: Command): Command {
   );
   registerContextIntentCommands(context);
   registerContextStatusCommand(context);
+  registerContextStateCommand(context);
   return context;
 }

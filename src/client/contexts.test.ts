@@ -42,4 +42,19 @@ describe('client.contexts', () => {
     expect(e).toBeInstanceOf(HttpError);
     expect((e as HttpError).status).toBe(409);
   });
+
+  it('rawState sends after and limit as the query and unwraps the page; rawStateValue sends the key', async () => {
+    const page = { entries: [{ key: '00ff', size: 3, preview: 'abc', previewEncoding: 'utf8' }], next: '00ff' };
+    const f = fakeFetch({
+      [`GET /admin-api/contexts/${CTX}/raw-state`]: () => json({ data: page }),
+      [`GET /admin-api/contexts/${CTX}/raw-state/value`]: () => json({ data: { key: '00ff', size: 3, encoding: 'base64', value: 'YWJj', truncated: false } }),
+    });
+    const c = createClient({ baseUrl: 'http://node', fetch: f.fetch });
+    expect(await c.contexts.rawState(CTX)).toEqual(page);
+    expect(await c.contexts.rawState(CTX, { after: '00ff', limit: 7 })).toEqual(page);
+    const urls = f.requests.map((r) => new URL(r.url).search);
+    expect(urls).toEqual(['', '?after=00ff&limit=7']);
+    expect((await c.contexts.rawStateValue(CTX, '00ff')).value).toBe('YWJj');
+    expect(new URL(f.requests[2]!.url).search).toBe('?key=00ff');
+  });
 });

@@ -4,7 +4,8 @@
  * The context routes of `/admin-api` (admin spec "Contexts"; admin-wire-a §4): create, list, get,
  * delete, per-application listings, group, storage, identities, join/leave, application update,
  * sync/resync, query, fresh identities and the delegated-execution relay information; and hearth's
- * own sync-status routes (`syncStatus`, `syncStatuses`), kept apart from the spec-shaped Context.
+ * own sync-status routes (`syncStatus`, `syncStatuses`), kept apart from the spec-shaped Context,
+ * and its raw state rows (`rawState`, `rawStateValue`; admin only, docs/contexts.md).
  *
  * Bodies are decoded as the wire sends them: most are `{data}` envelopes; `with-executors` and
  * `resync` are flat; leave, application update and sync answer no payload (these resolve to
@@ -16,6 +17,34 @@
 
 import type { CallOptions, HttpClient } from './http.ts';
 import type { U64 } from '../codec/json.ts';
+
+/** hearth: one raw state row of a context (`GET /contexts/{id}/raw-state`). */
+export interface RawStateEntry {
+  /** the guest's key, lowercase hex */
+  key: string;
+  /** bytes of the value */
+  size: number;
+  /** the value's first 64 bytes: text when they are printable UTF-8, else hex */
+  preview: string;
+  previewEncoding: 'utf8' | 'hex';
+}
+
+/** hearth: a page of raw state rows; pass `next` as `after` for the following page (null: the last). */
+export interface RawStatePage {
+  entries: RawStateEntry[];
+  next: string | null;
+}
+
+/** hearth: one raw state row's value (`GET /contexts/{id}/raw-state/value`). */
+export interface RawStateValue {
+  key: string;
+  /** bytes of the whole value */
+  size: number;
+  encoding: 'base64';
+  /** the value in base64: only its first 1 MiB when `truncated` */
+  value: string;
+  truncated: boolean;
+}
 
 /** admin spec "Context"; listings add `groupId` (ContextWithGroup). */
 export interface Context {
@@ -202,6 +231,24 @@ export class ContextsApi {
   /** hearth: `GET /contexts/sync`, the sync status of every context this node holds (503 without a network). */
   async syncStatuses(options?: CallOptions): Promise<ContextSyncStatus[]> {
     return (await this.http.data<{ contexts: ContextSyncStatus[] }>('/admin-api/contexts/sync', options)).contexts;
+  }
+
+  /**
+   * hearth: `GET /contexts/{id}/raw-state`, a page of the context's replicated state rows in key
+   * order (admin only). `after` is the previous page's `next`; `limit` 1 to 500 (the node's default
+   * 100). 404 unknown context; 400 a malformed `after` or `limit`.
+   */
+  rawState(contextId: string, page: { after?: string; limit?: number } = {}, options?: CallOptions): Promise<RawStatePage> {
+    const q = new URLSearchParams();
+    if (page.after !== undefined) q.set('after', page.after);
+    if (page.limit !== undefined) q.set('limit', String(page.limit));
+    const query = q.toString() === '' ? '' : `?${q}`;
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}/raw-state${query}`, options);
+  }
+
+  /** hearth: `GET /contexts/{id}/raw-state/value`, one row's value by hex key (404 when there is none). */
+  rawStateValue(contextId: string, key: string, options?: CallOptions): Promise<RawStateValue> {
+    return this.http.data(`/admin-api/contexts/${seg(contextId)}/raw-state/value?key=${encodeURIComponent(key)}`, options);
   }
 
   /** Flat on the wire: `{contextId, resyncStarted}`. */

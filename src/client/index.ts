@@ -139,6 +139,9 @@ export {
   type CreateContextResponse,
   type IntentRelayInfo,
   type PresenceIntentRequest,
+  type RawStateEntry,
+  type RawStatePage,
+  type RawStateValue,
 } from './contexts.ts';
 export { RpcApi, type ExecuteOptions } from './rpc.ts';
 export { TeeApi, type TeeAttestRequest, type TeeAttestResult, type TeeInfo } from './tee.ts';

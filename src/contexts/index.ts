@@ -19,6 +19,7 @@ import { DeletedContextReaper } from './deletions.ts';
 import { ContextExecutor, type ExecutorDeps } from './executor.ts';
 import { ContextService } from './service.ts';
 import { ContextStore } from './store.ts';
+import { RawStateReader } from './raw-state.ts';
 import { registerContextRoutes } from './routes.ts';
 import type { ContextMeta } from './types.ts';
 import { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
@@ -50,6 +51,8 @@ export interface Contexts {
   reaper: DeletedContextReaper;
   /** the contexts' records, for domains that act on contexts in place (upgrades' migrations) */
   records: ContextStore;
+  /** a context's raw state rows, read-only (hearth's raw-state routes) */
+  rawState: RawStateReader;
 }
 
 export function createContexts(d: ContextsDeps): Contexts {
@@ -71,7 +74,7 @@ export function createContexts(d: ContextsDeps): Contexts {
   contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
   const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });
-  return { contexts, calls, executor, reaper, records: store };
+  return { contexts, calls, executor, reaper, records: store, rawState: new RawStateReader(store) };
 }
 
 export { CallAdmission, DEFAULT_ADMISSION, type AdmissionLimits } from './admission.ts';

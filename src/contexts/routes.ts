@@ -17,6 +17,8 @@ import { requireId } from '../crypto/ids.ts';
 import { badRequest } from '../errors.ts';
 import { countLargeBodies, type BodyAdmission } from './body-admission.ts';
 import type { ContextCalls } from './calls.ts';
+import type { RawStateReader } from './raw-state.ts';
+import { registerRawStateRoutes } from './raw-state-routes.ts';
 import { Empty, Errors } from '../http/response-schemas.ts';
 import {
   ApplicationParams,
@@ -51,6 +53,8 @@ export interface ContextRoutesDeps {
   calls: ContextCalls;
   /** the pending-call bounds: a query's large body is counted before it is read (issue #23 §4) */
   admission?: BodyAdmission;
+  /** hearth's raw state rows (raw-state-routes.ts); the routes are not registered without it */
+  rawState?: RawStateReader;
 }
 
 /** A maximal `initializationParams` (1 MiB as JSON numbers) or `argsJson` fits. */
@@ -133,8 +137,9 @@ const DOCS = {
   newIdentity: { summary: 'A fresh identity the node holds the key of', response: { 200: NewIdentityAnswer, ...Errors(...AUTH) } },
 };
 
-function routes(root: FastifyInstance, { contexts, calls, admission }: ContextRoutesDeps): void {
+function routes(root: FastifyInstance, { contexts, calls, admission, rawState }: ContextRoutesDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  if (rawState) registerRawStateRoutes(app, rawState);
 
   app.post('/admin-api/contexts', { bodyLimit: LARGE_BODY, schema: DOCS.create }, async (req) => {
     const b = req.body;

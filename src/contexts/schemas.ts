@@ -144,3 +144,40 @@ export const JsonRpcAnswer = Type.Union([
     error: Type.Object({ type: Type.String({ description: 'FunctionCallError, ContextNotFound, Uninitialized, …' }), data: Type.Optional(Type.Unknown()) }),
   }),
 ]);
+
+// ---- hearth's raw state rows (issue #25 §4; raw-state.ts) ---------------------------------------
+
+const HexKey = (description: string) => Type.String({ pattern: '^([0-9a-f]{2})*$', description });
+
+/** Query strings are read as text and checked by the handler, so the 400 names the parameter. */
+export const RawStateQuery = Type.Object({
+  after: Type.Optional(Type.String({ description: 'hex key: list rows after this one (the previous page’s `next`)' })),
+  limit: Type.Optional(Type.String({ description: 'rows in the page, 1 to 500 (default 100)' })),
+});
+export const RawStateValueQuery = Type.Object({ key: Type.String({ description: 'the row’s key, hex' }) });
+
+export const RawStatePageAnswer = Data(
+  Type.Object({
+    entries: Type.Array(
+      Type.Object({
+        key: HexKey('the guest’s key'),
+        size: Type.Integer({ minimum: 0, description: 'bytes of the value' }),
+        preview: Type.String({ description: 'the first 64 bytes of the value, as text or hex' }),
+        previewEncoding: Type.Union([Type.Literal('utf8'), Type.Literal('hex')], { description: 'utf8 when those bytes are printable UTF-8' }),
+      }),
+    ),
+    next: Type.Union([HexKey('pass as `after` for the next page'), Type.Null()], { description: 'null on the last page' }),
+  }),
+  "hearth: a page of a context's raw state rows, in key order",
+);
+
+export const RawStateValueAnswer = Data(
+  Type.Object({
+    key: HexKey('the row’s key'),
+    size: Type.Integer({ minimum: 0, description: 'bytes of the whole value' }),
+    encoding: Type.Literal('base64'),
+    value: Type.String({ description: 'the value in base64: its first 1 MiB when truncated' }),
+    truncated: Type.Boolean({ description: 'true when the value is longer than 1 MiB and was cut' }),
+  }),
+  "hearth: one raw state row's value",
+);

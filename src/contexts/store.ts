@@ -131,10 +131,19 @@ export class ContextStore {
     return writes.map(([k, v]) => (v === null ? s.delOp(`${contextId}/${hex(k)}`) : s.putOp(`${contextId}/${hex(k)}`, v)));
   }
 
-  /** A context's replicated state rows: hex key (without the context prefix) and value, in key order. */
-  async *stateEntries(contextId: string): AsyncIterable<[string, Uint8Array]> {
+  /**
+   * A context's replicated state rows: hex key (without the context prefix) and value, in key order,
+   * after the hex key `after` (exclusive) when given.
+   */
+  async *stateEntries(contextId: string, after?: string): AsyncIterable<[string, Uint8Array]> {
     const prefix = `${contextId}/`;
-    for await (const [k, v] of this.kv.state.entries({ prefix })) yield [k.slice(prefix.length), v];
+    const from = after === undefined ? {} : { after: prefix + after };
+    for await (const [k, v] of this.kv.state.entries({ prefix, ...from })) yield [k.slice(prefix.length), v];
+  }
+
+  /** One replicated state row of a context by hex key. */
+  stateValue(contextId: string, hexKey: string): Promise<Uint8Array | undefined> {
+    return this.kv.state.get(`${contextId}/${hexKey}`);
   }
 
   /** Bytes of a kind of state held for a context (keys and values). */

@@ -299,6 +299,58 @@ describe('the dashboard across two nodes', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('falls back to the raw storage rows when the ABI names no listing method: paged by key, read-only, a value on demand', async () => {
+    // kv_flat's ABI marks no method read-only, so it names no listing method
+    const flat = await makeBundle({ wasm: await buildTestApp('kv_flat'), package: 'com.example.kv-flat', version: '1.0.0', name: 'Flat store', dir: work });
+    const flatApp = (await clientA.applications.installDev(flat.path)).applicationId;
+    const flatNs = (await clientA.namespaces.create({ applicationId: flatApp, name: 'flat' })).namespaceId;
+    const flatCtx = (await clientA.contexts.create({ groupId: flatNs, initializationParams: [] })).contextId;
+    await clientA.aliases.create('context', 'flat-store', flatCtx);
+    await clientA.rpc.execute(flatCtx, 'fill', { prefix: 'k', from: 0, count: 45 });
+    const all = (await clientA.contexts.rawState(flatCtx, { limit: 500 })).entries;
+    expect(all).toHaveLength(47);
+    const label = (hex: string) => `"${Buffer.from(hex, 'hex').toString('latin1')}"`;
+
+    await open(pageA, 'Overview', 'Overview');
+    await open(pageA, 'Contexts', 'Contexts');
+    await pageA.getByRole('table', { name: 'contexts' }).getByRole('button', { name: 'open flat-store' }).click();
+    const panel = pageA.getByRole('region', { name: 'State entries', exact: true });
+    await panel.getByTestId('raw-state-note').waitFor();
+    expect(await panel.getByTestId('raw-state-note').textContent()).toContain('raw storage rows (the application exposes no listing method)');
+    const range = panel.getByTestId('entries-range');
+    const table = panel.getByRole('table', { name: 'raw state rows' });
+    const keysShown = async () => (await table.getByRole('row').all()).slice(1).map((r) => r.getByRole('cell').first().textContent());
+    await expect.poll(() => range.textContent()).toBe('rows 1–20');
+    expect(await Promise.all(await keysShown())).toEqual(all.slice(0, 20).map((e) => label(e.key)));
+    await panel.getByRole('button', { name: 'next page' }).click();
+    await expect.poll(() => range.textContent()).toBe('rows 21–40');
+    expect(await Promise.all(await keysShown())).toEqual(all.slice(20, 40).map((e) => label(e.key)));
+    await panel.getByRole('button', { name: 'next page' }).click();
+    await expect.poll(() => range.textContent()).toBe('rows 41–47 (the last)');
+    expect(await Promise.all(await keysShown())).toEqual(all.slice(40).map((e) => label(e.key)));
+    expect(await panel.getByRole('button', { name: 'next page' }).isDisabled()).toBe(true);
+    // key, size and preview: text for an item, hex for the app's 32-byte root
+    const item = table.getByRole('row').filter({ has: pageA.getByRole('cell', { name: '"flat:item:k9"', exact: true }) });
+    expect((await item.getByRole('cell').allTextContents()).slice(0, 3)).toEqual(['"flat:item:k9"', '2 B', 'v9']);
+    const root = table.getByRole('row').filter({ has: pageA.getByRole('cell', { name: '"flat:root"', exact: true }) });
+    const rootCells = await root.getByRole('cell').allTextContents();
+    expect(rootCells[1]).toBe('32 B');
+    expect(rootCells[2]).toMatch(/^([0-9a-f]{2} ){31}[0-9a-f]{2}$/);
+    // a value on demand
+    await panel.getByRole('button', { name: 'view value of "flat:item:k9"' }).click();
+    const value = panel.getByRole('region', { name: 'raw value' });
+    await expect.poll(() => value.getByTestId('raw-value').textContent()).toBe('v9');
+    await panel.getByRole('button', { name: 'view value of "flat:root"' }).click();
+    await expect.poll(() => value.getByTestId('raw-value').textContent()).toBe(rootCells[2]);
+    expect(await value.textContent()).toContain('32 B, as hex');
+    await panel.getByRole('button', { name: 'previous page' }).click();
+    await expect.poll(() => range.textContent()).toBe('rows 21–40');
+    // read-only: nothing in the panel writes
+    expect(await panel.locator('input, textarea, select').count()).toBe(0);
+    await shot(pageA, '10b-state-browser-raw-rows');
+    expect(pageErrors).toEqual([]);
+  });
+
   it("shows the node's name, version, uptime, peers, contexts and store size, and charts metrics with axes, units and a time range", async () => {
     await open(pageA, 'Overview', 'Overview');
     const name = (await loadConfig(a.paths.config, 'unused')).node.name; // the name in the node's config

@@ -87,6 +87,15 @@ it('answers every context, JSON-RPC and presence-intent route as documented', as
   expect(await statusOf(c.contexts.syncStatus('e'.repeat(64)))).toBe(404);
   expect(await statusOf(c.contexts.syncStatus('not-an-id'))).toBe(400);
 
+  // hearth's raw state rows (admin only): every row in one page, and a value the app wrote
+  const rows = await c.contexts.rawState(ctx, { limit: 500 });
+  expect(rows.next).toBeNull();
+  const k = rows.entries.find((e) => e.preview === 'v' && e.size === 1);
+  expect(k, JSON.stringify(rows.entries)).toBeDefined();
+  expect(await c.contexts.rawStateValue(ctx, k!.key)).toEqual({ key: k!.key, size: 1, encoding: 'base64', value: 'dg==', truncated: false });
+  expect(await statusOf(c.contexts.rawState(ctx, { after: 'xyz' }))).toBe(400);
+  expect(await statusOf(c.contexts.rawStateValue('e'.repeat(64), '00'))).toBe(404);
+
   // switch the application, leave and join again
   await c.contexts.updateApplication(ctx, otherAppId);
   expect((await c.contexts.get(ctx)).applicationId).toBe(otherAppId);

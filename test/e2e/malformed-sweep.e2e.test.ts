@@ -1,7 +1,8 @@
 /**
  * The malformed-input sweep (issue #17 "Keep it fixed"): every route the node registers, read from
  * its route catalogue, is sent hostile variants of its input with an admin token (so the guard does
- * not stop them first): bad path ids and bad percent-encodings, garbage queries, bodies that are not
+ * not stop them first): bad path ids and bad percent-encodings, garbage queries, each documented
+ * query parameter given hostile values (raw-state's `after`/`limit`/`key` among them), bodies that are not
  * JSON, not UTF-8, of the wrong shape, nested thousands deep or holding huge strings, and each
  * documented body field replaced by the wrong type, a huge string, deep nesting or a bad id.
  *
@@ -28,6 +29,8 @@ const fill = (url: string, override: Record<string, string> = {}) =>
   url.replace(/:([A-Za-z0-9_]+)/g, (_m, p: string) => override[p] ?? SAMPLES[p] ?? ID).replace(/\*$/, 'x');
 
 const BAD_PATH_VALUES = ['x', 'g'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), '%E2%80%8B', '%00', '%F0%9F%98%80', '%20', 'a'.repeat(4000), '%2e%2e', '%ZZ', '%FF%FE'];
+/** Hostile values for each documented query parameter (a route's `querystring` schema), one at a time. */
+const BAD_QUERY_VALUES = ['', 'x', 'zz', 'abc', '-1', '0', '1e999', '99999999999999999999', '%00', '%ZZ', '%F0%9F%98%80', '%E2%80%8B', 'a'.repeat(6000)];
 const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const HUGE = 'x'.repeat(200_000);
 const WHOLE_BODIES: [string, string | Blob, string][] = [
@@ -109,6 +112,11 @@ function casesOf(route: RouteRecord): Case[] {
   const params = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
   for (const p of params) for (const bad of BAD_PATH_VALUES) out.push({ what: `path ${p}=${bad.slice(0, 20)}`, method, path: fill(url, { [p]: bad }) });
   out.push({ what: 'garbage query', method, path: `${fill(url)}?offset=-1&limit=abc&context_id=zz&hash=%ZZ&token=x&${'q'.repeat(3000)}=1` });
+  const query = route.schema?.querystring as JsonSchema | undefined;
+  for (const name of Object.keys(query?.properties ?? {})) {
+    for (const bad of BAD_QUERY_VALUES) out.push({ what: `query ${name}=${bad.slice(0, 20)}`, method, path: `${fill(url)}?${name}=${bad}` });
+    out.push({ what: `query ${name} twice`, method, path: `${fill(url)}?${name}=1&${name}=2` });
+  }
   if (method === 'POST' || method === 'PUT' || method === 'DELETE') {
     for (const [what, body, type] of WHOLE_BODIES) out.push({ what: `body: ${what}`, method, path: fill(url), body, type });
     const schema = bodyOf(route);

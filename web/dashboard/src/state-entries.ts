@@ -49,3 +49,26 @@ export function entryRows(value: unknown): EntryRow[] {
   if (value === null || value === undefined) return [];
   return [{ key: '(value)', ...describeValue(value) }];
 }
+
+/**
+ * How a raw state key reads (the raw rows fallback): its text in quotes when every byte is
+ * printable ASCII, else its hex; `(empty key)` for a zero-length key.
+ */
+export function rawKeyLabel(hex: string): string {
+  if (hex === '') return '(empty key)';
+  const bytes = hex.match(/../g)!.map((h) => parseInt(h, 16));
+  return bytes.every((b) => b >= 0x20 && b <= 0x7e) ? `"${String.fromCharCode(...bytes)}"` : hex;
+}
+
+/** A raw value (base64) as a person reads it: text when printable UTF-8, else spaced hex. */
+export function rawValueText(base64: string): { text: string; as: 'text' | 'hex' } {
+  const bin = atob(base64);
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    if (readable(text)) return { text, as: 'text' };
+  } catch {
+    // not UTF-8: hex below
+  }
+  return { text: [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' '), as: 'hex' };
+}

@@ -3,10 +3,11 @@
  * application lists through a read-only view method its ABI names (`entries`, else the first
  * read-only method without parameters returning a map or a list; abi.ts), as key, size and a
  * text or hex preview, 20 to a page. Read-only: it runs the method as a query, never a call.
- * hearth has no admin route that lists a context's raw storage rows, so an application whose ABI
- * names no such method has nothing to browse here (the panel says so).
+ * An application whose ABI names no such method (or that has no ABI) is browsed by its raw storage
+ * rows instead (raw-state.tsx, hearth's raw-state route).
  */
 import { useState } from 'preact/hooks';
+import { HttpError } from '../../../../src/client/index.ts';
 import { entriesMethod } from '../abi.ts';
 import { useDashboard } from '../app-context.ts';
 import { size } from '../format.ts';
@@ -14,6 +15,7 @@ import { entryRows } from '../state-entries.ts';
 import { useAbi } from '../use-abi.ts';
 import { ErrorNote, Table, useLoad } from '../ui.tsx';
 import type { ContextPanel, PanelProps } from './contexts.tsx';
+import { RawStateRows } from './raw-state.tsx';
 
 export const PAGE_SIZE = 20;
 
@@ -27,14 +29,8 @@ function StateEntries({ row }: PanelProps) {
     async (signal) => (method ? entryRows(await client.contexts.query(context.id, method.name, {}, { signal })) : []),
     [context.id, method?.name],
   );
-  if (abi.data && !method) {
-    return (
-      <p class="muted" data-testid="no-entries-method">
-        The application names no read-only method that lists its entries (such as <code>entries</code>), and the node has no route that lists a context's raw storage, so
-        there is nothing to browse here. Its state size is above; call its view methods below.
-      </p>
-    );
-  }
+  const noAbi = abi.error instanceof HttpError && abi.error.status === 404;
+  if ((abi.data && !method) || noAbi) return <RawStateRows context={context} />;
   const all = rows.data ?? [];
   const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
   const current = Math.min(page, pages - 1);
