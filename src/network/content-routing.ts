@@ -43,6 +43,9 @@ export class DhtContentRouting {
     const node = this.host.node();
     if (!this.host.dht) throw new NetworkError('unsupported', `provide ${key}: this node runs no DHT`);
     if (!node) throw new NetworkError('unreachable', `provide ${key}: the network is not started`);
+    // with an empty routing table the DHT would wait for a peer until the deadline: say so at once
+    const table = (node.services as { dht?: { routingTable?: { size: number } } }).dht?.routingTable;
+    if (table?.size === 0) throw new NetworkError('unreachable', `provide ${key}: no DHT peer to take the record yet`);
     const timer = deadline(PROVIDE_TIMEOUT_MS);
     const signal = AbortSignal.any([timer.signal, this.host.stopping, ...(opts.signal ? [opts.signal] : [])]);
     try {
