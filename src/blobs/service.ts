@@ -159,13 +159,20 @@ export class BlobService {
 
   /** Streams a peer's copy into the store (verified against the id on the way), then reads its meta. */
   private async fetchFromPeers(blobId: string, contextId: string): Promise<BlobMeta> {
+    let breach: SourceBreach | undefined;
     for (let attempt = 1; ; attempt++) {
-      const peer = await this.discover(blobId, contextId);
+      let peer: PeerBlobStream;
+      try {
+        peer = await this.discover(blobId, contextId);
+      } catch (err) {
+        throw breach ?? err; // no other peer had it: the breach is what the caller should hear of
+      }
       try {
         await this.store.put(peer, { expectedId: blobId });
         break;
       } catch (err) {
         if (!(err instanceof SourceBreach) || attempt >= FETCH_ATTEMPTS) throw err;
+        breach = err;
       }
     }
     const meta = await this.store.get(blobId);
