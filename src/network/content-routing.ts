@@ -5,6 +5,7 @@
  * named in the DHT by a CIDv1 of codec `raw` over that digest as a sha2-256 multihash, so provider
  * records land on the nodes closest to the key. libp2p.ts owns the node and delegates here.
  */
+import './polyfill.ts';
 import type { Libp2p } from '@libp2p/interface';
 import { CID } from 'multiformats/cid';
 import { create as createDigest } from 'multiformats/hashes/digest';
@@ -42,6 +43,7 @@ export class DhtContentRouting {
     const cid = cidOfKey(key);
     const node = this.host.node();
     if (!this.host.dht) throw new NetworkError('unsupported', `provide ${key}: this node runs no DHT`);
+    if (opts.signal?.aborted) throw new NetworkError('aborted', `provide ${key}: aborted`);
     if (!node) throw new NetworkError('unreachable', `provide ${key}: the network is not started`);
     // with an empty routing table the DHT would wait for a peer until the deadline: say so at once
     const table = (node.services as { dht?: { routingTable?: { size: number } } }).dht?.routingTable;

@@ -3,6 +3,7 @@
  * closing under it (a dial-back probe's, or one the peer is closing): the exchanges of libp2p.ts
  * (domain.md §1.5) go through here. Moved out of libp2p.ts to keep that file within its bound.
  */
+import './polyfill.ts';
 import type { Libp2p, PeerId, Stream } from '@libp2p/interface';
 
 /** libp2p's errors for a connection that closed under a new stream (worth another try) */
