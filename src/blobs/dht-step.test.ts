@@ -103,7 +103,7 @@ describe('blobs found through DHT provider records', () => {
     const data = randomBytes(300_000);
     const { blobId } = await h.blobs.upload(from(data));
     await h.peers.announcer.idle();
-    expect(h.stats.announced.ok).toBe(1);
+    expect(h.stats.announced.ok).toBeGreaterThanOrEqual(1); // the start-up round may announce it a second time
     expect(hub.providers.get(blobId)).toEqual(new Set([h.key]));
     expect(hub.linked(f.key, h.key)).toBe(false);
 
