@@ -11,6 +11,14 @@
  * recomputed from the bytes (1 MiB chunks, as the store cuts them). Any breach ends the stream with
  * an error before its end, so the store discards what it staged: bad bytes are never kept. The
  * peer is penalized for a breach, and every outcome is counted (peer-stats.ts).
+ *
+ * When no connected member has it, a DHT step follows (issue #24; docs/blobs.md "Found through the
+ * DHT"): the providers the DHT names for the blob id (announcer.ts on their side) are asked one
+ * after another, bounded by a search deadline, a number of records looked at and a number of
+ * providers asked, each with its own answer deadline; a provider that is not a member of the
+ * context is never asked (the request would tell it the context id). A provider whose transfer
+ * broke the checks is left out of the next lookups of that blob, so the blob service's retry
+ * (service.ts) reaches the next provider.
  */
 import { createHash } from 'node:crypto';
 import { HearthError } from '../errors.ts';
@@ -18,7 +26,7 @@ import { NetworkError, type Network, type PeerKey, type PenaltyReason } from '..
 import { BLOB_PROTOCOL, CHUNK_TIMEOUT_MS, encodeRequest, FETCH_TIMEOUT_MS, MAX_CHUNK_FRAME_BYTES, parseAnswer } from './peer-protocol.ts';
 import type { AskOutcome, BlobPeerStats, TransferOutcome } from './peer-stats.ts';
 import type { PeerMembership } from './provider.ts';
-import type { PeerBlobSource, PeerBlobStream } from './service.ts';
+import { SourceBreach, type PeerBlobSource, type PeerBlobStream } from './service.ts';
 import { blobIdOf, CHUNK_SIZE, DEFAULT_MAX_BLOB_BYTES } from './store.ts';
 
 export interface BlobFetcherDeps {
@@ -31,7 +39,22 @@ export interface BlobFetcherDeps {
   chunkTimeoutMs?: number;
   /** the largest blob accepted (default the store's 1 GiB) */
   maxBytes?: number;
+  /** the DHT step: search deadline, provider records looked at, providers asked, each one's answer deadline */
+  dht?: Partial<DhtStepLimits>;
 }
+
+export interface DhtStepLimits {
+  searchMs: number;
+  maxRecords: number;
+  maxAsked: number;
+  answerMs: number;
+}
+
+/** The DHT step's bounds: within the blob service's 30 s discovery deadline, a few providers asked. */
+export const DHT_STEP_DEFAULTS: DhtStepLimits = { searchMs: 20_000, maxRecords: 20, maxAsked: 4, answerMs: 8_000 };
+
+/** blobs whose breaching providers are remembered (the oldest forgotten first) */
+const BREACHED_BLOBS = 256;
 
 /** One peer's open exchange after it answered `found`. */
 interface Offer {
@@ -50,11 +73,15 @@ export class PeerBlobFetcher implements PeerBlobSource {
   private readonly fetchTimeoutMs: number;
   private readonly chunkTimeoutMs: number;
   private readonly maxBytes: number;
+  private readonly dht: DhtStepLimits;
+  /** peers whose transfer of a blob broke the checks, by blob id: not asked for it again */
+  private readonly breached = new Map<string, Set<PeerKey>>();
 
   constructor(private readonly d: BlobFetcherDeps) {
     this.fetchTimeoutMs = d.fetchTimeoutMs ?? FETCH_TIMEOUT_MS;
     this.chunkTimeoutMs = d.chunkTimeoutMs ?? CHUNK_TIMEOUT_MS;
     this.maxBytes = d.maxBytes ?? DEFAULT_MAX_BLOB_BYTES;
+    this.dht = { ...DHT_STEP_DEFAULTS, ...d.dht };
   }
 
   /** Ends every exchange in flight (node shutdown). */
@@ -63,13 +90,17 @@ export class PeerBlobFetcher implements PeerBlobSource {
   }
 
   async fetch(blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null> {
-    const peers = this.d.network.peers().filter((p) => this.d.membership(p, contextId) === true);
-    if (peers.length === 0) {
-      this.d.stats.noPeers++;
-      return null;
-    }
+    const skip = this.breached.get(blobId);
+    const peers = this.d.network.peers().filter((p) => this.d.membership(p, contextId) === true && !skip?.has(p));
+    if (peers.length === 0) this.d.stats.noPeers++;
+    const offer = peers.length > 0 ? await this.sweep(peers, blobId, contextId, signal) : null;
+    return offer ?? this.viaDht(blobId, contextId, signal, new Set(peers));
+  }
+
+  /** Asks every connected member at once; the first `found` wins and the others are dropped. */
+  private sweep(peers: PeerKey[], blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null> {
     const controllers = peers.map(() => new AbortController());
-    const asks = peers.map((peer, i) => this.ask(peer, blobId, contextId, controllers[i]!, signal));
+    const asks = peers.map((peer, i) => this.ask(peer, blobId, contextId, controllers[i]!, signal, this.chunkTimeoutMs));
     return new Promise((resolve) => {
       let left = asks.length;
       let won = false;
@@ -79,7 +110,7 @@ export class PeerBlobFetcher implements PeerBlobSource {
           if (offer && !won) {
             won = true;
             controllers.forEach((c, j) => j !== i && c.abort());
-            resolve(new PeerTransfer(offer, blobId, this.d, this.chunkTimeoutMs, this.maxBytes));
+            resolve(this.transfer(offer, blobId));
           } else if (offer) offer.close();
           if (left === 0 && !won) resolve(null);
         });
@@ -87,8 +118,55 @@ export class PeerBlobFetcher implements PeerBlobSource {
     });
   }
 
+  /**
+   * The DHT step (module doc): providers of the blob, members of the context not asked yet, asked
+   * one after another until one answers `found`.
+   */
+  private async viaDht(blobId: string, contextId: string, signal: AbortSignal, asked: Set<PeerKey>): Promise<PeerBlobStream | null> {
+    if (signal.aborted || this.life.signal.aborted) return null;
+    const stats = this.d.stats.dht;
+    stats.lookups++;
+    const search = new AbortController();
+    const searching = AbortSignal.any([signal, this.life.signal, search.signal]);
+    let tried = 0;
+    try {
+      const providers = this.d.network.findProviders(blobId, { timeoutMs: this.dht.searchMs, max: this.dht.maxRecords, signal: searching });
+      for await (const peer of providers) {
+        stats.found++;
+        if (asked.has(peer) || this.breached.get(blobId)?.has(peer) || this.d.membership(peer, contextId) !== true) {
+          stats.skipped++;
+          continue;
+        }
+        asked.add(peer);
+        const offer = await this.ask(peer, blobId, contextId, new AbortController(), signal, this.dht.answerMs);
+        if (offer) {
+          stats.located++;
+          return this.transfer(offer, blobId);
+        }
+        if (++tried >= this.dht.maxAsked || signal.aborted) break;
+      }
+    } finally {
+      search.abort(); // ends the DHT query if it is still running
+    }
+    stats.none++;
+    return null;
+  }
+
+  private transfer(offer: Offer, blobId: string): PeerTransfer {
+    return new PeerTransfer(offer, blobId, this.d, this.chunkTimeoutMs, this.maxBytes, (peer) => this.remember(blobId, peer));
+  }
+
+  /** A peer broke the checks on this blob: left out of its next lookups. */
+  private remember(blobId: string, peer: PeerKey): void {
+    const set = this.breached.get(blobId) ?? new Set<PeerKey>();
+    set.add(peer);
+    this.breached.delete(blobId);
+    this.breached.set(blobId, set);
+    if (this.breached.size > BREACHED_BLOBS) this.breached.delete(this.breached.keys().next().value!);
+  }
+
   /** Asks one peer; its offer when it has the blob, null otherwise (never rejects). */
-  private async ask(peer: PeerKey, blobId: string, contextId: string, ctl: AbortController, discovery: AbortSignal): Promise<Offer | null> {
+  private async ask(peer: PeerKey, blobId: string, contextId: string, ctl: AbortController, discovery: AbortSignal, answerMs: number): Promise<Offer | null> {
     const stopping = () => ctl.abort();
     this.life.signal.addEventListener('abort', stopping, { once: true });
     // the discovery deadline bounds the question only; once found, the transfer has its own
@@ -113,7 +191,7 @@ export class PeerBlobFetcher implements PeerBlobSource {
       return null;
     };
     try {
-      const first = await nextWithin(frames, this.chunkTimeoutMs, ctl);
+      const first = await nextWithin(frames, answerMs, ctl);
       if (first.done) return count('bad_answer', 'the exchange ended without an answer');
       const answer = parseAnswer(first.value, this.maxBytes);
       if (typeof answer === 'string') return count('bad_answer', answer);
@@ -144,6 +222,7 @@ class PeerTransfer implements PeerBlobStream {
     private readonly d: BlobFetcherDeps,
     private readonly chunkTimeoutMs: number,
     private readonly maxBytes: number,
+    private readonly onBreach: (peer: PeerKey) => void,
   ) {
     this.size = offer.size;
   }
@@ -207,8 +286,9 @@ class PeerTransfer implements PeerBlobStream {
   /** the peer broke the protocol: penalized, counted, the transfer ended */
   private breach(outcome: TransferOutcome, what: string, reason: PenaltyReason = 'invalid_message'): HearthError {
     this.d.network.penalize(this.offer.peer, reason, `${BLOB_PROTOCOL}: blob ${this.blobId}: ${what}`);
+    this.onBreach(this.offer.peer);
     this.end(outcome);
-    return new HearthError('bad_gateway', `Peer ${this.offer.peer} ${what} for blob ${this.blobId}; it was penalized and nothing was kept`);
+    return new SourceBreach(`Peer ${this.offer.peer} ${what} for blob ${this.blobId}; it was penalized and nothing was kept`);
   }
 
   private failure(err: unknown): HearthError {

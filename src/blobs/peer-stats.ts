@@ -16,6 +16,18 @@ export type AskOutcome = (typeof ASK_OUTCOMES)[number];
 export const TRANSFER_OUTCOMES = ['ok', 'bad_size', 'bad_hash', 'oversized', 'timeout', 'failed', 'cancelled'] as const;
 export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];
 
+/** How one announcement of a held blob in the DHT ended (`unsupported`: the node runs no DHT). */
+export const ANNOUNCE_OUTCOMES = ['ok', 'no_peers', 'failed', 'unsupported', 'withdrawn'] as const;
+export type AnnounceOutcome = (typeof ANNOUNCE_OUTCOMES)[number];
+
+/**
+ * The DHT step of a lookup, after the connected peers had no copy: `lookups` started, provider
+ * records `found`, providers `skipped` (not a member of the context, or asked already), the
+ * lookups that `located` a provider answering `found`, and those that found `none`.
+ */
+export const DHT_LOOKUP_OUTCOMES = ['lookups', 'found', 'skipped', 'located', 'none'] as const;
+export type DhtLookupOutcome = (typeof DHT_LOOKUP_OUTCOMES)[number];
+
 const zero = <K extends string>(keys: readonly K[]): Record<K, number> => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 export class BlobPeerStats {
@@ -24,6 +36,10 @@ export class BlobPeerStats {
   readonly transfers = zero(TRANSFER_OUTCOMES);
   /** lookups with no connected member peer of the context to ask */
   noPeers = 0;
+  /** announcements of held blobs as DHT providers (announcer.ts) */
+  readonly announced = zero(ANNOUNCE_OUTCOMES);
+  /** the DHT step of lookups (fetcher.ts) */
+  readonly dht = zero(DHT_LOOKUP_OUTCOMES);
 }
 
 const byOutcome = (counts: Record<string, number>) => () => Object.entries(counts).map(([outcome, value]) => ({ labels: { outcome }, value }));
@@ -53,6 +69,18 @@ export function blobPeerSeries(stats: BlobPeerStats): GaugeSource[] {
       type: 'counter',
       help: 'Blob lookups with no connected member peer of the context to ask',
       read: () => [{ labels: {}, value: stats.noPeers }],
+    },
+    {
+      name: 'hearth_blob_dht_announcements_total',
+      type: 'counter',
+      help: 'Announcements of held blobs as DHT providers, by outcome (withdrawn: on delete)',
+      read: byOutcome(stats.announced),
+    },
+    {
+      name: 'hearth_blob_dht_lookups_total',
+      type: 'counter',
+      help: 'The DHT step of blob lookups: lookups, provider records found, providers skipped, lookups that located a copy, lookups that found none',
+      read: () => Object.entries(stats.dht).map(([event, value]) => ({ labels: { event }, value })),
     },
   ];
 }

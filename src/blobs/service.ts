@@ -26,6 +26,20 @@ export interface PeerBlobSource {
   fetch(blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null>;
 }
 
+/**
+ * Ends a peer's stream when the peer broke the checks (wrong bytes, sizes past what it announced):
+ * nothing was kept, and the source leaves that peer out of the blob's next lookup, so the service
+ * asks again (up to {@link FETCH_ATTEMPTS} times) and reaches the next peer that has it.
+ */
+export class SourceBreach extends HearthError {
+  constructor(message: string) {
+    super('bad_gateway', message);
+  }
+}
+
+/** lookups of one GET when peers keep sending bytes that are not the blob's */
+export const FETCH_ATTEMPTS = 3;
+
 /** A standalone node's (no network): no peer ever has a blob. */
 export const noPeers: PeerBlobSource = {
   fetch: async () => null,
@@ -145,8 +159,22 @@ export class BlobService {
 
   /** Streams a peer's copy into the store (verified against the id on the way), then reads its meta. */
   private async fetchFromPeers(blobId: string, contextId: string): Promise<BlobMeta> {
-    const peer = await this.discover(blobId, contextId);
-    await this.store.put(peer, { expectedId: blobId });
+    let breach: SourceBreach | undefined;
+    for (let attempt = 1; ; attempt++) {
+      let peer: PeerBlobStream;
+      try {
+        peer = await this.discover(blobId, contextId);
+      } catch (err) {
+        throw breach ?? err; // no other peer had it: the breach is what the caller should hear of
+      }
+      try {
+        await this.store.put(peer, { expectedId: blobId });
+        break;
+      } catch (err) {
+        if (!(err instanceof SourceBreach) || attempt >= FETCH_ATTEMPTS) throw err;
+        breach = err;
+      }
+    }
     const meta = await this.store.get(blobId);
     if (!meta) throw notFound(`Blob ${blobId} not found`);
     return meta;

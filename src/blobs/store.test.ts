@@ -149,3 +149,28 @@ describe('BlobStore failures leave nothing behind', () => {
     expect(await chunkFiles()).toHaveLength(2);
   });
 });
+
+describe('BlobStore change listeners (the DHT announcer’s source)', () => {
+  it('tells of blobs created and removed, not of references added or dropped on a blob that stays', async () => {
+    const seen: { added: string[]; removed: string[] }[] = [];
+    const off = blobs.onChange((c) => seen.push(c));
+    blobs.onChange(() => {
+      throw new Error('a listener that throws changes nothing');
+    });
+    const a = randomBytes(100);
+    const { blobId } = await blobs.put(pieces(a, 7));
+    await blobs.put(pieces(a, 7)); // a second reference: no change
+    expect(seen).toEqual([{ added: [blobId], removed: [] }]);
+    await blobs.release(blobId); // one reference left
+    await blobs.change({ release: ['ab'.repeat(32)] }); // not stored: skipped
+    expect(seen).toHaveLength(1);
+    await blobs.release(blobId);
+    expect(seen).toEqual([
+      { added: [blobId], removed: [] },
+      { added: [], removed: [blobId] },
+    ]);
+    off();
+    await blobs.put(pieces(a, 7));
+    expect(seen).toHaveLength(2);
+  });
+});

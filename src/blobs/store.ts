@@ -70,6 +70,12 @@ export interface StagedBlob {
   mime: string;
 }
 
+/** What one committed change did to the set of stored blobs (`BlobStore.onChange`). */
+export interface BlobChanges {
+  added: string[];
+  removed: string[];
+}
+
 export interface ReleaseResult {
   /** references left after this delete */
   refcount: number;
@@ -95,6 +101,8 @@ export class BlobStore {
   private readonly now: () => number;
   /** commits and deletes, one at a time so refcounts never race */
   private readonly serial = new Serial();
+  /** told after each commit which blobs appeared and which are gone (`onChange`) */
+  private readonly listeners = new Set<(c: BlobChanges) => void>();
 
   constructor(
     private readonly store: Store,
@@ -107,6 +115,16 @@ export class BlobStore {
     this.tmpDir = join(dir, 'tmp');
     this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BLOB_BYTES;
     this.now = opts.now ?? Date.now;
+  }
+
+  /**
+   * Calls `listener` after each committed change with the blobs it created and those it removed
+   * (a reference added to or dropped from a blob that stays is no change); a throwing listener is
+   * ignored. The returned function removes it.
+   */
+  onChange(listener: (c: BlobChanges) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Creates the directories and clears what a crash left behind. Call before serving. */
@@ -282,6 +300,7 @@ export class BlobStore {
       }
       if (moved) await syncDir(this.chunkDir);
       const releases: ReleaseResult[] = [];
+      const gone: string[] = [];
       for (const id of c.release ?? []) {
         const meta = await metaOf(id);
         if (!meta) continue;
@@ -291,6 +310,7 @@ export class BlobStore {
           continue;
         }
         metas.set(id, null);
+        gone.push(id);
         for (const [chunk, n] of occurrences(meta.chunks)) chunkCounts.set(chunk, (await chunkCount(chunk)) - n);
         releases.push({ refcount: 0, removed: true });
       }
@@ -307,6 +327,17 @@ export class BlobStore {
       await this.store.batch(ops);
       // after the commit: a crash here leaves unreferenced files, which open() sweeps
       await Promise.all(unused.map((chunk) => unlink(join(this.chunkDir, chunk)).catch(() => undefined)));
+      const added = [...new Set((c.add ?? []).filter((_, i) => created[i]).map((up) => up.blobId))].filter((id) => metas.get(id));
+      const removed = [...new Set(gone)].filter((id) => metas.get(id) === null);
+      if (added.length + removed.length > 0) {
+        for (const l of [...this.listeners]) {
+          try {
+            l({ added, removed });
+          } catch {
+            // a listener's failure is its own: the change is committed
+          }
+        }
+      }
       return { created, released: releases };
     });
   }

@@ -27,19 +27,21 @@ describe('config.toml', () => {
       relayDurationLimitSecs: 3_600,
       relayClient: true,
       dht: true,
+      dhtClient: false,
       autonat: true,
       holePunching: true,
     });
     const cfg = parseConfig(
-      '[network]\nrelay_server = true\nrelay_max_reservations = 8\nrelay_data_limit_bytes = 1048576\nrelay_duration_limit_secs = 120\nrelay_client = false\ndht = false\nautonat = false\nhole_punching = false\n',
+      '[network]\nrelay_server = true\nrelay_max_reservations = 8\nrelay_data_limit_bytes = 1048576\nrelay_duration_limit_secs = 120\nrelay_client = false\ndht = false\ndht_client = true\nautonat = false\nhole_punching = false\n',
       'n',
     );
-    expect(cfg.network).toEqual({ relayServer: true, relayMaxReservations: 8, relayDataLimitBytes: 1_048_576, relayDurationLimitSecs: 120, relayClient: false, dht: false, autonat: false, holePunching: false });
+    expect(cfg.network).toEqual({ relayServer: true, relayMaxReservations: 8, relayDataLimitBytes: 1_048_576, relayDurationLimitSecs: 120, relayClient: false, dht: false, dhtClient: true, autonat: false, holePunching: false });
     expect(renderConfig(cfg)).toContain('relay_server = true');
     expect(parseConfig(renderConfig(cfg), 'n').network).toEqual(cfg.network);
     expect(parseConfig('[network]\nrelay_server = true\n', 'n').network).toMatchObject({ relayServer: true, relayMaxReservations: 128, dht: true });
     expect(() => parseConfig('[network]\nrelay_server = "yes"\n', 'n')).toThrow(/network\.relay_server/);
     expect(() => parseConfig('[network]\nrelay_max_reservations = "many"\n', 'n')).toThrow(ConfigError);
+    expect(() => parseConfig('[network]\ndht_client = "yes"\n', 'n')).toThrow(/network\.dht_client/);
   });
 
   it('refuses a key of the wrong type and names it', () => {

@@ -121,8 +121,14 @@ export interface NetworkConfig {
   relayDurationLimitSecs: number;
   /** reserve a slot on relays this node is connected to (once it finds itself private) and advertise the relayed address */
   relayClient: boolean;
-  /** the Kademlia DHT: peer routing by peer id */
+  /** the Kademlia DHT: peer routing by peer id, and blob providers (content routing) */
   dht: boolean;
+  /**
+   * a DHT client only: this node queries the DHT and announces its blobs, but answers no DHT query
+   * and enters no other node's routing table (for nodes that come and go, or should not be found
+   * through others' lookups); off by default: every node serves the DHT
+   */
+  dhtClient: boolean;
   /** AutoNAT (libp2p's module, plus hearth's dial-back probe: network/reachability.ts) */
   autonat: boolean;
   /** DCUtR: upgrade a relayed connection to a direct one where the NATs allow it */
@@ -136,6 +142,7 @@ export const NETWORK_DEFAULTS: NetworkConfig = {
   relayDurationLimitSecs: 3_600,
   relayClient: true,
   dht: true,
+  dhtClient: false,
   autonat: true,
   holePunching: true,
 };
@@ -186,6 +193,7 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
     relayDurationLimitSecs: 'relay_duration_limit_secs',
     relayClient: 'relay_client',
     dht: 'dht',
+    dhtClient: 'dht_client',
     autonat: 'autonat',
     holePunching: 'hole_punching',
   },

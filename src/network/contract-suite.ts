@@ -335,6 +335,34 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       expect(a.peerCount()).toBe(a.peers().length);
       expect(b.peerCount()).toBe(b.peers().length);
     });
+
+    it('finds the provider of a content key two hops away (through the DHT), and a request to it reaches it', async () => {
+      const [a, b, c] = (await nodes(3)) as [Network, Network, Network];
+      await connect(a, b);
+      await connect(c, b); // a and c only know b
+      a.handle('/x/hello', async () => enc('hello from a'), serve);
+      const key = 'ab'.repeat(32);
+      expect(await kindOf(c.provide('not a key'))).toMatch(/^not a NetworkError/);
+      expect(await kindOf(c.provide(key, { signal: AbortSignal.abort() }))).toMatch(/^aborted:/);
+      // routing tables fill a moment after connecting (identify): announce and look until found
+      const until = Date.now() + 20_000;
+      let found: string[] = [];
+      while (!found.includes(a.self)) {
+        if (Date.now() > until) throw new Error('timed out waiting for c to find a as a provider');
+        await a.provide(key).catch(() => undefined);
+        found = [];
+        for await (const p of c.findProviders(key, { timeoutMs: 3_000, max: 4 })) found.push(p);
+        if (!found.includes(a.self)) await settle(100);
+      }
+      expect(found).not.toContain(c.self);
+      for await (const p of a.findProviders(key, { timeoutMs: 3_000, max: 4 })) expect(p).not.toBe(a.self); // never itself
+      const none: string[] = [];
+      for await (const p of c.findProviders(key, { timeoutMs: 3_000, max: 0 })) none.push(p);
+      expect(none).toEqual([]);
+      expect(dec(await c.request(a.self, '/x/hello', enc(''), opts))).toBe('hello from a');
+      expect(c.peers()).toContain(a.self);
+      await a.unprovide(key); // never rejects
+    });
   });
 }
 

@@ -165,7 +165,32 @@ export interface Network {
 
   /** What the node's network is doing, for the admin API's status, peers and usage routes. */
   status(): NetworkStatus;
+
+  /**
+   * Content routing (issue #24; docs/network.md "Blob providers in the DHT"): announces this node
+   * as a provider of `key` (64 lowercase hex: a SHA-256 digest, e.g. a blob id) to the nodes of
+   * the DHT closest to it. Rejects with `NetworkError`: `unsupported` when this node runs no DHT,
+   * `unreachable` when no DHT peer took the record, `aborted` on `signal` or stop.
+   */
+  provide(key: string, opts?: { signal?: AbortSignal }): Promise<void>;
+
+  /**
+   * Stops announcing `key` (its re-announcement ends); records already held elsewhere expire with
+   * their validity. Never rejects.
+   */
+  unprovide(key: string): Promise<void>;
+
+  /**
+   * The providers of `key` other than this node, as the DHT finds them, at most `max` of them and
+   * until `timeoutMs` or `signal` ends the search (the iteration then ends: no error). The
+   * addresses a record carries are learnt, so a `request` to a provider dials it (through the DHT's
+   * peer routing when the record carried none). Yields nothing when this node runs no DHT.
+   */
+  findProviders(key: string, opts: { timeoutMs: number; max: number; signal?: AbortSignal }): AsyncIterable<PeerKey>;
 }
+
+/** A content-routing key: a SHA-256 digest in lowercase hex. */
+export const CONTENT_KEY = /^[0-9a-f]{64}$/;
 
 /**
  * Why a peer is penalized: a closed set, so the reason can be a metrics label. The first four are

@@ -56,7 +56,8 @@ export function internetServices(o: InternetOptions, onTransports: (manager: Tra
     // private addresses stay in the table: hearth networks live on LANs and loopback too. Queries
     // wait for a first peer (allowQueryWithZeroPeers: true makes libp2p's random walk spin on an
     // empty table and starve the event loop)
-    services.dht = kadDHT({ protocol: DHT_PROTOCOL, clientMode: false, peerInfoMapper: passthroughMapper }) as never;
+    // `dht_client`: query and announce only, never answer queries nor enter others' routing tables
+    services.dht = kadDHT({ protocol: DHT_PROTOCOL, clientMode: o.dhtClient, peerInfoMapper: passthroughMapper }) as never;
   }
   return services;
 }

@@ -57,6 +57,8 @@ import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
+import { DhtContentRouting } from './content-routing.ts';
+import { dialProtocolRetrying } from './dial-retry.ts';
 import { DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
@@ -126,6 +128,7 @@ export class Libp2pNetwork implements Network {
   private readonly box: PenaltyBox;
   private readonly stopper = new AbortController();
   private readonly exchangeHost: ExchangeHost;
+  private readonly content: DhtContentRouting;
 
   constructor(private readonly opts: Libp2pNetworkOptions) {
     this.self = publicKeyOf(opts.privateKey);
@@ -148,6 +151,8 @@ export class Libp2pNetwork implements Network {
       { ...DEFAULT_REDIAL, ...opts.redial },
     );
     this.internet = { ...DEFAULT_INTERNET, ...opts.internet };
+    const live = () => (this.state === 'started' ? this.node : undefined);
+    this.content = new DhtContentRouting({ node: live, dht: this.internet.dht, self: this.self, stopping: this.stopper.signal });
     this.reach = new ReachabilityProbe({
       request: (peer, protocol, data, o) => this.request(peer, protocol, data, o),
       handle: (protocol, handler, o) => this.handle(protocol, handler, o),
@@ -338,24 +343,7 @@ export class Libp2pNetwork implements Network {
       } catch {
         throw new NetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
       }
-      const dial = async (id: PeerId, p: string, signal: AbortSignal) => {
-        try {
-          return await node.dialProtocol(id, p, { signal, runOnLimitedConnection: true });
-        } catch (err) {
-          let lastErr = err;
-          // the connection libp2p picked was closing (a dial-back probe's, or one the peer is
-          // closing): up to three more tries, 100, 200, 300 ms apart, on another connection or a new one
-          for (let retry = 1; ; retry++) {
-            if (signal.aborted || retry > 3 || !CLOSING.test((lastErr as Error).message)) throw lastErr;
-            await new Promise((r) => setTimeout(r, 100 * retry));
-            try {
-              return await node.dialProtocol(id, p, { signal, runOnLimitedConnection: true });
-            } catch (again) {
-              lastErr = again;
-            }
-          }
-        }
-      };
+      const dial = (id: PeerId, p: string, signal: AbortSignal) => dialProtocolRetrying(node, id, p, signal);
       yield* requestFrames(this.exchangeHost, dial, peer, remote, protocol, data, opts);
     } catch (err) {
       outcome = err instanceof NetworkError ? err.kind : 'protocol';
@@ -376,6 +364,10 @@ export class Libp2pNetwork implements Network {
     this.log.info({ peer }, 'network: peer banned for sending garbage; disconnecting');
     this.disconnect(peer);
   }
+
+  provide = (key: string, o?: { signal?: AbortSignal }): Promise<void> => this.content.provide(key, o);
+  unprovide = (key: string): Promise<void> => this.content.unprovide(key);
+  findProviders = (key: string, o: { timeoutMs: number; max: number; signal?: AbortSignal }): AsyncIterable<PeerKey> => this.content.findProviders(key, o);
 
   /** Drops every connection to the peer at once (a graceful close would wait on its streams). */
   private disconnect(peer: PeerKey): void {
@@ -594,6 +586,3 @@ export class Libp2pNetwork implements Network {
     }
   }
 }
-
-/** libp2p's errors for a connection that closed under a new stream (worth another try) */
-const CLOSING = /"clos(ing|ed)"|closed connection during opening/;

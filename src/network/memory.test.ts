@@ -61,3 +61,29 @@ describe('MemoryHub', () => {
     expect(hub.link(B, A)).toBe(true);
   });
 });
+
+describe('MemoryNetwork content routing', () => {
+  const KEY = 'cd'.repeat(32);
+  it('refuses to announce without a DHT or a peer, forgets on unprovide, and stops at max records', async () => {
+    const hub = new MemoryHub();
+    const [a, b] = [A, B].map((k) => hub.join(k)) as [MemoryNetwork, MemoryNetwork];
+    const off = hub.join(C, { dht: false });
+    await expect(a.provide(KEY)).rejects.toMatchObject({ kind: 'unreachable' }); // no peer to take the record
+    await expect(off.provide(KEY)).rejects.toMatchObject({ kind: 'unsupported' });
+    hub.link(A, B);
+    await a.provide(KEY);
+    const seen = async (n: MemoryNetwork, max = 10) => {
+      const out: string[] = [];
+      for await (const p of n.findProviders(KEY, { timeoutMs: 1_000, max })) out.push(p);
+      return out;
+    };
+    expect(await seen(b)).toEqual([A]);
+    expect(await seen(a)).toEqual([]); // never itself
+    for (let i = 0; i < 20; i++) hub.providers.get(KEY)!.add(randomBytes(32).toString('hex')); // bogus records
+    expect((await seen(b, 5)).length).toBe(5);
+    await a.unprovide(KEY);
+    expect(await seen(b, 100)).not.toContain(A);
+    hub.link(C, B);
+    expect(await seen(off)).toEqual([]); // no DHT: nothing found
+  });
+});

@@ -7,6 +7,7 @@
  * tests against this and the libp2p network, so the two cannot drift.
  */
 import {
+  CONTENT_KEY,
   DEFAULT_INBOUND_PER_PEER,
   MAX_FRAME_BYTES,
   MAX_GOSSIP_BYTES,
@@ -43,10 +44,17 @@ export class MemoryHub {
   private readonly nodes = new Map<PeerKey, MemoryNetwork>();
   private readonly links = new Map<string, Link>();
 
-  /** A node on this hub (not yet linked to anyone). */
-  join(self: PeerKey, opts: { banPolicy?: BanPolicy } = {}): MemoryNetwork {
+  /**
+   * Provider records by content key: the hub plays the DHT (a record put by any node is found by
+   * any node that has a peer to ask). Tests may add records of their own, e.g. naming nodes that
+   * are not on the hub (bogus records).
+   */
+  readonly providers = new Map<string, Set<PeerKey>>();
+
+  /** A node on this hub (not yet linked to anyone); `dht: false` runs no DHT (no content routing). */
+  join(self: PeerKey, opts: { banPolicy?: BanPolicy; dht?: boolean } = {}): MemoryNetwork {
     if (this.nodes.has(self)) throw new Error(`peer ${self} already on the hub`);
-    const net = new MemoryNetwork(self, this, opts.banPolicy);
+    const net = new MemoryNetwork(self, this, opts.banPolicy, opts.dht ?? true);
     this.nodes.set(self, net);
     // a kept link comes back when the node does (after the join returns, as a dial would)
     queueMicrotask(() => {
@@ -144,10 +152,14 @@ export class MemoryNetwork implements Network {
   /** ids of gossip messages seen, so a relayed copy is delivered and forwarded once (bounded) */
   private readonly seen = new Set<string>();
 
+  /** providers found by `findProviders`: a request to one links to it, as libp2p dials a peer it learnt addresses of */
+  private readonly learnt = new Set<PeerKey>();
+
   constructor(
     readonly self: PeerKey,
     private readonly hub: MemoryHub,
     banPolicy?: BanPolicy,
+    private readonly dht = true,
   ) {
     this.box = new PenaltyBox(banPolicy);
   }
@@ -232,7 +244,38 @@ export class MemoryNetwork implements Network {
     }
   }
 
+  async provide(key: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
+    if (!CONTENT_KEY.test(key)) throw new Error(`not a content key (64 lowercase hex): ${key.slice(0, 80)}`);
+    if (!this.dht) throw new NetworkError('unsupported', `provide ${key}: this node runs no DHT`);
+    if (opts.signal?.aborted) throw new NetworkError('aborted', `provide ${key}: aborted`);
+    if (this.peerCount() === 0) throw new NetworkError('unreachable', `provide ${key}: no DHT peer to take the record`);
+    const set = this.hub.providers.get(key) ?? new Set<PeerKey>();
+    set.add(this.self);
+    this.hub.providers.set(key, set);
+  }
+
+  /** Unlike the DHT, the hub forgets the record at once (a DHT record lives until it expires). */
+  async unprovide(key: string): Promise<void> {
+    if (!CONTENT_KEY.test(key)) throw new Error(`not a content key (64 lowercase hex): ${key.slice(0, 80)}`);
+    this.hub.providers.get(key)?.delete(this.self);
+  }
+
+  async *findProviders(key: string, opts: { timeoutMs: number; max: number; signal?: AbortSignal }): AsyncIterable<PeerKey> {
+    if (!CONTENT_KEY.test(key)) throw new Error(`not a content key (64 lowercase hex): ${key.slice(0, 80)}`);
+    if (!this.dht || this.peerCount() === 0) return; // no DHT, or no peer to ask
+    const until = Date.now() + opts.timeoutMs;
+    let found = 0;
+    for (const peer of [...(this.hub.providers.get(key) ?? [])]) {
+      if (found >= opts.max || opts.signal?.aborted || Date.now() > until) return;
+      if (peer === this.self) continue;
+      this.learnt.add(peer);
+      found++;
+      yield peer;
+    }
+  }
+
   private async *exchange(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array> {
+    if (this.learnt.has(peer) && !this.hub.linked(this.self, peer)) this.hub.link(this.self, peer);
     const remote = this.hub.linked(this.self, peer) ? this.hub.node(peer) : undefined;
     if (!remote) throw new NetworkError('unreachable', `peer ${peer} is not connected`);
     const timer = deadline(opts.timeoutMs);

@@ -259,6 +259,7 @@ export class HearthNode {
             return reg && peerSpeaksForMember(reg.ns, reg.group, peer);
           },
           onError: (err) => this.opts.logger.debug({ err }, 'serving a blob to a peer failed'),
+          announce: { onError: (blobId, err) => this.opts.logger.debug({ blobId, err: (err as Error).message }, 'announcing a blob in the DHT failed') },
         })
       : undefined;
     this.blobs = new BlobService({ store: blobStore, peers: this.blobPeers?.source, isPinned: (blobId) => this.applications.isPinned(blobId) });
