@@ -376,6 +376,15 @@ export class WasmRuntime implements Runtime {
       worker.on('message', onReady);
       worker.once('error', reject);
     });
+    // A worker that fails with no call on it (a `load` job, or anything outside a call) is replaced
+    // here: an 'error' no one listens to would throw on this thread and end the node, and a dead
+    // worker left in the pool would hold every later call on it until its deadline. A call
+    // running on the worker has its own listeners (run), which replace it themselves.
+    worker.on('error', () => {
+      if (slot.busy || !this.slots.includes(slot)) return;
+      this.stats.replaced.error++;
+      this.release(slot, true);
+    });
     slot.ready.then(
       () => {
         if (this.slots.includes(slot)) this.release(slot, false);
