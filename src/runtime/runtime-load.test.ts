@@ -12,7 +12,7 @@ const section = (id: number, body: number[]) => [id, body.length, ...body];
 const name = (s: string) => [s.length, ...Buffer.from(s)];
 
 /** A module exporting `memory` (1 page) and `run`; `start` makes `run` its start function too; `data` adds an active segment at `dataAt`. */
-function module(opts: { start?: boolean; dataAt?: number; ok?: boolean }): Uint8Array {
+function module(opts: { start?: boolean; dataAt?: number; ok?: boolean }): Uint8Array<ArrayBuffer> {
   const type = section(1, [1, 0x60, 0, 0]);
   const funcs = section(3, [1, 0]);
   const memory = section(5, [1, 0x00, 1]);

@@ -44,9 +44,9 @@ import {
 import { availableParallelism } from 'node:os';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import { HOT_ROWS, type AskedRequest, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
+import { type AskedRequest, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
 import type { Space } from './host-state.ts';
-import { STATE_CACHE_CONTEXTS } from './state-cache.ts';
+import { HotRows } from './hot-rows.ts';
 import { Trap } from './trap.ts';
 import { FairShare, type FairWaiter } from './fair-share.ts';
 
@@ -78,12 +78,8 @@ interface Slot {
   seq: number;
   /** module keys the worker holds, least recently used first (bounded like the main cache) */
   modules: string[];
-  /**
-   * Per context this worker ran (least recently used first, bounded like its cache): the state
-   * version of its last call there and the rows that call read or wrote — what its cache holds
-   * for the context, refreshed when the next call comes under another version (state-cache.ts).
-   */
-  hot: Map<string, { version: number; rows: Array<[Space, Uint8Array]> }>;
+  /** what this worker's state cache holds per context: refreshed when the context's version moved (hot-rows.ts) */
+  hot: HotRows;
   /** the worker thread's Linux thread id, once it is up (its CPU time, `series`) */
   tid?: number;
 }
@@ -209,44 +205,14 @@ export class WasmRuntime implements Runtime {
    * read here, all at once, so the worker keeps its cache instead of asking again row by row.
    */
   private async refreshFor(slot: Slot, context: string, req: CallRequest): Promise<CallJob['refresh']> {
-    const hot = slot.hot.get(context);
-    if (!hot || req.stateVersion === undefined || hot.version === req.stateVersion) return undefined;
+    const rows = slot.hot.stale(context, req.stateVersion);
+    if (!rows) return undefined;
     const views = { state: req.state, private: req.privateState, index: req.index, indexMeta: undefined } as const;
     try {
-      return await Promise.all(
-        hot.rows.map(async ([space, key]) => [space, key, (await views[space]?.get(key)) ?? null] as [Space, Uint8Array, Uint8Array | null]),
-      );
+      return await Promise.all(rows.map(async ([space, key]) => [space, key, (await views[space]?.get(key)) ?? null] as [Space, Uint8Array, Uint8Array | null]));
     } catch {
       return undefined; // the worker asks for what it needs, as without a refresh
     }
-  }
-
-  /** What `slot`'s worker now holds for `context`: the rows its last call there read and wrote. */
-  private noteHot(slot: Slot, context: string, req: CallRequest, msg: JobDone): void {
-    if (req.stateVersion === undefined) return;
-    // under the same version the worker's cache holds what earlier calls read too
-    const earlier = slot.hot.get(context);
-    const rows: Array<[Space, Uint8Array]> = [...(msg.read ?? [])];
-    const r = msg.result;
-    if (r.ok) {
-      for (const [space, writes] of [['state', r.writes], ['private', r.privateWrites], ['index', r.indexWrites]] as const) {
-        for (const [key] of writes) rows.push([space, key]);
-      }
-    }
-    const seen = new Set<string>();
-    const distinct = rows.filter(([space, key]) => {
-      const id = `${space}:${Buffer.from(key).toString('hex')}`;
-      return seen.has(id) ? false : (seen.add(id), true);
-    });
-    if (earlier?.version === req.stateVersion) {
-      for (const [space, key] of earlier.rows) {
-        const id = `${space}:${Buffer.from(key).toString('hex')}`;
-        if (!seen.has(id)) (seen.add(id), distinct.push([space, key]));
-      }
-    }
-    slot.hot.delete(context);
-    slot.hot.set(context, { version: req.stateVersion, rows: distinct.slice(0, HOT_ROWS) });
-    while (slot.hot.size > STATE_CACHE_CONTEXTS) slot.hot.delete(slot.hot.keys().next().value!);
   }
 
   private unhold(context: string): void {
@@ -361,7 +327,7 @@ export class WasmRuntime implements Runtime {
     const { port1, port2 } = new MessageChannel();
     const shared = new SharedArrayBuffer(4);
     worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits: this.limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
-    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [], hot: new Map() };
+    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [], hot: new HotRows() };
     port1.on('message', (msg: AskedRequest) => void slot.server?.answer(msg));
     // the bridge must not keep the process alive on its own (the worker's own handle decides)
     port1.unref();
@@ -546,7 +512,7 @@ export class WasmRuntime implements Runtime {
         if (msg?.type !== 'result' || msg.seq !== seq) return;
         this.stats.instancesCreated += msg.created ?? 0;
         this.stats.roundTrips += msg.asks ?? 0;
-        this.noteHot(slot, context, req, msg);
+        slot.hot.note(context, req.stateVersion, msg.read, msg.result);
         answer(msg.result);
         free(false);
       };
