@@ -19,18 +19,18 @@ describe('HotRows', () => {
     expect(h.has('c')).toBe(true);
     expect(h.stale('c', 1)).toBeUndefined();
     expect(h.stale('c', undefined)).toBeUndefined();
-    expect(names(h.stale('c', 2))).toEqual(['state:a', 'state:b']);
+    expect(names(h.stale('c', 2))).toEqual(['state:b', 'state:a']); // each row once, the last touched last
     h.note('d', undefined, [['state', k('a')]], failed); // no version: nothing kept
     expect(h.has('d')).toBe(false);
   });
 
-  it('adds a call\'s reads and (when it succeeded) its writes first, keeps earlier rows of the same version, drops them under another', () => {
+  it('adds a call\'s reads and (when it succeeded) its writes as the most recent rows, keeps earlier rows of the same version, drops them under another', () => {
     const h = new HotRows();
     h.note('c', 1, [['state', k('a')]], failed);
     h.note('c', 1, [['state', k('b')]], wrote(['w']));
-    expect(names(h.stale('c', 2))).toEqual(['state:b', 'state:w', 'private:p', 'state:a']);
-    h.note('c', 1, [['state', k('a')], ['state', k('b')]], failed); // all known: unchanged
-    expect(names(h.stale('c', 2))).toEqual(['state:b', 'state:w', 'private:p', 'state:a']);
+    expect(names(h.stale('c', 2))).toEqual(['state:a', 'state:b', 'state:w', 'private:p']);
+    h.note('c', 1, [['state', k('a')], ['state', k('b')]], failed); // all known: moved to the end, nothing added
+    expect(names(h.stale('c', 2))).toEqual(['state:w', 'private:p', 'state:a', 'state:b']);
     h.note('c', 2, [['index', k('x')]], failed); // a new version: the earlier rows go
     expect(names(h.stale('c', 3))).toEqual(['index:x']);
     // the same bytes in another space are another row; bytes that are not UTF-8 stay distinct
@@ -41,9 +41,9 @@ describe('HotRows', () => {
   it('is bounded in rows per context and in contexts (least recently used goes)', () => {
     const h = new HotRows(3, 2);
     h.note('c', 1, ['a', 'b', 'c', 'd'].map((s) => ['state', k(s)] as ['state', Uint8Array]), failed);
-    expect(names(h.stale('c', 2))).toEqual(['state:a', 'state:b', 'state:c']);
-    h.note('c', 1, [['state', k('e')]], failed);
-    expect(names(h.stale('c', 2))).toEqual(['state:e', 'state:a', 'state:b']);
+    expect(names(h.stale('c', 2))).toEqual(['state:b', 'state:c', 'state:d']); // the least recent went
+    h.note('c', 1, [['state', k('c')], ['state', k('e')]], failed);
+    expect(names(h.stale('c', 2))).toEqual(['state:d', 'state:c', 'state:e']);
     h.note('d', 1, [], failed);
     h.note('c', 1, [['state', k('e')]], failed); // c used again: d is the oldest
     h.note('e', 1, [], failed);
