@@ -15,6 +15,9 @@
  * from /metrics), and the rest of the process (V8's and libuv's threads: GC, compilation, LevelDB).
  * The raw guest call (the same app's `get` in this process on a kept instance, no HTTP, no worker)
  * and the bare server's CPU per request give the issue's CPU bound: hearth ≤ 4 × (raw + bare).
+ * Next to hearth's `get`, the zero-overhead server (rpc-ceiling.ts: the bare server handing each
+ * request to a worker that runs the raw guest call, nothing else) measured the same way: its ratio
+ * to bare is what bounds hearth's on this machine, the guest's own CPU being what bare never spends.
  *
  * Goals (issue #22): `get` on kv_store ≥ 0.4 of bare by requests/s, CPU per request ≤ 4 × (raw
  * guest + bare exchange); `set` with one connection p50 < 3 ms; `set` with CONNECTIONS at least one
@@ -23,13 +26,8 @@
 import { readFile } from 'node:fs/promises';
 import { makeBundle } from '../test/helpers/bundles.ts';
 import { buildTestApp } from '../test/helpers/wasm-apps.ts';
-import { compileGuest } from '../src/runtime/compile.ts';
-import { execute } from '../src/runtime/execute.ts';
-import type { SyncBackend } from '../src/runtime/host-state.ts';
-import { InstancePool } from '../src/runtime/instances.ts';
-import { DEFAULT_LIMITS } from '../src/runtime/limits.ts';
-import { MemoryView } from '../src/runtime/test-support.ts';
-import { CONNECTIONS, LOAD_SECS, cpuSecs, fmtRps, loadNote, loadgen, rows, startBare, startNode, type BenchNode, type LoadResult, type LoadSpec } from './harness.ts';
+import { guestCaller, startCeiling } from './rpc-ceiling.ts';
+import { CONNECTIONS, LOAD_SECS, cpuSecs, fmtRps, loadNote, loadgen, measureWithCpu, rows, startBare, startNode, type BenchNode, type LoadResult, type LoadSpec } from './harness.ts';
 
 const PREFIX = 'k';
 const APPS = ['kv_flat', 'kv_store'] as const;
@@ -126,27 +124,12 @@ async function measured(node: BenchNode, spec: LoadSpec): Promise<Figures> {
 
 /** The app's `get` in this process on a kept instance against an in-memory store of `keys` keys: µs of CPU per call. */
 async function rawGuestGet(app: App, keys: number): Promise<number> {
-  const g = await compileGuest(await buildTestApp(app), DEFAULT_LIMITS);
-  const view = new MemoryView();
-  const backend = {
-    hasIndexMeta: false,
-    hasBlobs: false,
-    get: (space: string, key: Uint8Array) => (space === 'state' ? view.entries.get(Buffer.from(key).toString('hex'))?.[1] : undefined),
-    range: () => [],
-  } as unknown as SyncBackend;
-  const pool = new InstancePool(g.module, g.reuse);
-  const call = (method: string, args: unknown) => {
-    const r = execute(pool, g.exportTypes, { method, input: new TextEncoder().encode(JSON.stringify(args)), contextId: new Uint8Array(32), executorId: new Uint8Array(32).fill(1), deviceId: new Uint8Array(32), readOnly: false }, backend, DEFAULT_LIMITS);
-    if (!r.ok) throw new Error(`${app} ${method}: ${r.message}`);
-    view.apply(r.writes);
-  };
-  call('init', {});
-  if (app === 'kv_flat') call('fill', { prefix: PREFIX, from: 0, count: keys });
-  else for (let i = 0; i < keys; i++) call('set', { key: `${PREFIX}${i}`, value: `v${i}` });
-  for (let i = 0; i < 500; i++) call('get', { key: `${PREFIX}${i % keys}` });
+  const call = await guestCaller(app, keys, PREFIX);
+  const args = (i: number) => new TextEncoder().encode(JSON.stringify({ key: `${PREFIX}${i % keys}` }));
+  for (let i = 0; i < 500; i++) call('get', args(i));
   const n = 3000;
   const t0 = process.cpuUsage();
-  for (let i = 0; i < n; i++) call('get', { key: `${PREFIX}${i % keys}` });
+  for (let i = 0; i < n; i++) call('get', args(i));
   const used = process.cpuUsage(t0);
   return (used.user + used.system) / n;
 }
@@ -174,17 +157,27 @@ export async function benchRpc(sizes = (process.env.BENCH_RPC_KEYS ?? '200').spl
         const baseline = await loadgen({ url: `${bare.url}/jsonrpc`, rpc: { contextId, method: 'get', keyPrefix: PREFIX, keys }, durationSecs: LOAD_SECS, connections: CONNECTIONS });
         const bareCpu = (((await cpuSecs(bare.pid)) - bareBefore) * 1e6) / Math.max(1, baseline.requests);
         const raw = await rawGuestGet(app, keys);
+        // the zero-overhead server (rpc-ceiling.ts): bare HTTP + a worker running the raw guest call, nothing else
+        const ceilingServer = await startCeiling(app, keys, PREFIX);
+        let ceiling: LoadResult & { cpuUsPerRequest: number };
+        try {
+          ceiling = await measureWithCpu({ url: `${ceilingServer.url}/jsonrpc`, check: 'jsonrpc', rpc: { contextId, method: 'get', keyPrefix: PREFIX, keys } }, ceilingServer.pid);
+        } finally {
+          await ceilingServer.stop();
+        }
         const get = await measured(node, rpc('get'));
         const set = await measured(node, rpc('set'));
         const setOne = await measured(node, { ...rpc('set'), connections: 1 });
         const bound = 4 * (raw + bareCpu);
         console.log(`${app}, ${n} keys: bare POST ${fmtRps(baseline)}, CPU/request ${bareCpu.toFixed(0)} µs; raw guest get ${raw.toFixed(0)} µs CPU`);
-        console.log(`  get (${CONNECTIONS} conn):  ${fmtRps(get.load)}, errors ${get.load.errors}; ${fmtCalls(get)}; ${fmtCpu(get)}`);
+        console.log(`  ceiling get (${CONNECTIONS} conn, zero-overhead server): ${fmtRps(ceiling)}, errors ${ceiling.errors}, ${(ceiling.rps / baseline.rps).toFixed(3)} of bare; CPU/request ${ceiling.cpuUsPerRequest.toFixed(0)} µs`);
+        console.log(`  get (${CONNECTIONS} conn):  ${fmtRps(get.load)}, errors ${get.load.errors}, ${(get.load.rps / baseline.rps).toFixed(3)} of bare, ${(get.load.rps / ceiling.rps).toFixed(2)} of the ceiling; ${fmtCalls(get)}; ${fmtCpu(get)}`);
         console.log(`  set (${CONNECTIONS} conn):  ${fmtRps(set.load)}, errors ${set.load.errors}; ${fmtCalls(set)}; ${fmtCpu(set)}`);
         console.log(`  set (1 conn):   mean ${setOne.load.meanMs.toFixed(2)} ms, p50 ${setOne.load.p50ms} ms, p99 ${setOne.load.p99ms} ms, ${setOne.load.rps.toFixed(0)} req/s; ${fmtCalls(setOne)}; ${fmtCpu(setOne)}`);
         const ok = (f: Figures) => f.load.errors === 0;
         const real = app === 'kv_store';
         rows.push({ measure: `${app} get, ${n} keys`, hearth: fmtRps(get.load), baseline: fmtRps(baseline), ratio: get.load.rps / baseline.rps, goal: real ? '>= 0.40' : '(reported)', met: real ? get.load.rps / baseline.rps >= 0.4 && ok(get) : ok(get) ? undefined : false });
+        rows.push({ measure: `${app} get ceiling (zero-overhead server), ${n} keys`, hearth: fmtRps(ceiling), baseline: fmtRps(baseline), ratio: ceiling.rps / baseline.rps, goal: real ? 'bounds the 0.40' : '(reported)', met: ceiling.errors === 0 ? undefined : false });
         rows.push({ measure: `${app} get CPU/request, ${n} keys`, hearth: `${get.cpu.total.toFixed(0)} µs`, baseline: `4 x (raw ${raw.toFixed(0)} + bare ${bareCpu.toFixed(0)}) = ${bound.toFixed(0)} µs`, ratio: get.cpu.total / (raw + bareCpu), goal: real ? '<= 4' : '(reported)', met: real ? get.cpu.total <= bound : undefined });
         rows.push({ measure: `${app} set, ${n} keys`, hearth: fmtRps(set.load), baseline: `1 conn: ${setOne.load.rps.toFixed(0)} req/s`, ratio: set.load.rps / setOne.load.rps, goal: '>= 1 (no collapse)', met: set.load.rps >= setOne.load.rps && ok(set) });
         rows.push({ measure: `${app} set p50, 1 connection, ${n} keys`, hearth: `p50 ${setOne.load.p50ms} ms, mean ${setOne.load.meanMs.toFixed(2)} ms`, baseline: '-', goal: '< 3 ms', met: setOne.load.p50ms < 3 && ok(setOne) });

@@ -44,9 +44,9 @@ import {
 import { availableParallelism } from 'node:os';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import { HOT_ROWS, type AskedRequest, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
+import { type AskedRequest, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
 import type { Space } from './host-state.ts';
-import { STATE_CACHE_CONTEXTS } from './state-cache.ts';
+import { HotRows } from './hot-rows.ts';
 import { Trap } from './trap.ts';
 import { FairShare, type FairWaiter } from './fair-share.ts';
 
@@ -75,15 +75,13 @@ interface Slot {
   flag: Int32Array;
   /** the call being served on the bridge */
   server?: BridgeServer;
+  /** the running call's handlers of the worker's events (listeners are added once per worker, not per call) */
+  call?: { message(msg: JobDone): void; error(err: Error): void; exit(): void };
   seq: number;
   /** module keys the worker holds, least recently used first (bounded like the main cache) */
   modules: string[];
-  /**
-   * Per context this worker ran (least recently used first, bounded like its cache): the state
-   * version of its last call there and the rows that call read or wrote — what its cache holds
-   * for the context, refreshed when the next call comes under another version (state-cache.ts).
-   */
-  hot: Map<string, { version: number; rows: Array<[Space, Uint8Array]> }>;
+  /** what this worker's state cache holds per context: refreshed when the context's version moved (hot-rows.ts) */
+  hot: HotRows;
   /** the worker thread's Linux thread id, once it is up (its CPU time, `series`) */
   tid?: number;
 }
@@ -124,6 +122,8 @@ export class WasmRuntime implements Runtime {
   private readonly blobs?: RuntimeBlobs;
   private readonly sealing?: RuntimeSealing;
   private readonly modules = new Map<string, Promise<CompiledGuest>>();
+  /** the value of each compiled module's promise once it has one: a call then takes it without waiting a turn */
+  private readonly settled = new WeakMap<Promise<CompiledGuest>, CompiledGuest>();
   private slots: Slot[] = [];
   private waiters: Waiter[] = [];
   /** workers each context holds now */
@@ -177,19 +177,22 @@ export class WasmRuntime implements Runtime {
     if (req.signal?.aborted) return failure('Aborted', 'execution aborted');
     let compiled: CompiledGuest;
     try {
-      compiled = await this.compiled(req);
+      const pending = this.compiled(req);
+      compiled = this.settled.get(pending) ?? (await pending);
     } catch (e) {
       if (e instanceof Trap) return failure(e.kind, e.message);
       throw e;
     }
     const context = toHex(req.contextId);
     const waitMs = (req.deadlineMs ?? this.deadlineMs) + WAIT_GRACE_MS;
-    const slot = await this.acquire(context, req.signal, waitMs);
+    const got = this.acquire(context, req.signal, waitMs);
+    const slot = got instanceof Promise ? await got : got;
     if (slot === 'timeout') return failure('Deadline', `no worker was free within ${waitMs} ms (every worker is busy)`);
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
     try {
       // the context holds the worker until the worker is done, which an abandoned call outlives
-      const refresh = await this.refreshFor(slot, context, req);
+      const stale = slot.hot.stale(context, req.stateVersion);
+      const refresh = stale ? await this.refreshFor(stale, req) : undefined;
       if (req.signal?.aborted) {
         this.unhold(context);
         this.release(slot, false);
@@ -208,45 +211,13 @@ export class WasmRuntime implements Runtime {
    * moved since that worker's last call there (a write committed, most often that very call's):
    * read here, all at once, so the worker keeps its cache instead of asking again row by row.
    */
-  private async refreshFor(slot: Slot, context: string, req: CallRequest): Promise<CallJob['refresh']> {
-    const hot = slot.hot.get(context);
-    if (!hot || req.stateVersion === undefined || hot.version === req.stateVersion) return undefined;
+  private async refreshFor(rows: Array<[Space, Uint8Array]>, req: CallRequest): Promise<CallJob['refresh']> {
     const views = { state: req.state, private: req.privateState, index: req.index, indexMeta: undefined } as const;
     try {
-      return await Promise.all(
-        hot.rows.map(async ([space, key]) => [space, key, (await views[space]?.get(key)) ?? null] as [Space, Uint8Array, Uint8Array | null]),
-      );
+      return await Promise.all(rows.map(async ([space, key]) => [space, key, (await views[space]?.get(key)) ?? null] as [Space, Uint8Array, Uint8Array | null]));
     } catch {
       return undefined; // the worker asks for what it needs, as without a refresh
     }
-  }
-
-  /** What `slot`'s worker now holds for `context`: the rows its last call there read and wrote. */
-  private noteHot(slot: Slot, context: string, req: CallRequest, msg: JobDone): void {
-    if (req.stateVersion === undefined) return;
-    // under the same version the worker's cache holds what earlier calls read too
-    const earlier = slot.hot.get(context);
-    const rows: Array<[Space, Uint8Array]> = [...(msg.read ?? [])];
-    const r = msg.result;
-    if (r.ok) {
-      for (const [space, writes] of [['state', r.writes], ['private', r.privateWrites], ['index', r.indexWrites]] as const) {
-        for (const [key] of writes) rows.push([space, key]);
-      }
-    }
-    const seen = new Set<string>();
-    const distinct = rows.filter(([space, key]) => {
-      const id = `${space}:${Buffer.from(key).toString('hex')}`;
-      return seen.has(id) ? false : (seen.add(id), true);
-    });
-    if (earlier?.version === req.stateVersion) {
-      for (const [space, key] of earlier.rows) {
-        const id = `${space}:${Buffer.from(key).toString('hex')}`;
-        if (!seen.has(id)) (seen.add(id), distinct.push([space, key]));
-      }
-    }
-    slot.hot.delete(context);
-    slot.hot.set(context, { version: req.stateVersion, rows: distinct.slice(0, HOT_ROWS) });
-    while (slot.hot.size > STATE_CACHE_CONTEXTS) slot.hot.delete(slot.hot.keys().next().value!);
   }
 
   private unhold(context: string): void {
@@ -345,6 +316,7 @@ export class WasmRuntime implements Runtime {
     }
     const p = req.wasm().then((bytes) => compileGuest(bytes, this.limits));
     this.modules.set(req.applicationId, p);
+    p.then((c) => this.settled.set(p, c), () => undefined);
     p.catch(() => {
       if (this.modules.get(req.applicationId) === p) this.modules.delete(req.applicationId);
     });
@@ -361,7 +333,7 @@ export class WasmRuntime implements Runtime {
     const { port1, port2 } = new MessageChannel();
     const shared = new SharedArrayBuffer(4);
     worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits: this.limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
-    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [], hot: new Map() };
+    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [], hot: new HotRows() };
     port1.on('message', (msg: AskedRequest) => void slot.server?.answer(msg));
     // the bridge must not keep the process alive on its own (the worker's own handle decides)
     port1.unref();
@@ -375,6 +347,21 @@ export class WasmRuntime implements Runtime {
       };
       worker.on('message', onReady);
       worker.once('error', reject);
+    });
+    // the running call's (run), if any
+    worker.on('message', (msg: JobDone) => {
+      if (msg?.type === 'result') slot.call?.message(msg);
+    });
+    worker.on('exit', () => slot.call?.exit());
+    // A worker that fails with no call on it (a `load` job, or anything outside a call) is replaced
+    // here: an 'error' no one listens to would throw on this thread and end the node, and a dead
+    // worker left in the pool would hold every later call on it until its deadline. A call running
+    // on the worker replaces it itself (run).
+    worker.on('error', (err: Error) => {
+      if (slot.call) return slot.call.error(err);
+      if (slot.busy || !this.slots.includes(slot)) return;
+      this.stats.replaced.error++;
+      this.release(slot, true);
     });
     slot.ready.then(
       () => {
@@ -391,13 +378,13 @@ export class WasmRuntime implements Runtime {
    * A free worker for a call of `context`, now or when one frees up; null when aborted or stopped.
    * Refuses (503) when the wait list is full, or this context's part of it is.
    */
-  private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Promise<Slot | null | 'timeout'> {
+  private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Slot | Promise<Slot | null | 'timeout'> {
     // affinity: a free worker that ran this context last has its rows cached; any free one otherwise
     const free = this.mayRun(context) ? (this.slots.find((s) => !s.busy && s.hot.has(context)) ?? this.slots.find((s) => !s.busy)) : undefined;
     if (free) {
       free.busy = true;
       this.hold(context);
-      return Promise.resolve(free);
+      return free;
     }
     const mine = this.waiters.filter((w) => w.context === context).length;
     if (this.waiters.length >= this.queueLimit || mine >= Math.max(1, Math.ceil(this.queueLimit / 4))) {
@@ -522,9 +509,7 @@ export class WasmRuntime implements Runtime {
         done = true;
         clearTimeout(timer);
         req.signal?.removeEventListener('abort', onAbort);
-        slot.worker.off('message', onMessage);
-        slot.worker.off('error', onError);
-        slot.worker.off('exit', onExit);
+        if (slot.call === handlers) slot.call = undefined;
         served.close();
         if (slot.server === served) slot.server = undefined;
         this.stats.calls++;
@@ -534,10 +519,10 @@ export class WasmRuntime implements Runtime {
         this.release(slot, replace !== false);
       };
       const onMessage = (msg: JobDone) => {
-        if (msg?.type !== 'result' || msg.seq !== seq) return;
+        if (msg.seq !== seq) return;
         this.stats.instancesCreated += msg.created ?? 0;
         this.stats.roundTrips += msg.asks ?? 0;
-        this.noteHot(slot, context, req, msg);
+        slot.hot.note(context, req.stateVersion, msg.read, msg.result);
         answer(msg.result);
         free(false);
       };
@@ -559,9 +544,8 @@ export class WasmRuntime implements Runtime {
         free('deadline');
       }, deadlineMs);
       req.signal?.addEventListener('abort', onAbort, { once: true });
-      slot.worker.on('message', onMessage);
-      slot.worker.once('error', onError);
-      slot.worker.once('exit', onExit);
+      const handlers = { message: onMessage, error: onError, exit: onExit };
+      slot.call = handlers;
       try {
         slot.worker.postMessage(job);
       } catch (e) {

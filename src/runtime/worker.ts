@@ -91,7 +91,12 @@ parentPort!.on('message', (msg: WorkerInit | CallJob | LoadJob) => {
     for (const key of msg.drop) modules.delete(key);
     const instances = new InstancePool(msg.module.module, msg.module.reuse);
     modules.set(msg.moduleKey, { exportTypes: msg.module.exportTypes, instances });
-    instances.warm();
+    try {
+      instances.warm();
+    } catch {
+      // the instance could not be made (its start function traps, a segment does not fit): the
+      // module is kept, and each call instantiates it and reports the trap as its own failure
+    }
     return;
   }
   parentPort!.postMessage(run(msg));
