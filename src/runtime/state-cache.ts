@@ -16,7 +16,7 @@
 import type { Space, SyncBackend } from './host-state.ts';
 
 /** Keys and values a worker keeps at most, all contexts together. */
-export const STATE_CACHE_BYTES = 32 * 1024 * 1024;
+export const STATE_CACHE_BYTES = 8 * 1024 * 1024;
 export const STATE_CACHE_CONTEXTS = 64;
 /** the cost of an entry besides its key and value bytes */
 const ENTRY_OVERHEAD = 64;
