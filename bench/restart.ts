@@ -16,7 +16,7 @@
  *   `kv_store` context, RSS right after. Goal < 150 MB.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,13 +39,15 @@ interface ThreadMemory {
   heapUsed: number;
   external: number;
   arrayBuffers: number;
+  spaces?: Record<string, { size: number; used: number }>;
 }
 
-/** The probe's last reading of every thread alive (main thread first). */
+/** The probe's last reading of every thread alive (main thread first): files written in the last second. */
 async function threads(dir: string): Promise<ThreadMemory[]> {
   const out: ThreadMemory[] = [];
   for (const f of await readdir(dir)) {
     try {
+      if (Date.now() - (await stat(join(dir, f))).mtimeMs > 1_000) continue; // a terminated worker's
       out.push(JSON.parse(await readFile(join(dir, f), 'utf8')) as ThreadMemory);
     } catch {
       /* written or removed as we read */
@@ -61,9 +63,10 @@ async function breakdown(pid: number, dir: string): Promise<{ rss: number; line:
   const ts = await threads(dir);
   const main = ts.find((t) => t.threadId === 0);
   const workers = ts.filter((t) => t.threadId !== 0);
+  const spaces = main?.spaces ? Object.entries(main.spaces).filter(([, v]) => v.size >= MB).map(([k, v]) => `${k.replace('_space', '')} ${fmt(v.used)}/${fmt(v.size)}`).join(', ') : '';
   const line =
     `RSS ${rss.toFixed(1)} MB; main heapUsed ${main ? fmt(main.heapUsed) : '?'} / heapTotal ${main ? fmt(main.heapTotal) : '?'}, ` +
-    `external ${main ? fmt(main.external) : '?'} (arrayBuffers ${main ? fmt(main.arrayBuffers) : '?'}); ` +
+    `external ${main ? fmt(main.external) : '?'} (arrayBuffers ${main ? fmt(main.arrayBuffers) : '?'}) [spaces used/size: ${spaces}]; ` +
     `${workers.length} worker(s)${workers.length ? `: heapUsed/heapTotal ${workers.map((w) => `${fmt(w.heapUsed)}/${fmt(w.heapTotal)}`).join(', ')}` : ''}`;
   return { rss, line };
 }
