@@ -113,7 +113,8 @@ async function timed<T>(f: () => Promise<T>): Promise<number> {
 export async function benchRestart(): Promise<void> {
   console.log(`# restart with ${APPS} applications and contexts, memory idle and after load (${loadNote()})`);
   const probeDir = await mkdtemp(join(tmpdir(), 'hearth-mem-'));
-  const probeEnv = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(ROOT, 'bench/mem-probe.mjs')}`.trim(), HEARTH_MEM_PROBE: join(probeDir, 'thread') };
+  // BENCH_RESTART_NODE_OPTIONS: more options for the restarted node (e.g. a V8 heap flag to compare)
+  const probeEnv = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${process.env.BENCH_RESTART_NODE_OPTIONS ?? ''} --import=${join(ROOT, 'bench/mem-probe.mjs')}`.trim(), HEARTH_MEM_PROBE: join(probeDir, 'thread') };
   const first = await startNode();
   const contexts: Array<{ app: string; id: string }> = [];
   let node: SpawnedNode | undefined;
