@@ -58,14 +58,44 @@ async function threads(dir: string): Promise<ThreadMemory[]> {
 
 const fmt = (n: number) => (n / MB).toFixed(1);
 
+/**
+ * The process's resident memory by kind of mapping (/proc/<pid>/smaps): WebAssembly memories (V8
+ * reserves each guest memory with its guard region: mappings of 1 GiB and more), malloc's heaps
+ * (`[heap]` and the 64 MiB-aligned arenas of threads: mappings of 64 MiB or 128 MiB reserved),
+ * files (the node binary, shared libraries, the bundle), and the rest anonymous (V8's heaps,
+ * thread stacks, LevelDB's and ICU's allocations through mmap).
+ */
+async function mappings(pid: number): Promise<string> {
+  const text = await readFile(`/proc/${pid}/smaps`, 'utf8').catch(() => '');
+  const maps: Array<{ start: number; end: number; perms: string; path: string; rss: number }> = [];
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) maps.push({ start: parseInt(head[1]!, 16), end: parseInt(head[2]!, 16), perms: head[3]!, path: head[4] ?? '', rss: 0 });
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && maps.length) maps[maps.length - 1]!.rss += Number(rss[1]) * 1024;
+  }
+  const kinds = { wasm: 0, malloc: 0, files: 0, anon: 0 };
+  const ARENA = [64 * 2 ** 20, 128 * 2 ** 20];
+  maps.forEach((m, i) => {
+    const next = maps[i + 1];
+    // a reservation's used part (rw) is followed by its reserved rest (---): a WebAssembly memory
+    // (1 GiB and more with its guard region) or a thread's malloc arena (64 MiB)
+    const group = !m.path && next && !next.path && next.perms.startsWith('---') && next.start === m.end ? next.end - m.start : m.end - m.start;
+    const kind = group >= 2 ** 30 ? 'wasm' : m.path === '[heap]' || ARENA.includes(group) ? 'malloc' : m.path.startsWith('/') ? 'files' : 'anon';
+    kinds[kind] += m.rss;
+  });
+  return `wasm memories ${fmt(kinds.wasm)}, malloc heaps ${fmt(kinds.malloc)}, files ${fmt(kinds.files)}, other anonymous ${fmt(kinds.anon)}`;
+}
+
 async function breakdown(pid: number, dir: string): Promise<{ rss: number; line: string }> {
   const rss = await rssMB(pid);
+  const maps = await mappings(pid);
   const ts = await threads(dir);
   const main = ts.find((t) => t.threadId === 0);
   const workers = ts.filter((t) => t.threadId !== 0);
   const spaces = main?.spaces ? Object.entries(main.spaces).filter(([, v]) => v.size >= MB).map(([k, v]) => `${k.replace('_space', '')} ${fmt(v.used)}/${fmt(v.size)}`).join(', ') : '';
   const line =
-    `RSS ${rss.toFixed(1)} MB; main heapUsed ${main ? fmt(main.heapUsed) : '?'} / heapTotal ${main ? fmt(main.heapTotal) : '?'}, ` +
+    `RSS ${rss.toFixed(1)} MB (${maps}); main heapUsed ${main ? fmt(main.heapUsed) : '?'} / heapTotal ${main ? fmt(main.heapTotal) : '?'}, ` +
     `external ${main ? fmt(main.external) : '?'} (arrayBuffers ${main ? fmt(main.arrayBuffers) : '?'}) [spaces used/size: ${spaces}]; ` +
     `${workers.length} worker(s)${workers.length ? `: heapUsed/heapTotal ${workers.map((w) => `${fmt(w.heapUsed)}/${fmt(w.heapTotal)}`).join(', ')}` : ''}`;
   return { rss, line };
