@@ -85,13 +85,14 @@ describe('the runtime pool retires idle workers', () => {
     const rt = new WasmRuntime({ poolSize: 3, idleRetireMs: 150, keepWorkers: 1 });
     await rt.start({ warm: true });
     try {
-      expect(rt.workers).toBe(3);
+      // (on a loaded machine the first workers up may already have retired while the last loaded)
       // workers are started with the capped young generation
       const slots = (rt as unknown as { slots: Array<{ worker: { resourceLimits?: { maxYoungGenerationSizeMb?: number } } }> }).slots;
       expect(slots[0]!.worker.resourceLimits?.maxYoungGenerationSizeMb).toBe(WORKER_RESOURCE_LIMITS.maxYoungGenerationSizeMb);
       const v = newViews();
       await init(rt, v);
-      await settle(600);
+      await expect.poll(() => rt.workers, { timeout: 5_000, interval: 50 }).toBe(1);
+      await settle(300); // sweeps go on: the kept one stays
       expect(rt.workers).toBe(1);
       expect(retiredMetric(rt)).toBe(2);
       const r = await rt.call(request('kv', kv, 'len', {}, v));
@@ -109,8 +110,7 @@ describe('the runtime pool retires idle workers', () => {
       const v = newViews();
       await init(rt, v);
       expect(rt.workers).toBe(1);
-      await settle(500);
-      expect(rt.workers).toBe(0);
+      await expect.poll(() => rt.workers, { timeout: 5_000, interval: 50 }).toBe(0);
       const r = await rt.call(request('kv', kv, 'len', {}, v));
       expect(r).toMatchObject({ ok: true });
       expect(rt.workers).toBe(1);
