@@ -26,6 +26,7 @@ import { CallAdmission, contextRpcMethods, createContexts, type Contexts } from 
 import { AutoFollow } from '../contexts/auto-follow.ts';
 import { WasmRuntime } from '../runtime/runtime.ts';
 import { DEFAULT_MODULE_CACHE_SIZE } from '../runtime/limits.ts';
+import { PREPARE_BUDGET_MS, prepareModules, type PrepareOutcome } from './prepare.ts';
 import { blobAccess } from '../runtime/blob-access.ts';
 import { identitySealing } from '../runtime/sealing.ts';
 import { groupPathVia } from '../governance/authority.ts';
@@ -392,17 +393,12 @@ export class HearthNode {
     });
   }
 
-  /** Readies the runtime with the modules of this node's contexts, as many as it keeps compiled. */
-  private async prepareContexts(): Promise<void> {
+  /** Readies the runtime with the modules of this node's contexts, as many as it keeps compiled (prepare.ts). */
+  private async prepareContexts(): Promise<PrepareOutcome> {
     const metas = await this.contexts.records.listMeta();
-    const seen = new Set<string>();
-    for (const meta of metas) {
-      const key = `${meta.bundleBlobId ?? meta.applicationId}:${meta.serviceName ?? ''}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      if (seen.size > DEFAULT_MODULE_CACHE_SIZE) return;
-      await this.contexts.executor.prepare(meta);
-    }
+    const entries = metas.map((meta) => ({ key: `${meta.bundleBlobId ?? meta.applicationId}:${meta.serviceName ?? ''}`, prepare: () => this.contexts.executor.prepare(meta) }));
+    const onError = (key: string, err: unknown) => this.opts.logger.warn({ err, module: key }, 'preparing a context’s module failed');
+    return prepareModules(entries, { limit: DEFAULT_MODULE_CACHE_SIZE, budgetMs: PREPARE_BUDGET_MS, onError });
   }
 
   async start(): Promise<void> {
@@ -508,9 +504,10 @@ export class HearthNode {
       // Workers warm up in the background: readiness does not wait for them, and a call that
       // arrives first waits for a free worker (the runtime counts a loading worker as busy).
       this.runtime.start().catch((err: unknown) => logger.error({ err }, 'WebAssembly runtime failed to start'));
-      // the contexts' modules compiled and a worker readied in the background, so the first call
-      // after a restart does not pay for them (issue #22; docs/runtime.md "First call after a start")
-      void this.prepareContexts().catch((err: unknown) => logger.warn({ err }, 'preparing the contexts’ modules failed'));
+      // the contexts' modules compiled and a worker readied while the rest starts, waited for (at
+      // most 2 s) before listening, so the first call after a restart does not pay for them
+      // (issue #22; prepare.ts; docs/runtime.md "First call after a start")
+      const prepared = this.prepareContexts().catch((err: unknown) => void logger.warn({ err }, 'preparing the contexts’ modules failed'));
       this.supervisor = new StoreSupervisor({ store: this.store, logger, onFatal: this.opts.onFatal ?? (() => void this.stop()) });
       this.supervisor.start();
       this.presence.start();
@@ -524,6 +521,8 @@ export class HearthNode {
       this.autoFollow?.start();
       this.specialized?.start();
       await this.upgrades.start();
+      const ready = await prepared;
+      if (ready?.timedOut) logger.info(ready, 'the contexts’ modules are still being prepared: listening meanwhile');
       await this.app.listen({ host, port: this.opts.port ?? config.server.port });
       const addr = this.app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.server.port;

@@ -49,6 +49,7 @@ import type { Space } from './host-state.ts';
 import { HotRows } from './hot-rows.ts';
 import { Trap } from './trap.ts';
 import { FairShare, type FairWaiter } from './fair-share.ts';
+import { DEFAULT_IDLE_RETIRE_MS, DEFAULT_KEEP_WORKERS, IdleRetirement, WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
 
 export interface WasmRuntimeOptions {
   /** workers running calls in parallel (default: one per core and one more, at least 3) */
@@ -64,6 +65,10 @@ export interface WasmRuntimeOptions {
   blobs?: RuntimeBlobs;
   /** opens envelopes for `open_sealed`; without it that function traps as in a run given no key */
   sealing?: RuntimeSealing;
+  /** a worker free this long is terminated, down to `keepWorkers` (default 5 s, 0: never; worker-retire.ts) */
+  idleRetireMs?: number;
+  /** workers kept when idle ones retire (default 1) */
+  keepWorkers?: number;
 }
 
 interface Slot {
@@ -143,12 +148,27 @@ export class WasmRuntime implements Runtime {
     this.cacheSize = Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE);
     this.blobs = opts.blobs;
     this.sealing = opts.sealing;
+    this.retirement = new IdleRetirement<Slot>({
+      idleMs: opts.idleRetireMs ?? DEFAULT_IDLE_RETIRE_MS,
+      keep: opts.keepWorkers ?? DEFAULT_KEEP_WORKERS,
+      slots: () => this.slots,
+      isFree: (s) => !s.busy,
+      retire: (s) => {
+        this.slots.splice(this.slots.indexOf(s), 1);
+        s.port.close();
+        void s.worker.terminate();
+      },
+    });
   }
+
+  /** retires idle workers (worker-retire.ts) */
+  private readonly retirement: IdleRetirement<Slot>;
 
   /** Starts taking calls; workers start with the first calls that need them (`warm`: all now). */
   async start(opts: { warm?: boolean } = {}): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.retirement.start();
     if (!opts.warm) return;
     this.slots = Array.from({ length: this.poolSize }, () => this.spawn());
     await Promise.all(this.slots.map((s) => s.ready));
@@ -157,6 +177,7 @@ export class WasmRuntime implements Runtime {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.retirement.stop();
     for (const w of this.waiters.splice(0)) w.grant(null);
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((s) => s.worker.terminate()));
@@ -254,6 +275,7 @@ export class WasmRuntime implements Runtime {
         type: 'counter',
         read: () => Object.entries(st.replaced).map(([reason, value]) => ({ labels: { reason }, value })),
       },
+      { name: 'hearth_runtime_workers_retired_total', help: 'Runtime workers terminated after being idle (worker-retire.ts)', type: 'counter', read: () => [{ value: this.retirement.retired }] },
       { name: 'hearth_runtime_workers', help: 'Runtime workers started', type: 'gauge', read: () => [{ value: this.slots.length }] },
       {
         name: 'hearth_runtime_worker_cpu_seconds',
@@ -329,7 +351,7 @@ export class WasmRuntime implements Runtime {
    * slot counts as busy, so a call never pays the worker's start-up against its deadline.
    */
   private spawn(): Slot {
-    const worker = new Worker(WORKER_URL);
+    const worker = new Worker(WORKER_URL, { resourceLimits: WORKER_RESOURCE_LIMITS });
     const { port1, port2 } = new MessageChannel();
     const shared = new SharedArrayBuffer(4);
     worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits: this.limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
@@ -429,6 +451,7 @@ export class WasmRuntime implements Runtime {
       return;
     }
     slot.busy = false;
+    this.retirement.touched(slot);
     this.dispatch();
   }
 

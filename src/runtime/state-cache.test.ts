@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Space, SyncBackend } from './host-state.ts';
-import { StateCache } from './state-cache.ts';
+import { STATE_CACHE_BYTES, StateCache } from './state-cache.ts';
 
 /** A backend whose `get` answers `v:<key>` (or nothing for keys starting with `-`) and counts asks. */
 function backend() {
@@ -77,5 +77,24 @@ describe('StateCache', () => {
     next.get('private', key('c'));
     expect(asked).toEqual(['state:a', 'state:b', 'state:b', 'private:c']);
     expect(read.rows.map(([space, k]) => `${space}:${Buffer.from(k).toString()}`)).toEqual(['state:a', 'state:-x']); // distinct, at most `max`
+  });
+});
+
+describe('StateCache default bound (issue #22: 32 → 8 MiB per worker)', () => {
+  it('holds at most STATE_CACHE_BYTES (8 MiB) of keys and values, all contexts together', () => {
+    expect(STATE_CACHE_BYTES).toBe(8 * 1024 * 1024);
+    const cache = new StateCache();
+    const big = new Uint8Array(256 * 1024);
+    const inner = { ...backend().b, get: () => big } as SyncBackend;
+    // 40 contexts × 2 rows × 256 KiB = 20 MiB asked for
+    for (let c = 0; c < 40; c++) {
+      const view = cache.wrap(inner, `ctx${c}`, 1);
+      view.get('state', key('a'));
+      view.get('state', key('b'));
+      expect(cache.size.bytes).toBeLessThanOrEqual(STATE_CACHE_BYTES);
+    }
+    expect(cache.size.bytes).toBeGreaterThan(STATE_CACHE_BYTES - 2 * (256 * 1024 + 100));
+    // the oldest contexts went first
+    expect(cache.size.contexts).toBeLessThan(40);
   });
 });

@@ -15,8 +15,13 @@
  */
 import type { Space, SyncBackend } from './host-state.ts';
 
-/** Keys and values a worker keeps at most, all contexts together. */
-export const STATE_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * Keys and values a worker keeps at most, all contexts together: 8 MiB (issue #22 memory; was 32).
+ * A pool of up to one worker per core and one more held up to 4 × 32 MiB once filled; the rows a
+ * call reads are few (a kv_store `set` reads 8), so 8 MiB still holds the hot rows of all 64 contexts
+ * a worker keeps (STATE_CACHE_CONTEXTS) unless their values are large.
+ */
+export const STATE_CACHE_BYTES = 8 * 1024 * 1024;
 export const STATE_CACHE_CONTEXTS = 64;
 /** the cost of an entry besides its key and value bytes */
 const ENTRY_OVERHEAD = 64;
