@@ -57,7 +57,7 @@ import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
-import { DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
+import { DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, RelayGuard, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
 export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
@@ -97,6 +97,7 @@ export class Libp2pNetwork implements Network {
   private node: Libp2p<{ pubsub: GossipSub; relay?: CircuitRelayService; dht?: KadDHT }> | undefined;
   private readonly internet: InternetOptions;
   private readonly upgrades = new DirectUpgrades(Date.now);
+  private readonly relayGuard = new RelayGuard((peer, detail) => this.penalize(peer, 'relay_abuse', detail));
   private readonly reach: ReachabilityProbe;
   /** relayed addresses of this node, with when each was first seen */
   private readonly relayedSince = new Map<string, number>();
@@ -215,7 +216,7 @@ export class Libp2pNetwork implements Network {
       services: {
         identify: identify(),
         ping: ping(),
-        ...internetServices(this.internet, (manager) => (this.transportManager = manager)),
+        ...internetServices(this.internet, (manager) => (this.transportManager = manager), this.relayGuard),
         pubsub: gossipService(),
       },
     });
@@ -438,7 +439,7 @@ export class Libp2pNetwork implements Network {
     const dht = node.services.dht as (KadDHT & { routingTable?: { size: number } }) | undefined;
     return {
       relays,
-      ...(relay ? { relayServer: { reservations: relay.reservations.size, maxReservations: this.internet.relayMaxReservations } } : {}),
+      ...(relay ? { relayServer: { reservations: relay.reservations.size, maxReservations: this.internet.relayMaxReservations }, relayGuard: this.relayGuard.status() } : {}),
       directUpgrades: this.upgrades.list(),
       upgradeCounts: this.upgrades.counts(),
       autonat: this.reach.status(),
@@ -594,6 +595,5 @@ export class Libp2pNetwork implements Network {
     }
   }
 }
-
 /** libp2p's errors for a connection that closed under a new stream (worth another try) */
 const CLOSING = /"clos(ing|ed)"|closed connection during opening/;
