@@ -7,9 +7,10 @@
 import './polyfill.ts';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
-import { circuitRelayTransport } from '@libp2p/circuit-relay-v2';
+import { circuitRelayServer, circuitRelayTransport } from '@libp2p/circuit-relay-v2';
 import { identify } from '@libp2p/identify';
 import type { Libp2p, Stream } from '@libp2p/interface';
+import type { PeerKey } from './contract.ts';
 import { tcp } from '@libp2p/tcp';
 import { multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
@@ -175,4 +176,67 @@ describe('a hearth relay guarded', () => {
     expect(s.banned.map((b) => b.peer)).toContain(dialerKey);
     await eventually(() => dialer.node.getConnections().every((c) => c.remotePeer.toString() !== s.peerId), 'the banned dialer to be disconnected from the relay');
   }, 60_000);
+});
+
+describe('what a relay sees of a circuit', () => {
+  const clients: Libp2p[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.stop()));
+  });
+
+  /** a guard that also keeps every byte its hop streams receive, as a curious relay could */
+  class TappingGuard extends RelayGuard {
+    readonly seen: Uint8Array[] = [];
+    override watchHop(stream: Stream, peer: PeerKey | undefined): void {
+      stream.addEventListener('message', (e) => this.seen.push(e.data instanceof Uint8Array ? e.data : e.data.subarray()));
+      super.watchHop(stream, peer);
+    }
+  }
+
+  async function bare(services: Record<string, unknown>, listen: string[]): Promise<{ node: Libp2p; transports: { listen(a: unknown[]): Promise<void> } }> {
+    let transports: { listen(a: unknown[]): Promise<void> } | undefined;
+    const node = await createLibp2p({
+      privateKey: libp2pPrivateKey(newNodeKey()),
+      addresses: { listen },
+      transports: [tcp(), circuitRelayTransport({ reservationCompletionTimeout: 5_000 })],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      services: {
+        identify: identify(),
+        transports: (components: { transportManager: { listen(a: unknown[]): Promise<void> } }) => {
+          transports = components.transportManager;
+          return {};
+        },
+        ...services,
+      } as never,
+    });
+    clients.push(node);
+    return { node, transports: transports! };
+  }
+
+  it('carries the two peers\' own Noise session: plaintext at both ends, only ciphertext through the relay', async () => {
+    const tap = new TappingGuard(() => undefined);
+    const relayServer = circuitRelayServer({ reservations: { applyDefaultLimit: false } });
+    const relay = await bare({ relay: (c: object) => relayServer(tap.wrap(c) as never) }, ['/ip4/127.0.0.1/tcp/0']);
+    const listener = await bare({}, []);
+    await listener.transports.listen([multiaddr(`${relay.node.getMultiaddrs()[0]}/p2p-circuit`)]);
+    const relayed = listener.node.getMultiaddrs().find((a) => a.toString().includes('/p2p-circuit'))!;
+    let received = '';
+    await listener.node.handle(ECHO, (stream) => stream.addEventListener('message', (e) => (received += Buffer.from(e.data.subarray()).toString('latin1'))), {
+      runOnLimitedConnection: true,
+    });
+    const dialer = await bare({}, []);
+    const marker = 'a sealed delta would be sealed already; this plaintext marker is not: 0123456789';
+    const stream = await dialer.node.dialProtocol(relayed, ECHO, { runOnLimitedConnection: true });
+    for (let i = 0; i < 20; i++) stream.send(Buffer.from(marker, 'latin1'));
+    await eventually(() => received.length >= marker.length * 20, 'the listener to receive the plaintext');
+    expect(received).toContain(marker);
+    const relayedBytes = Buffer.concat(tap.seen).toString('latin1');
+    expect(relayedBytes.length).toBeGreaterThan(marker.length * 20); // all of it went through the relay
+    // the tap does see the circuit's own bytes: the two peers negotiate their encrypter in the clear
+    expect(relayedBytes).toContain('/noise');
+    expect(relayedBytes).not.toContain(marker);
+    expect(relayedBytes).not.toContain('0123456789');
+    expect(relayedBytes).not.toContain(ECHO); // even the protocol negotiation is inside the session
+  });
 });
