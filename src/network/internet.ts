@@ -16,6 +16,7 @@ import { NETWORK_DEFAULTS, type NetworkConfig } from '../config/config.ts';
 import type { InternetStatus } from './contract.ts';
 import type { RelayGuard } from './relay-guard.ts';
 export { RelayGuard } from './relay-guard.ts';
+export { boundedRelayTransport } from './relay-search.ts';
 
 /** the `[network]` config section, whose keys and defaults config.ts documents */
 export type InternetOptions = NetworkConfig;

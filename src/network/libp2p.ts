@@ -15,7 +15,7 @@ import './polyfill.ts';
 import { isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { noise } from '@chainsafe/libp2p-noise';
-import { circuitRelayTransport, type CircuitRelayService } from '@libp2p/circuit-relay-v2';
+import type { CircuitRelayService } from '@libp2p/circuit-relay-v2';
 import type { KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import type { GossipSub, Message } from '@libp2p/gossipsub';
@@ -57,7 +57,7 @@ import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
-import { DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, RelayGuard, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
+import { boundedRelayTransport, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, RelayGuard, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
 export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
@@ -182,10 +182,10 @@ export class Libp2pNetwork implements Network {
     const node = await createLibp2p({
       start: false,
       privateKey: libp2pPrivateKey(this.opts.privateKey),
-      // no `/p2p-circuit` here: listening on it starts relay discovery, a DHT random walk that never
-      // ends while no relay is reserved; the node asks for a relay once it knows it is private
+      // no `/p2p-circuit` here: listening on it starts relay discovery, a DHT random walk (in bounded
+      // rounds: relay-search.ts) while no relay is reserved; the node asks once it knows it is private
       addresses: { listen: [this.listen.toString()] },
-      transports: [tcp(), ...(this.internet.relayClient ? [circuitRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
+      transports: [tcp(), ...(this.internet.relayClient ? [boundedRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
       connectionEncrypters: [noise()],
       streamMuxers: [
         trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION, streamOptions: { maxStreamWindowSize: STREAM_WINDOW_BYTES } }), {
