@@ -34,13 +34,14 @@ const sameState = async (nodes: SyncNode[], id: string) => {
   return metas.every((m) => m && m.rootHash !== UNINITIALIZED_HASH && m.rootHash === metas[0]!.rootHash && JSON.stringify(m.dagHeads) === JSON.stringify(metas[0]!.dagHeads));
 };
 
-/** Cuts every backfill exchange of `net` once its frames pass `limit` bytes; records what each carried. */
+/** Cuts every backfill or snapshot exchange of `net` once its frames pass `limit` bytes; records what each carried. */
 function relayLimited(net: MemoryNetwork, limit: number) {
-  const exchanges: { frames: number[]; cut: boolean }[] = [];
+  const exchanges: { kind: string; frames: number[]; cut: boolean }[] = [];
   const inner = net.requestStream.bind(net);
   net.requestStream = async function* (peer, protocol, data: Uint8Array, opts: RequestOptions) {
-    const backfill = new TextDecoder().decode(data).includes('"ContextBackfillRequest"');
-    const seen = { frames: [] as number[], cut: false };
+    const kind = /"(ContextBackfillRequest|ContextSnapshotRequest)"/.exec(new TextDecoder().decode(data))?.[1] ?? '';
+    const backfill = kind !== '';
+    const seen = { kind, frames: [] as number[], cut: false };
     if (backfill) exchanges.push(seen);
     let carried = 0;
     for await (const frame of inner(peer, protocol, data, opts)) {
@@ -57,11 +58,12 @@ function relayLimited(net: MemoryNetwork, limit: number) {
 }
 
 describe('catch-up over a relay that cuts circuits past a data limit', () => {
-  it('keeps the whole frames of a cut exchange and pulls the rest in batches until it converges', async () => {
+  /** A and B share a context; B goes away while A writes 100 values of 4 KiB; B's exchanges are then cut past 150 KiB. */
+  async function apart(snapshotAbove: number) {
     const hub = new MemoryHub();
     // heartbeats slowed to a minute: only the pull this test triggers can repair the gap
-    const a = await syncNode(hub, 1_700_000_000_000, undefined, undefined, undefined, { heartbeatMs: 60_000, snapshotAbove: 100_000 });
-    const b = await syncNode(hub, 1_700_000_100_000, undefined, undefined, undefined, { heartbeatMs: 60_000, snapshotAbove: 100_000 });
+    const a = await syncNode(hub, 1_700_000_000_000, undefined, undefined, undefined, { heartbeatMs: 60_000, snapshotAbove });
+    const b = await syncNode(hub, 1_700_000_100_000, undefined, undefined, undefined, { heartbeatMs: 60_000, snapshotAbove });
     running.push(a, b);
     const ns = await a.namespaces.found({ applicationId: APP_ID });
     const { contextId } = await a.contexts.create({ groupId: ns.id, applicationId: APP_ID, initializationParams: new Uint8Array() });
@@ -80,13 +82,17 @@ describe('catch-up over a relay that cuts circuits past a data limit', () => {
     const value = 'v'.repeat(4 * 1024);
     const writes = 100;
     for (let i = 0; i < writes; i++) await call(a, contextId, 'set', { key: `k${i}`, value: `${i}:${value}` });
-    const limit = 150 * 1024;
-    const exchanges = relayLimited(b.net, limit);
-
+    const exchanges = relayLimited(b.net, 150 * 1024);
     // back through the relay: A's next write tells B what it lacks, B pulls
     hub.link(a.identity.publicKey, b.identity.publicKey);
     await call(a, contextId, 'set', { key: 'last', value: 'z' });
+    return { a, b, contextId, exchanges, value, writes };
+  }
+
+  it('keeps the whole frames of a cut exchange and pulls the rest in batches until it converges', async () => {
+    const { a, b, contextId, exchanges, value, writes } = await apart(100_000);
     await until('B converged through cut exchanges', () => sameState([a, b], contextId), 20_000);
+    expect(exchanges.every((e) => e.kind === 'ContextBackfillRequest')).toBe(true);
 
     for (let i = 0; i < writes; i += 17) expect(await call(b, contextId, 'get', { key: `k${i}` }, true)).toBe(`${i}:${value}`);
     expect(await call(b, contextId, 'get', { key: 'last' }, true)).toBe('z');
@@ -97,5 +103,16 @@ describe('catch-up over a relay that cuts circuits past a data limit', () => {
     const frames = exchanges.flatMap((e) => e.frames);
     expect(Math.max(...frames)).toBeLessThanOrEqual(FRAME_BUDGET + 1024);
     expect(await b.sync.view(contextId)).toMatchObject({ pending: 0, behind: 0 });
+  }, 60_000);
+
+  it('a snapshot advised but cut every time falls back to backfill batches, which converge', async () => {
+    // B misses more than 20 deltas and holds nothing A lacks: A advises a snapshot (400 KiB of rows)
+    const { a, b, contextId, exchanges, value, writes } = await apart(20);
+    await until('B converged through cut exchanges', () => sameState([a, b], contextId), 20_000);
+    const snapshots = exchanges.filter((e) => e.kind === 'ContextSnapshotRequest');
+    expect(snapshots.length).toBeGreaterThanOrEqual(1);
+    expect(snapshots.every((e) => e.cut)).toBe(true);
+    expect(exchanges.filter((e) => e.kind === 'ContextBackfillRequest' && e.cut).length).toBeGreaterThanOrEqual(2);
+    for (let i = 0; i < writes; i += 17) expect(await call(b, contextId, 'get', { key: `k${i}` }, true)).toBe(`${i}:${value}`);
   }, 60_000);
 });

@@ -336,7 +336,16 @@ export class ContextSync {
       if (fresh) await this.snapshotFrom(reg, contextId, peer, false);
       else if ((await this.backfillFrom(reg, meta, peer)) === 'snapshot') {
         this.status.set(contextId, 'receivingSnapshot');
-        await this.snapshotFrom(reg, contextId, peer, true);
+        try {
+          await this.snapshotFrom(reg, contextId, peer, true);
+        } catch (e) {
+          if (!(e instanceof NetworkError) || this.life.signal.aborted) throw e;
+          // a snapshot cut short (a relay's data limit cuts it every time): the deltas instead, in
+          // batches that keep what arrived, no snapshot advice asked for
+          this.d.logger.debug({ contextId, peer, err: e.message }, 'snapshot cut short; backfilling in batches');
+          this.status.set(contextId, 'syncing');
+          await this.backfillFrom(reg, (await this.d.records.getMeta(contextId)) ?? meta, peer, false);
+        }
       }
       this.status.heard(contextId, peer);
       this.status.succeeded(contextId);
@@ -356,13 +365,15 @@ export class ContextSync {
   /**
    * Every delta the peer has and this node lacks: received whole first (the exchange's deadline
    * covers the transfer, not the applying), then verified and applied parents first. Answers
-   * 'snapshot' when the peer advises one (this node is far behind and holds nothing the peer lacks).
+   * 'snapshot' when the peer advises one (this node is far behind and holds nothing the peer lacks;
+   * not asked for with `adviseSnapshot` false). A stream that breaks after whole frames keeps them
+   * and asks again from the heads they left (a relay cutting circuits past its data limit).
    */
-  private async backfillFrom(reg: Registration, meta: ContextMeta, peer: PeerKey): Promise<'done' | 'snapshot'> {
+  private async backfillFrom(reg: Registration, meta: ContextMeta, peer: PeerKey, adviseSnapshot = true): Promise<'done' | 'snapshot'> {
     const signal = this.life.signal;
     for (let batch = 1; ; batch++) {
       const received: unknown[] = [];
-      const request = { contextId: meta.id, heads: meta.dagHeads, snapshotAbove: this.opts.snapshotAbove };
+      const request = { contextId: meta.id, heads: meta.dagHeads, ...(adviseSnapshot ? { snapshotAbove: this.opts.snapshotAbove } : {}) };
       let cut: unknown;
       try {
         for await (const frame of this.d.router.requestStream(peer, KINDS.backfill, request, frameOpts(this.opts.requestTimeoutMs, signal))) {
