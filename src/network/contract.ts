@@ -9,6 +9,7 @@
  * request's `peer` is the key the remote node signs governance ops and deltas with. Domains
  * authorize peers with it (which account that key speaks for) and never see libp2p's peer id form.
  */
+import type { RelayGuardStatus } from './relay-guard.ts';
 
 /** A peer: the hex Ed25519 public key of its node signing identity. */
 export type PeerKey = string;
@@ -214,6 +215,8 @@ export const PENALTY_REASONS = [
   'unauthorized',
   /** a message already seen, sent again */
   'replay',
+  /** reservation requests or circuits through this relay past its per-peer policy (relay-guard.ts) */
+  'relay_abuse',
 ] as const;
 export type PenaltyReason = (typeof PENALTY_REASONS)[number];
 
@@ -288,6 +291,8 @@ export interface InternetStatus {
   relays: { peerId: string; reservationStatus: 'accepted'; address: string; since: number }[];
   /** this node as a relay: reservations it holds for others; undefined when it serves none */
   relayServer?: { reservations: number; maxReservations: number };
+  /** this node as a relay: what its guard counted (relay-guard.ts); undefined when it serves none */
+  relayGuard?: RelayGuardStatus;
   directUpgrades: { peerId: string; status: 'pending' | 'succeeded' | 'failed'; reason: string | null; connectionId: string | null; lastAttempt: number }[];
   upgradeCounts: { attempts: number; successes: number };
   autonat: {

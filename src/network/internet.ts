@@ -14,6 +14,9 @@ import { kadDHT, passthroughMapper } from '@libp2p/kad-dht';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import { NETWORK_DEFAULTS, type NetworkConfig } from '../config/config.ts';
 import type { InternetStatus } from './contract.ts';
+import type { RelayGuard } from './relay-guard.ts';
+export { RelayGuard } from './relay-guard.ts';
+export { boundedRelayTransport } from './relay-search.ts';
 
 /** the `[network]` config section, whose keys and defaults config.ts documents */
 export type InternetOptions = NetworkConfig;
@@ -34,17 +37,19 @@ export interface TransportManager {
  * manager (through a pseudo-service), so the node can listen on `/p2p-circuit` once it finds itself
  * private.
  */
-export function internetServices(o: InternetOptions, onTransports: (manager: TransportManager) => void): Record<string, ServiceFactory> {
+export function internetServices(o: InternetOptions, onTransports: (manager: TransportManager) => void, guard?: RelayGuard): Record<string, ServiceFactory> {
   const services: Record<string, ServiceFactory> = {};
   if (o.relayServer) {
-    services.relay = circuitRelayServer({
+    // the relay sees libp2p's components through the guard: it counts and bounds what each peer asks
+    const relay = circuitRelayServer({
       reservations: {
         maxReservations: o.relayMaxReservations,
         applyDefaultLimit: o.relayDataLimitBytes > 0 || o.relayDurationLimitSecs > 0,
         ...(o.relayDataLimitBytes > 0 ? { defaultDataLimit: BigInt(o.relayDataLimitBytes) } : {}),
         ...(o.relayDurationLimitSecs > 0 ? { defaultDurationLimit: o.relayDurationLimitSecs * 1000 } : {}),
       },
-    }) as never;
+    });
+    services.relay = ((components: object) => relay((guard ? guard.wrap(components) : components) as never)) as never;
   }
   if (o.autonat) services.autonat = autoNAT({ startupDelay: 5_000 }) as never;
   services.transports = ((components: { transportManager: TransportManager }) => {

@@ -15,7 +15,7 @@ import './polyfill.ts';
 import { isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { noise } from '@chainsafe/libp2p-noise';
-import { circuitRelayTransport, type CircuitRelayService } from '@libp2p/circuit-relay-v2';
+import type { CircuitRelayService } from '@libp2p/circuit-relay-v2';
 import type { KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import type { GossipSub, Message } from '@libp2p/gossipsub';
@@ -59,7 +59,7 @@ import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
 import { DhtContentRouting } from './content-routing.ts';
 import { dialProtocolRetrying } from './dial-retry.ts';
-import { DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
+import { boundedRelayTransport, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, RelayGuard, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
 export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
@@ -99,6 +99,7 @@ export class Libp2pNetwork implements Network {
   private node: Libp2p<{ pubsub: GossipSub; relay?: CircuitRelayService; dht?: KadDHT }> | undefined;
   private readonly internet: InternetOptions;
   private readonly upgrades = new DirectUpgrades(Date.now);
+  private readonly relayGuard = new RelayGuard((peer, detail) => this.penalize(peer, 'relay_abuse', detail));
   private readonly reach: ReachabilityProbe;
   /** relayed addresses of this node, with when each was first seen */
   private readonly relayedSince = new Map<string, number>();
@@ -186,10 +187,10 @@ export class Libp2pNetwork implements Network {
     const node = await createLibp2p({
       start: false,
       privateKey: libp2pPrivateKey(this.opts.privateKey),
-      // no `/p2p-circuit` here: listening on it starts relay discovery, a DHT random walk that never
-      // ends while no relay is reserved; the node asks for a relay once it knows it is private
+      // no `/p2p-circuit` here: listening on it starts relay discovery, a DHT random walk (in bounded
+      // rounds: relay-search.ts) while no relay is reserved; the node asks once it knows it is private
       addresses: { listen: [this.listen.toString()] },
-      transports: [tcp(), ...(this.internet.relayClient ? [circuitRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
+      transports: [tcp(), ...(this.internet.relayClient ? [boundedRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
       connectionEncrypters: [noise()],
       streamMuxers: [
         trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION, streamOptions: { maxStreamWindowSize: STREAM_WINDOW_BYTES } }), {
@@ -220,7 +221,7 @@ export class Libp2pNetwork implements Network {
       services: {
         identify: identify(),
         ping: ping(),
-        ...internetServices(this.internet, (manager) => (this.transportManager = manager)),
+        ...internetServices(this.internet, (manager) => (this.transportManager = manager), this.relayGuard),
         pubsub: gossipService(),
       },
     });
@@ -430,7 +431,7 @@ export class Libp2pNetwork implements Network {
     const dht = node.services.dht as (KadDHT & { routingTable?: { size: number } }) | undefined;
     return {
       relays,
-      ...(relay ? { relayServer: { reservations: relay.reservations.size, maxReservations: this.internet.relayMaxReservations } } : {}),
+      ...(relay ? { relayServer: { reservations: relay.reservations.size, maxReservations: this.internet.relayMaxReservations }, relayGuard: this.relayGuard.status() } : {}),
       directUpgrades: this.upgrades.list(),
       upgradeCounts: this.upgrades.counts(),
       autonat: this.reach.status(),

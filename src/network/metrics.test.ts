@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Metrics } from '../http/metrics.ts';
 import { PeerRefusal } from './contract.ts';
 import { MemoryHub } from './memory.ts';
-import { registerNetworkMetrics } from './metrics.ts';
+import { networkSeries, registerNetworkMetrics } from './metrics.ts';
+import { RelayGuard } from './relay-guard.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -38,5 +39,24 @@ describe('network metrics', () => {
     expect(text).toContain('hearth_network_penalties_total{reason="replay"} 0');
     expect(text).not.toContain('detail');
     expect(text).not.toContain('/unknown');
+  });
+
+  it('adds the relay guard\'s series on a relay only', async () => {
+    const hub = new MemoryHub();
+    const plain = new Metrics();
+    registerNetworkMetrics(plain, hub.join(A));
+    expect(await plain.render()).not.toMatch(/^hearth_relay_/m); // declared (HELP, TYPE), no samples
+    const guard = new RelayGuard(() => undefined);
+    guard.denyReservation(A);
+    guard.denyCircuit(B);
+    const base = hub.join(B).status();
+    const relay = new Metrics();
+    for (const source of networkSeries(() => ({ ...base, internet: { relays: [], directUpgrades: [], upgradeCounts: { attempts: 0, successes: 0 }, autonat: { reachability: 'public', lastTestAddr: null, lastTestResult: null, lastTestReason: null, lastTestObservedAddr: null, lastTestAt: null }, relayGuard: guard.status() } }))) relay.addGauge(source);
+    const text = await relay.render();
+    expect(text).toContain('hearth_relay_reservations_total{outcome="accepted"} 1');
+    expect(text).toContain('hearth_relay_circuits_total{outcome="opened"} 1');
+    expect(text).toContain('hearth_relay_circuits_total{outcome="data_limit"} 0');
+    expect(text).toContain('# TYPE hearth_relay_circuits_open gauge\nhearth_relay_circuits_open 0');
+    expect(text).toContain('hearth_relay_bytes_total{direction="in"} 0');
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { GaugeSource, Metrics } from '../http/metrics.ts';
 import { PENALTY_REASONS, type Network, type NetworkStatus } from './contract.ts';
+import type { RelayGuardStatus } from './relay-guard.ts';
 
 export function registerNetworkMetrics(metrics: Metrics, network: Pick<Network, 'status'>): void {
   for (const source of networkSeries(() => network.status())) metrics.addGauge(source);
@@ -63,6 +64,52 @@ export function networkSeries(status: () => NetworkStatus): GaugeSource[] {
         const p = status().penalties;
         return PENALTY_REASONS.map((reason) => ({ labels: { reason }, value: p[reason] ?? 0 }));
       },
+    },
+    ...relaySeries(() => status().internet?.relayGuard),
+  ];
+}
+
+/** The relay's own series (relay-guard.ts), present only on a node that serves as a relay. */
+function relaySeries(guard: () => RelayGuardStatus | undefined): GaugeSource[] {
+  const read = (f: (g: RelayGuardStatus) => { labels?: Record<string, string>; value: number }[]) => () => {
+    const g = guard();
+    return g ? f(g) : [];
+  };
+  return [
+    {
+      name: 'hearth_relay_reservations_total',
+      type: 'counter',
+      help: 'Relay reservation requests from peers, accepted by the guard or denied past its per-peer policy',
+      read: read((g) => [
+        { labels: { outcome: 'accepted' }, value: g.reservations.accepted },
+        { labels: { outcome: 'denied' }, value: g.reservations.denied },
+      ]),
+    },
+    {
+      name: 'hearth_relay_circuits_total',
+      type: 'counter',
+      help: 'Relayed circuits: opened, denied past the per-peer policy, ended by the data limit, the duration limit or a close',
+      read: read((g) => [
+        { labels: { outcome: 'opened' }, value: g.circuits.opened },
+        { labels: { outcome: 'denied' }, value: g.circuits.denied },
+        { labels: { outcome: 'data_limit' }, value: g.ended.data_limit },
+        { labels: { outcome: 'duration_limit' }, value: g.ended.duration_limit },
+        { labels: { outcome: 'closed' }, value: g.ended.closed },
+      ]),
+    },
+    {
+      name: 'hearth_relay_circuits_open',
+      help: 'Relayed circuits open through this relay',
+      read: read((g) => [{ value: g.circuits.open }]),
+    },
+    {
+      name: 'hearth_relay_bytes_total',
+      type: 'counter',
+      help: 'Bytes through relay hop streams: in from circuit sources (forwarded on) and out to them',
+      read: read((g) => [
+        { labels: { direction: 'in' }, value: g.bytes.in },
+        { labels: { direction: 'out' }, value: g.bytes.out },
+      ]),
     },
   ];
 }

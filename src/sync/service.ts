@@ -71,6 +71,9 @@ export interface ContextSyncDeps {
   options?: Partial<SyncOptions>;
 }
 
+/** backfill exchanges one pull may chain, each resuming from the heads the last one left (a cut stream) */
+export const MAX_BACKFILL_BATCHES = 64;
+
 const frameOpts = (timeoutMs: number, signal: AbortSignal) => ({ timeoutMs, maxResponseFrameBytes: MAX_FRAME_BYTES, signal });
 
 export class ContextSync {
@@ -333,7 +336,16 @@ export class ContextSync {
       if (fresh) await this.snapshotFrom(reg, contextId, peer, false);
       else if ((await this.backfillFrom(reg, meta, peer)) === 'snapshot') {
         this.status.set(contextId, 'receivingSnapshot');
-        await this.snapshotFrom(reg, contextId, peer, true);
+        try {
+          await this.snapshotFrom(reg, contextId, peer, true);
+        } catch (e) {
+          if (!(e instanceof NetworkError) || this.life.signal.aborted) throw e;
+          // a snapshot cut short (a relay's data limit cuts it every time): the deltas instead, in
+          // batches that keep what arrived, no snapshot advice asked for
+          this.d.logger.debug({ contextId, peer, err: e.message }, 'snapshot cut short; backfilling in batches');
+          this.status.set(contextId, 'syncing');
+          await this.backfillFrom(reg, (await this.d.records.getMeta(contextId)) ?? meta, peer, false);
+        }
       }
       this.status.heard(contextId, peer);
       this.status.succeeded(contextId);
@@ -353,18 +365,35 @@ export class ContextSync {
   /**
    * Every delta the peer has and this node lacks: received whole first (the exchange's deadline
    * covers the transfer, not the applying), then verified and applied parents first. Answers
-   * 'snapshot' when the peer advises one (this node is far behind and holds nothing the peer lacks).
+   * 'snapshot' when the peer advises one (this node is far behind and holds nothing the peer lacks;
+   * not asked for with `adviseSnapshot` false). A stream that breaks after whole frames keeps them
+   * and asks again from the heads they left (a relay cutting circuits past its data limit).
    */
-  private async backfillFrom(reg: Registration, meta: ContextMeta, peer: PeerKey): Promise<'done' | 'snapshot'> {
-    const received: unknown[] = [];
+  private async backfillFrom(reg: Registration, meta: ContextMeta, peer: PeerKey, adviseSnapshot = true): Promise<'done' | 'snapshot'> {
     const signal = this.life.signal;
-    const request = { contextId: meta.id, heads: meta.dagHeads, snapshotAbove: this.opts.snapshotAbove };
-    for await (const frame of this.d.router.requestStream(peer, KINDS.backfill, request, frameOpts(this.opts.requestTimeoutMs, signal))) {
-      if (typeof frame.snapshotAdvised === 'number') return 'snapshot';
-      if (Array.isArray(frame.deltas)) received.push(...frame.deltas);
+    for (let batch = 1; ; batch++) {
+      const received: unknown[] = [];
+      const request = { contextId: meta.id, heads: meta.dagHeads, ...(adviseSnapshot ? { snapshotAbove: this.opts.snapshotAbove } : {}) };
+      let cut: unknown;
+      try {
+        for await (const frame of this.d.router.requestStream(peer, KINDS.backfill, request, frameOpts(this.opts.requestTimeoutMs, signal))) {
+          if (typeof frame.snapshotAdvised === 'number') return 'snapshot';
+          if (Array.isArray(frame.deltas)) received.push(...frame.deltas);
+        }
+      } catch (e) {
+        cut = e;
+      }
+      // the whole frames that arrived are kept, even when the stream broke after them (a relay
+      // cutting a circuit past its data limit): parents come first, so they advance the heads
+      for (const raw of received) await this.take(reg, meta.id, raw, peer);
+      if (cut === undefined) return 'done';
+      const before = meta.dagHeads.join();
+      const now = await this.d.records.getMeta(meta.id);
+      // the rest in another batch, on a new stream (a new circuit), while each batch moves the heads
+      if (!(cut instanceof NetworkError) || received.length === 0 || !now || now.dagHeads.join() === before || batch >= MAX_BACKFILL_BATCHES || signal.aborted) throw cut;
+      this.d.logger.debug({ contextId: meta.id, peer, batch, received: received.length, err: (cut as Error).message }, 'backfill cut short; pulling the rest');
+      meta = now;
     }
-    for (const raw of received) await this.take(reg, meta.id, raw, peer);
-    return 'done';
   }
 
   /** One record from the stream: parsed, verified, applied (or held); a bad one penalizes the sender. */

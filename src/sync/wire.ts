@@ -23,8 +23,12 @@ import { parseStamp } from './hlc.ts';
 export const MAX_ARTIFACT_BYTES = 3 * 1024 * 1024;
 /** DAG heads on the wire. */
 export const MAX_HEADS = 256;
-/** Delta records per backfill frame are packed up to this many bytes of JSON. */
-export const FRAME_BUDGET = 4 * 1024 * 1024;
+/**
+ * JSON bytes packed into one backfill or snapshot frame (a record larger than this goes alone).
+ * Small, so a transfer over a relay that cuts a circuit past its data limit keeps most of what it
+ * received (whole frames) and pulls the rest in the next batch (issue #24; docs/sync.md).
+ */
+export const FRAME_BUDGET = 64 * 1024;
 
 export const KINDS = {
   heads: 'ContextHeadsRequest',
