@@ -57,7 +57,7 @@ import { STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
-import { DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
+import { boundListenAddress, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, ProvedAddress, relaysHeld, tcpPortsOf, type InternetComponents, type InternetOptions } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
 export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
@@ -100,8 +100,9 @@ export class Libp2pNetwork implements Network {
   private readonly reach: ReachabilityProbe;
   /** relayed addresses of this node, with when each was first seen */
   private readonly relayedSince = new Map<string, number>();
-  /** libp2p's transport manager (handed over by a pseudo-service), to listen on `/p2p-circuit` later */
-  private transportManager: TransportManager | undefined;
+  /** libp2p's transport and address managers (handed over by a pseudo-service): `/p2p-circuit` later, the proved address */
+  private components: InternetComponents | undefined;
+  private readonly proved = new ProvedAddress();
   /** whether this node has asked for a relay reservation (once, when it learnt it is private) */
   private seekingRelay = false;
   /** peers this node is dialing back for their reachability probe (their connect is not announced) */
@@ -215,7 +216,7 @@ export class Libp2pNetwork implements Network {
       services: {
         identify: identify(),
         ping: ping(),
-        ...internetServices(this.internet, (manager) => (this.transportManager = manager)),
+        ...internetServices(this.internet, (c) => (this.components = c)),
         pubsub: gossipService(),
       },
     });
@@ -399,7 +400,7 @@ export class Libp2pNetwork implements Network {
     return {
       peerKey: this.self,
       peerId: libp2pPeerIdOf(this.self),
-      listenAddresses: node ? this.listenAddresses(node) : [],
+      listenAddresses: node ? boundListenAddress(this.listen, node.getMultiaddrs()) : [],
       externalAddresses: this.addresses(),
       connections,
       topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
@@ -410,16 +411,6 @@ export class Libp2pNetwork implements Network {
       banned: this.box.banned(),
       ...(node ? { internet: this.internetStatus(node) } : {}),
     };
-  }
-
-  /** The configured listen address with the port actually bound. */
-  private listenAddresses(node: Libp2p): string[] {
-    const port = node
-      .getMultiaddrs()
-      .flatMap((a) => a.getComponents())
-      .find((c) => c.name === 'tcp')?.value;
-    if (port === undefined) return [];
-    return [this.listen.decapsulate('/tcp').encapsulate(`/tcp/${port}`).toString()];
   }
 
   private async register(served: Served): Promise<void> {
@@ -449,13 +440,15 @@ export class Libp2pNetwork implements Network {
   /**
    * A private node reserves a slot on a relay: listening on `/p2p-circuit` makes the relay transport
    * reserve on a connected relay, else on relays in the peer store, else on relays a DHT random walk
-   * finds. A public node needs none (peers dial it), so it never starts that search.
+   * finds. A public node needs none (peers dial it), so it never starts that search; it advertises
+   * the address a peer dialed it back at (internet.ts, ProvedAddress).
    */
   private reachabilityChanged(v: Reachability): void {
-    if (v !== 'private' || this.seekingRelay || !this.internet.relayClient || !this.transportManager || this.state !== 'started') return;
+    this.proved.update(this.components, v, this.reach.status());
+    if (v !== 'private' || this.seekingRelay || !this.internet.relayClient || !this.components || this.state !== 'started') return;
     this.seekingRelay = true;
     this.log.info('network: not reachable from outside; reserving a slot on a relay');
-    this.transportManager.listen([multiaddr('/p2p-circuit')]).catch((err: Error) => {
+    this.components.transportManager.listen([multiaddr('/p2p-circuit')]).catch((err: Error) => {
       this.seekingRelay = false;
       this.log.warn({ err: err.message }, 'network: could not listen through relays');
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DirectUpgrades, UPGRADE_WINDOW_MS } from './upgrades.ts';
+import { DirectUpgrades, UPGRADE_GRACE_MS, UPGRADE_WINDOW_MS } from './upgrades.ts';
 
 function tracker() {
   let now = 1_000;
@@ -34,11 +34,25 @@ describe('direct upgrades (DCUtR) read from connections', () => {
     expect(t.counts()).toEqual({ attempts: 1, successes: 1 });
   });
 
-  it('fails an attempt whose relayed connection closed first, or with no direct connection within the window', () => {
+  it('a direct connection within the grace period after the relayed one closed is still the upgrade (the peer closed it first)', () => {
     const { t, tick } = tracker();
     t.relayedOpened('A', 'c1');
     t.relayedClosed('A');
-    expect(t.list()[0]).toMatchObject({ status: 'failed', reason: 'the relayed connection closed before a direct one opened' });
+    tick(UPGRADE_GRACE_MS - 1);
+    expect(t.list()[0]).toMatchObject({ status: 'pending' });
+    t.directOpened('A', 'c2');
+    expect(t.list()[0]).toMatchObject({ status: 'succeeded', connectionId: 'c2' });
+    expect(t.counts()).toEqual({ attempts: 1, successes: 1 });
+    tick(UPGRADE_GRACE_MS * 2);
+    expect(t.list()[0]).toMatchObject({ status: 'succeeded' }); // a success stays one
+  });
+
+  it('fails an attempt whose relayed connection closed with no direct one within the grace period, or with no direct connection within the window', () => {
+    const { t, tick } = tracker();
+    t.relayedOpened('A', 'c1');
+    t.relayedClosed('A');
+    tick(UPGRADE_GRACE_MS + 1);
+    expect(t.list()[0]).toMatchObject({ status: 'failed', reason: 'the relayed connection closed and no direct one opened' });
     t.directOpened('A', 'c2'); // too late
     expect(t.counts()).toEqual({ attempts: 1, successes: 0 });
     t.relayedOpened('B', 'c3');
