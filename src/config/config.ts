@@ -123,7 +123,7 @@ export interface NetworkConfig {
   relayClient: boolean;
   /** the Kademlia DHT: peer routing by peer id */
   dht: boolean;
-  /** AutoNAT (libp2p's module, plus hearth's dial-back probe: network/reachability.ts) */
+  /** reachability: hearth's dial-back probe (network/reachability.ts; the reference calls it AutoNAT) */
   autonat: boolean;
   /** DCUtR: upgrade a relayed connection to a direct one where the NATs allow it */
   holePunching: boolean;

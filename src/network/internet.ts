@@ -1,6 +1,6 @@
 /**
  * The internet half of the libp2p network (issue #24; docs/network.md "Across the internet"): the
- * services `[network]` asks for — circuit relay v2 server, AutoNAT, DCUtR, a Kademlia DHT under
+ * services `[network]` asks for — circuit relay v2 server, DCUtR, a Kademlia DHT under
  * hearth's own protocol — and the readings of connections and addresses the status and the
  * dial-back probe need (relayed or direct, a direct connection's remote IP, the TCP ports listened
  * on, the relays this node holds a reservation on), and the public address the probe proved
@@ -8,7 +8,6 @@
  * wires these in.
  */
 import './polyfill.ts';
-import { autoNAT } from '@libp2p/autonat';
 import { circuitRelayServer } from '@libp2p/circuit-relay-v2';
 import { dcutr } from '@libp2p/dcutr';
 import type { Connection } from '@libp2p/interface';
@@ -53,7 +52,9 @@ export function internetServices(o: InternetOptions, onComponents: (components: 
       },
     }) as never;
   }
-  if (o.autonat) services.autonat = autoNAT({ startupDelay: 5_000 }) as never;
+  // no @libp2p/autonat: hearth's dial-back probe (reachability.ts) decides reachability. In the NAT
+  // lab, with public-looking addresses, its server side cut a forwarded home node off its only peer
+  // (docs/decisions.md)
   services.transports = ((components: InternetComponents) => {
     onComponents(components);
     return {};
