@@ -9,7 +9,7 @@ const home = await mkdtemp(join(tmpdir(), 'hearth-dbg-'));
 const { r, a, b } = await natLabNodes(lab, home, (_n, cfg) => { cfg.network.dht = false; });
 try {
   await r.start(); await Promise.all([a.start(), b.start()]);
-  for (let i = 0; i < 1; i++) {
+  for (let i = 0; i < 3; i++) {
     await new Promise((res) => setTimeout(res, 5000));
     for (const n of [r, a, b]) {
       const s = (await n.client.admin.networkStatus()) as any;

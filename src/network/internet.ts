@@ -28,7 +28,8 @@ type ServiceFactory = (components: never) => unknown;
 
 /** the parts of libp2p's (internal) components the network uses */
 export interface InternetComponents {
-  transportManager: { listen(addrs: Multiaddr[]): Promise<void> };
+  /** `getAddrs()`: the addresses bound, verified or not (libp2p advertises a public one only once confirmed) */
+  transportManager: { listen(addrs: Multiaddr[]): Promise<void>; getAddrs(): Multiaddr[] };
   addressManager: {
     confirmObservedAddr(addr: Multiaddr, options?: { type?: 'observed'; ttl?: number }): void;
     removeObservedAddr(addr: Multiaddr): void;

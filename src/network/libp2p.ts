@@ -400,7 +400,7 @@ export class Libp2pNetwork implements Network {
     return {
       peerKey: this.self,
       peerId: libp2pPeerIdOf(this.self),
-      listenAddresses: node ? boundListenAddress(this.listen, node.getMultiaddrs()) : [],
+      listenAddresses: node ? boundListenAddress(this.listen, this.components?.transportManager.getAddrs() ?? []) : [],
       externalAddresses: this.addresses(),
       connections,
       topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
@@ -459,7 +459,9 @@ export class Libp2pNetwork implements Network {
     if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id);
     else this.upgrades.directOpened(peerId, conn.id);
     const peer = peerKeyOf(conn.remotePeer);
-    if (peer && this.internet.autonat && !isRelayed(conn)) this.reach.onConnected(peer);
+    // after this event's other listeners: libp2p's connection manager lists the connection in its own
+    // listener, registered after ours, and the probe reads it from there (an inbound peer was never asked)
+    if (peer && this.internet.autonat && !isRelayed(conn)) queueMicrotask(() => this.reach.onConnected(peer));
   }
 
   private connectionClosed(conn: Connection): void {
@@ -503,7 +505,7 @@ export class Libp2pNetwork implements Network {
 
   /** The TCP ports this node listens on. */
   private tcpPorts(): number[] {
-    return tcpPortsOf(this.node?.getMultiaddrs() ?? []);
+    return tcpPortsOf(this.components?.transportManager.getAddrs() ?? []); // not getMultiaddrs(): a public address is unverified until proved
   }
 
   private async dialWith(address: string, signal: AbortSignal, what: string): Promise<PeerKey> {
