@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark, then one table of the figures against their baselines from this
  * run (docs/performance.md explains each and how to read them). The machine's load average is
  * printed with each section: on a shared machine, run it when the machine is quiet, and more than
- * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure runs a subset.
+ * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure,nat runs a subset
+ * (nat needs root: network namespaces; skipped, saying why, without).
  */
 import { benchBackpressure } from './backpressure.ts';
 import { benchBlobs } from './blobs.ts';
@@ -12,6 +13,7 @@ import { benchHttp } from './http.ts';
 import { benchRpc } from './rpc.ts';
 import { benchSse } from './sse.ts';
 import { benchStartup } from './startup.ts';
+import { benchNat, printNat } from './nat.ts';
 import { benchNetwork, printNetwork } from './network.ts';
 import { benchSync, printSync } from './sync.ts';
 import { benchSyncStar, printSyncStar } from './sync-star.ts';
@@ -27,6 +29,7 @@ const all: Record<string, () => Promise<unknown>> = {
   sync: async () => printSync(await benchSync()),
   'sync-star': async () => printSyncStar(await benchSyncStar()),
   backpressure: () => benchBackpressure(),
+  nat: async () => printNat(await benchNat()),
 };
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 for (const name of only ?? []) if (!(name in all)) throw new Error(`BENCH_ONLY: no benchmark named '${name}' (${Object.keys(all).join(', ')})`);

@@ -136,7 +136,10 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
 
     // the tracker on both sides: the attempt the relayed connection opened, and its success
     for (const [n, peer] of [[a, bId], [b, aId]] as const) {
-      await eventually(`${n.name} counts the upgrade`, async () => (await net(n)).directUpgrades.some((u) => u.peerId === peer && u.status === 'succeeded'), 30_000);
+      await eventually(`${n.name} counts the upgrade`, async () => (await net(n)).directUpgrades.some((u) => u.peerId === peer && u.status === 'succeeded'), 30_000).catch(async (err: Error) => {
+        const st = await net(n);
+        throw new Error(`${err.message}\n${JSON.stringify({ directUpgrades: st.directUpgrades, counts: st.internet?.upgradeCounts, connections: st.connections })}`);
+      });
       const s = await net(n);
       expect(s.directUpgrades.find((u) => u.peerId === peer)).toMatchObject({ status: 'succeeded', reason: null });
       expect(s.internet?.upgradeCounts.attempts).toBeGreaterThanOrEqual(1);
