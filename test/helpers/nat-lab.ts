@@ -61,15 +61,16 @@ export class NatLab {
   readonly a: LabHost;
   readonly b: LabHost;
   /** the NATs' public (wan) addresses, as R sees A and B */
-  readonly natA: string;
-  readonly natB: string;
+  /** (all addresses of the "internet" are final once `setUp()` resolved: it may move the lab to a /24 no other lab holds) */
+  natA = '';
+  natB = '';
   private readonly prefix: string;
   private readonly net: string;
   private made: string[] = [];
   private rootVeths: string[] = [];
-  private readonly x: number;
+
   /** the "internet"'s /24, unreachable from the root namespace while the lab stands */
-  readonly internet: string;
+  internet = '';
   private unreachableRoute = false;
 
   constructor(
@@ -78,17 +79,32 @@ export class NatLab {
   ) {
     this.prefix = `hearth-${label}-${process.pid}`;
     this.net = `${this.prefix}-net`;
-    this.x = process.pid % 250;
     const host = (name: LabHost['name'], data: string): LabHost => {
       const namespace = `${this.prefix}-${name}`;
       return { name, namespace, control: '', data, wrap: ['ip', 'netns', 'exec', namespace] };
     };
-    this.internet = `11.77.${this.x}.0/24`;
-    this.r = host('r', `11.77.${this.x}.1`);
+    this.r = host('r', '');
     this.a = host('a', '10.77.1.2');
     this.b = host('b', '10.77.2.2');
-    this.natA = `11.77.${this.x}.11`;
-    this.natB = `11.77.${this.x}.12`;
+    this.place(process.pid % 250);
+  }
+
+  /** Puts the lab's "internet" on 11.77.<x>.0/24. */
+  private place(x: number): void {
+    this.internet = `11.77.${x}.0/24`;
+    this.r.data = `11.77.${x}.1`;
+    this.natA = `11.77.${x}.11`;
+    this.natB = `11.77.${x}.12`;
+  }
+
+  /** An 11.77.x.0/24 no other lab on this machine holds (each holds an unreachable route for its own). */
+  private async freeInternet(): Promise<void> {
+    const held = await ip('route', 'show', 'type', 'unreachable');
+    for (let k = 0; k < 250; k++) {
+      const x = (process.pid + k) % 250;
+      if (!held.includes(`11.77.${x}.0/24`)) return this.place(x);
+    }
+    throw new Error('no free 11.77.x.0/24 for the lab');
   }
 
   private nat(home: 'a' | 'b'): string {
@@ -127,7 +143,7 @@ export class NatLab {
       });
       const control = await this.controlSubnet();
       // first of all: the root namespace (and so the machine) can never send to the lab's range
-      await ip('route', 'del', 'unreachable', this.internet).catch(() => undefined); // a dead run's leftover
+      await this.freeInternet(); // another lab (another test, a bench) may be running
       await ip('route', 'add', 'unreachable', this.internet);
       this.unreachableRoute = true;
       await this.addNs(this.net);
