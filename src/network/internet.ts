@@ -110,9 +110,9 @@ export function relaysHeld(addresses: string[], since: Map<string, number>, now:
   });
 }
 
-/** The configured listen address with the port actually bound (the first TCP port among `bound`). */
+/** The configured listen address with the port actually bound (the first TCP port among `bound`, relayed addresses aside). */
 export function boundListenAddress(listen: Multiaddr, bound: Multiaddr[]): string[] {
-  const port = bound.flatMap((a) => a.getComponents()).find((c) => c.name === 'tcp')?.value;
+  const port = tcpPortsOf(bound)[0];
   if (port === undefined) return [];
   return [listen.decapsulate('/tcp').encapsulate(`/tcp/${port}`).toString()];
 }
