@@ -456,7 +456,7 @@ export class Libp2pNetwork implements Network {
 
   private connectionOpened(conn: Connection): void {
     const peerId = conn.remotePeer.toString();
-    if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id);
+    if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id, directRemoteOf(this.node?.getConnections(conn.remotePeer) ?? []) !== undefined);
     else this.upgrades.directOpened(peerId, conn.id);
     const peer = peerKeyOf(conn.remotePeer);
     // after this event's other listeners: libp2p's connection manager lists the connection in its own

@@ -64,6 +64,18 @@ describe('direct upgrades (DCUtR) read from connections', () => {
     expect(t.counts()).toEqual({ attempts: 2, successes: 0 });
   });
 
+  it('a relayed connection opened while a direct one is up is no attempt (nothing to upgrade), and leaves the row as it was', () => {
+    const { t } = tracker();
+    t.relayedOpened('A', 'c1');
+    t.directOpened('A', 'c2');
+    t.relayedOpened('A', 'c3', true);
+    t.relayedClosed('A');
+    expect(t.list()).toEqual([expect.objectContaining({ peerId: 'A', status: 'succeeded', connectionId: 'c2' })]);
+    expect(t.counts()).toEqual({ attempts: 1, successes: 1 });
+    t.relayedOpened('B', 'c4', true);
+    expect(t.list().map((r) => r.peerId)).toEqual(['A']);
+  });
+
   it('a new relayed connection after a finished attempt is a new attempt, one row per peer', () => {
     const { t } = tracker();
     t.relayedOpened('A', 'c1');

@@ -39,9 +39,14 @@ export class DirectUpgrades {
 
   constructor(private readonly now: () => number) {}
 
-  /** A relayed connection to `peerId` opened: an attempt starts unless one is open. */
-  relayedOpened(peerId: string, connectionId: string): void {
+  /**
+   * A relayed connection to `peerId` opened: an attempt starts unless one is open, or unless a
+   * direct connection to the peer is already up (`direct`): a relayed one opened beside it (a dial
+   * of a relayed address the peer was known by) has nothing to upgrade.
+   */
+  relayedOpened(peerId: string, connectionId: string, direct = false): void {
     this.expire();
+    if (direct) return;
     const row = this.rows.get(peerId);
     if (row?.status === 'pending') return;
     this.attemptsCount++;
