@@ -459,9 +459,12 @@ export class Libp2pNetwork implements Network {
     if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id, directRemoteOf(this.node?.getConnections(conn.remotePeer) ?? []) !== undefined);
     else this.upgrades.directOpened(peerId, conn.id);
     const peer = peerKeyOf(conn.remotePeer);
-    // after this event's other listeners: libp2p's connection manager lists the connection in its own
-    // listener, registered after ours, and the probe reads it from there (an inbound peer was never asked)
-    if (peer && this.internet.autonat && !isRelayed(conn)) queueMicrotask(() => this.reach.onConnected(peer));
+    // the probe asks a peer that dialed in only while this node has no verdict (a node nobody dials,
+    // as a relay, has no other peers), and after this event's other listeners: libp2p's connection manager lists the connection in
+    // its own listener, registered after ours, and the probe reads it from there
+    if (!peer || !this.internet.autonat || isRelayed(conn)) return;
+    if (conn.direction === 'outbound') this.reach.onConnected(peer);
+    else if (this.reach.status().reachability === 'unknown') queueMicrotask(() => this.reach.onConnected(peer));
   }
 
   private connectionClosed(conn: Connection): void {
