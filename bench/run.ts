@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark, then one table of the figures against their baselines from this
  * run (docs/performance.md explains each and how to read them). The machine's load average is
  * printed with each section: on a shared machine, run it when the machine is quiet, and more than
- * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure,restart runs a subset.
+ * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure,restart,nat runs a
+ * subset (nat needs root: network namespaces; skipped, saying why, without).
  */
 import { benchBackpressure } from './backpressure.ts';
 import { benchBlobs } from './blobs.ts';
@@ -13,6 +14,7 @@ import { benchRpc } from './rpc.ts';
 import { benchSse } from './sse.ts';
 import { benchStartup } from './startup.ts';
 import { benchRestart } from './restart.ts';
+import { benchNat, printNat } from './nat.ts';
 import { benchNetwork, printNetwork } from './network.ts';
 import { benchSync, printSync } from './sync.ts';
 import { benchSyncStar, printSyncStar } from './sync-star.ts';
@@ -29,6 +31,7 @@ const all: Record<string, () => Promise<unknown>> = {
   'sync-star': async () => printSyncStar(await benchSyncStar()),
   backpressure: () => benchBackpressure(),
   restart: () => benchRestart(),
+  nat: async () => printNat(await benchNat()),
 };
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 for (const name of only ?? []) if (!(name in all)) throw new Error(`BENCH_ONLY: no benchmark named '${name}' (${Object.keys(all).join(', ')})`);

@@ -129,7 +129,7 @@ export interface NetworkConfig {
    * through others' lookups); off by default: every node serves the DHT
    */
   dhtClient: boolean;
-  /** AutoNAT (libp2p's module, plus hearth's dial-back probe: network/reachability.ts) */
+  /** reachability: hearth's dial-back probe (network/reachability.ts; the reference calls it AutoNAT) */
   autonat: boolean;
   /** DCUtR: upgrade a relayed connection to a direct one where the NATs allow it */
   holePunching: boolean;

@@ -1,19 +1,21 @@
 /**
  * The internet half of the libp2p network (issue #24; docs/network.md "Across the internet"): the
- * services `[network]` asks for — circuit relay v2 server, AutoNAT, DCUtR, a Kademlia DHT under
+ * services `[network]` asks for — circuit relay v2 server, DCUtR, a Kademlia DHT under
  * hearth's own protocol — and the readings of connections and addresses the status and the
  * dial-back probe need (relayed or direct, a direct connection's remote IP, the TCP ports listened
- * on, the relays this node holds a reservation on). libp2p.ts owns the node and wires these in.
+ * on, the relays this node holds a reservation on), and the public address the probe proved
+ * dialable (a port forward's), advertised so peers and DCUtR dial it. libp2p.ts owns the node and
+ * wires these in.
  */
 import './polyfill.ts';
-import { autoNAT } from '@libp2p/autonat';
 import { circuitRelayServer } from '@libp2p/circuit-relay-v2';
 import { dcutr } from '@libp2p/dcutr';
 import type { Connection } from '@libp2p/interface';
 import { kadDHT, passthroughMapper } from '@libp2p/kad-dht';
-import type { Multiaddr } from '@multiformats/multiaddr';
+import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import { NETWORK_DEFAULTS, type NetworkConfig } from '../config/config.ts';
 import type { InternetStatus } from './contract.ts';
+import type { AutonatStatus, Reachability } from './reachability.ts';
 import type { RelayGuard } from './relay-guard.ts';
 export { RelayGuard } from './relay-guard.ts';
 export { boundedRelayTransport } from './relay-search.ts';
@@ -27,17 +29,22 @@ export const DHT_PROTOCOL = '/hearth/kad/1.0.0';
 
 type ServiceFactory = (components: never) => unknown;
 
-/** the part of libp2p's (internal) transport manager the network uses */
-export interface TransportManager {
-  listen(addrs: Multiaddr[]): Promise<void>;
+/** the parts of libp2p's (internal) components the network uses */
+export interface InternetComponents {
+  /** `getAddrs()`: the addresses bound, verified or not (libp2p advertises a public one only once confirmed) */
+  transportManager: { listen(addrs: Multiaddr[]): Promise<void>; getAddrs(): Multiaddr[] };
+  addressManager: {
+    confirmObservedAddr(addr: Multiaddr, options?: { type?: 'observed'; ttl?: number }): void;
+    removeObservedAddr(addr: Multiaddr): void;
+  };
 }
 
 /**
- * The services of the internet half, as configured. `onTransports` receives libp2p's transport
- * manager (through a pseudo-service), so the node can listen on `/p2p-circuit` once it finds itself
- * private.
+ * The services of the internet half, as configured. `onComponents` receives libp2p's transport and
+ * address managers (through a pseudo-service), so the node can listen on `/p2p-circuit` once it
+ * finds itself private, and advertise the address the dial-back probe proved.
  */
-export function internetServices(o: InternetOptions, onTransports: (manager: TransportManager) => void, guard?: RelayGuard): Record<string, ServiceFactory> {
+export function internetServices(o: InternetOptions, onComponents: (components: InternetComponents) => void, guard?: RelayGuard): Record<string, ServiceFactory> {
   const services: Record<string, ServiceFactory> = {};
   if (o.relayServer) {
     // the relay sees libp2p's components through the guard: it counts and bounds what each peer asks
@@ -51,9 +58,11 @@ export function internetServices(o: InternetOptions, onTransports: (manager: Tra
     });
     services.relay = ((components: object) => relay((guard ? guard.wrap(components) : components) as never)) as never;
   }
-  if (o.autonat) services.autonat = autoNAT({ startupDelay: 5_000 }) as never;
-  services.transports = ((components: { transportManager: TransportManager }) => {
-    onTransports(components.transportManager);
+  // no @libp2p/autonat: hearth's dial-back probe (reachability.ts) decides reachability. In the NAT
+  // lab, with public-looking addresses, its server side cut a forwarded home node off its only peer
+  // (docs/decisions.md)
+  services.transports = ((components: InternetComponents) => {
+    onComponents(components);
     return {};
   }) as never;
   if (o.holePunching && o.relayClient) services.dcutr = dcutr() as never;
@@ -105,4 +114,41 @@ export function relaysHeld(addresses: string[], since: Map<string, number>, now:
     const relay = /\/p2p\/([^/]+)\/p2p-circuit/.exec(address)?.[1];
     return relay ? [{ peerId: relay, reservationStatus: 'accepted' as const, address, since: since.get(address) ?? now }] : [];
   });
+}
+
+/** The configured listen address with the port actually bound (the first TCP port among `bound`, relayed addresses aside). */
+export function boundListenAddress(listen: Multiaddr, bound: Multiaddr[]): string[] {
+  const port = tcpPortsOf(bound)[0];
+  if (port === undefined) return [];
+  return [listen.decapsulate('/tcp').encapsulate(`/tcp/${port}`).toString()];
+}
+
+/** how long an address the probe proved stays advertised without a newer answer (the probe rechecks within it) */
+const PROVED_TTL_MS = 60 * 60_000;
+
+/**
+ * The address the dial-back probe proved, among the node's advertised addresses. A peer that
+ * dialed this node back at `<the IP it sees>/tcp/<our listen port>` proved that address dialable:
+ * behind a router with a port forward it is the router's public address, which the node cannot
+ * learn from its own interfaces. libp2p's identify adds what a peer observed only unconfirmed (and
+ * with the ephemeral port the node dialed out from), so without this a forwarded node would
+ * advertise only its LAN address: invitations, identify and DCUtR's connection reversal would never
+ * offer peers the address that works. A `private` verdict withdraws it.
+ */
+export class ProvedAddress {
+  private advertised: Multiaddr | undefined;
+
+  /** Told each verdict with the probe's newest answer. */
+  update(components: InternetComponents | undefined, v: Reachability, last: AutonatStatus): void {
+    if (!components) return;
+    if (v === 'public' && last.lastTestResult === 'reachable' && last.lastTestObservedAddr) {
+      const proved = multiaddr(last.lastTestObservedAddr);
+      if (this.advertised && !this.advertised.equals(proved)) components.addressManager.removeObservedAddr(this.advertised);
+      components.addressManager.confirmObservedAddr(proved, { type: 'observed', ttl: PROVED_TTL_MS });
+      this.advertised = proved;
+    } else if (v === 'private' && this.advertised) {
+      components.addressManager.removeObservedAddr(this.advertised);
+      this.advertised = undefined;
+    }
+  }
 }

@@ -59,7 +59,7 @@ import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
 import { DhtContentRouting } from './content-routing.ts';
 import { dialProtocolRetrying } from './dial-retry.ts';
-import { boundedRelayTransport, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, RelayGuard, relaysHeld, tcpPortsOf, type InternetOptions, type TransportManager } from './internet.ts';
+import { boundedRelayTransport, boundListenAddress, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, ProvedAddress, RelayGuard, relaysHeld, tcpPortsOf, type InternetComponents, type InternetOptions } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
 export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
@@ -103,8 +103,9 @@ export class Libp2pNetwork implements Network {
   private readonly reach: ReachabilityProbe;
   /** relayed addresses of this node, with when each was first seen */
   private readonly relayedSince = new Map<string, number>();
-  /** libp2p's transport manager (handed over by a pseudo-service), to listen on `/p2p-circuit` later */
-  private transportManager: TransportManager | undefined;
+  /** libp2p's transport and address managers (handed over by a pseudo-service): `/p2p-circuit` later, the proved address */
+  private components: InternetComponents | undefined;
+  private readonly proved = new ProvedAddress();
   /** whether this node has asked for a relay reservation (once, when it learnt it is private) */
   private seekingRelay = false;
   /** peers this node is dialing back for their reachability probe (their connect is not announced) */
@@ -221,7 +222,7 @@ export class Libp2pNetwork implements Network {
       services: {
         identify: identify(),
         ping: ping(),
-        ...internetServices(this.internet, (manager) => (this.transportManager = manager), this.relayGuard),
+        ...internetServices(this.internet, (c) => (this.components = c), this.relayGuard),
         pubsub: gossipService(),
       },
     });
@@ -392,7 +393,7 @@ export class Libp2pNetwork implements Network {
     return {
       peerKey: this.self,
       peerId: libp2pPeerIdOf(this.self),
-      listenAddresses: node ? this.listenAddresses(node) : [],
+      listenAddresses: node ? boundListenAddress(this.listen, this.components?.transportManager.getAddrs() ?? []) : [],
       externalAddresses: this.addresses(),
       connections,
       topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
@@ -403,16 +404,6 @@ export class Libp2pNetwork implements Network {
       banned: this.box.banned(),
       ...(node ? { internet: this.internetStatus(node) } : {}),
     };
-  }
-
-  /** The configured listen address with the port actually bound. */
-  private listenAddresses(node: Libp2p): string[] {
-    const port = node
-      .getMultiaddrs()
-      .flatMap((a) => a.getComponents())
-      .find((c) => c.name === 'tcp')?.value;
-    if (port === undefined) return [];
-    return [this.listen.decapsulate('/tcp').encapsulate(`/tcp/${port}`).toString()];
   }
 
   private async register(served: Served): Promise<void> {
@@ -442,13 +433,15 @@ export class Libp2pNetwork implements Network {
   /**
    * A private node reserves a slot on a relay: listening on `/p2p-circuit` makes the relay transport
    * reserve on a connected relay, else on relays in the peer store, else on relays a DHT random walk
-   * finds. A public node needs none (peers dial it), so it never starts that search.
+   * finds. A public node needs none (peers dial it), so it never starts that search; it advertises
+   * the address a peer dialed it back at (internet.ts, ProvedAddress).
    */
   private reachabilityChanged(v: Reachability): void {
-    if (v !== 'private' || this.seekingRelay || !this.internet.relayClient || !this.transportManager || this.state !== 'started') return;
+    this.proved.update(this.components, v, this.reach.status());
+    if (v !== 'private' || this.seekingRelay || !this.internet.relayClient || !this.components || this.state !== 'started') return;
     this.seekingRelay = true;
     this.log.info('network: not reachable from outside; reserving a slot on a relay');
-    this.transportManager.listen([multiaddr('/p2p-circuit')]).catch((err: Error) => {
+    this.components.transportManager.listen([multiaddr('/p2p-circuit')]).catch((err: Error) => {
       this.seekingRelay = false;
       this.log.warn({ err: err.message }, 'network: could not listen through relays');
     });
@@ -456,10 +449,15 @@ export class Libp2pNetwork implements Network {
 
   private connectionOpened(conn: Connection): void {
     const peerId = conn.remotePeer.toString();
-    if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id);
+    if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id, directRemoteOf(this.node?.getConnections(conn.remotePeer) ?? []) !== undefined);
     else this.upgrades.directOpened(peerId, conn.id);
     const peer = peerKeyOf(conn.remotePeer);
-    if (peer && this.internet.autonat && !isRelayed(conn)) this.reach.onConnected(peer);
+    // the probe asks a peer that dialed in only while this node has no verdict (a node nobody dials,
+    // as a relay, has no other peers), and after this event's other listeners: libp2p's connection manager lists the connection in
+    // its own listener, registered after ours, and the probe reads it from there
+    if (!peer || !this.internet.autonat || isRelayed(conn)) return;
+    if (conn.direction === 'outbound') this.reach.onConnected(peer);
+    else if (this.reach.status().reachability === 'unknown') queueMicrotask(() => this.reach.onConnected(peer));
   }
 
   private connectionClosed(conn: Connection): void {
@@ -503,7 +501,7 @@ export class Libp2pNetwork implements Network {
 
   /** The TCP ports this node listens on. */
   private tcpPorts(): number[] {
-    return tcpPortsOf(this.node?.getMultiaddrs() ?? []);
+    return tcpPortsOf(this.components?.transportManager.getAddrs() ?? []); // not getMultiaddrs(): a public address is unverified until proved
   }
 
   private async dialWith(address: string, signal: AbortSignal, what: string): Promise<PeerKey> {

@@ -5,9 +5,10 @@
  *
  * Why our own dial-back and not only `@libp2p/autonat`: that module verifies only addresses outside
  * private ranges and needs 4 confirming (8 refuting) peers in distinct /8 segments before it
- * decides, so on a home LAN, a small network or a test network it never leaves "unknown". The
- * maintained module runs beside this one (libp2p.ts) and confirms public addresses where it can;
- * this probe answers the question the status asks, truthfully, from the peers the node has.
+ * decides, so on a home LAN, a small network or a test network it never leaves "unknown"; and in
+ * the NAT lab its server side cut a home node behind a port forward off its only peer, so it is not
+ * run at all (docs/decisions.md). This probe answers the question the status asks, truthfully,
+ * from the peers the node has.
  *
  * Protocol `/hearth/dialback/1.0.0`, one request/response exchange (frames.ts):
  * - request: JSON `{ports: number[]}` (1–4 TCP ports the requester listens on);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DirectUpgrades, UPGRADE_WINDOW_MS } from './upgrades.ts';
+import { DirectUpgrades, UPGRADE_GRACE_MS, UPGRADE_WINDOW_MS } from './upgrades.ts';
 
 function tracker() {
   let now = 1_000;
@@ -34,11 +34,25 @@ describe('direct upgrades (DCUtR) read from connections', () => {
     expect(t.counts()).toEqual({ attempts: 1, successes: 1 });
   });
 
-  it('fails an attempt whose relayed connection closed first, or with no direct connection within the window', () => {
+  it('a direct connection within the grace period after the relayed one closed is still the upgrade (the peer closed it first)', () => {
     const { t, tick } = tracker();
     t.relayedOpened('A', 'c1');
     t.relayedClosed('A');
-    expect(t.list()[0]).toMatchObject({ status: 'failed', reason: 'the relayed connection closed before a direct one opened' });
+    tick(UPGRADE_GRACE_MS - 1);
+    expect(t.list()[0]).toMatchObject({ status: 'pending' });
+    t.directOpened('A', 'c2');
+    expect(t.list()[0]).toMatchObject({ status: 'succeeded', connectionId: 'c2' });
+    expect(t.counts()).toEqual({ attempts: 1, successes: 1 });
+    tick(UPGRADE_GRACE_MS * 2);
+    expect(t.list()[0]).toMatchObject({ status: 'succeeded' }); // a success stays one
+  });
+
+  it('fails an attempt whose relayed connection closed with no direct one within the grace period, or with no direct connection within the window', () => {
+    const { t, tick } = tracker();
+    t.relayedOpened('A', 'c1');
+    t.relayedClosed('A');
+    tick(UPGRADE_GRACE_MS + 1);
+    expect(t.list()[0]).toMatchObject({ status: 'failed', reason: 'the relayed connection closed and no direct one opened' });
     t.directOpened('A', 'c2'); // too late
     expect(t.counts()).toEqual({ attempts: 1, successes: 0 });
     t.relayedOpened('B', 'c3');
@@ -48,6 +62,18 @@ describe('direct upgrades (DCUtR) read from connections', () => {
     expect(t.list().find((r) => r.peerId === 'B')).toMatchObject({ status: 'failed', reason: `no direct connection within ${UPGRADE_WINDOW_MS / 1000} s` });
     t.directOpened('B', 'c4');
     expect(t.counts()).toEqual({ attempts: 2, successes: 0 });
+  });
+
+  it('a relayed connection opened while a direct one is up is no attempt (nothing to upgrade), and leaves the row as it was', () => {
+    const { t } = tracker();
+    t.relayedOpened('A', 'c1');
+    t.directOpened('A', 'c2');
+    t.relayedOpened('A', 'c3', true);
+    t.relayedClosed('A');
+    expect(t.list()).toEqual([expect.objectContaining({ peerId: 'A', status: 'succeeded', connectionId: 'c2' })]);
+    expect(t.counts()).toEqual({ attempts: 1, successes: 1 });
+    t.relayedOpened('B', 'c4', true);
+    expect(t.list().map((r) => r.peerId)).toEqual(['A']);
   });
 
   it('a new relayed connection after a finished attempt is a new attempt, one row per peer', () => {

@@ -2,23 +2,32 @@
  * A simulated internet with home routers (issue #24), made of network namespaces by the test
  * itself, as test/helpers/netns.ts makes the partition test's:
  *
- *             "internet": a bridge in namespace `<prefix>-net`, 198.18.<x>.0/24
+ *             "internet": a bridge in namespace `<prefix>-net`, 11.77.<x>.0/24
  *        ┌──────────────┬──────────────────────────┬──────────────────────────┐
- *   R 198.18.<x>.1    NAT-A wan 198.18.<x>.11       NAT-B wan 198.18.<x>.12
+ *   R 11.77.<x>.1     NAT-A wan 11.77.<x>.11        NAT-B wan 11.77.<x>.12
  *   (public node)      │ MASQUERADE (iptables)      │ MASQUERADE
  *                     NAT-A lan 10.77.1.1/24        NAT-B lan 10.77.2.1/24
  *                      │                            │
  *                     A 10.77.1.2 (home A)          B 10.77.2.2 (home B)
  *
- * Each NAT namespace forwards and masquerades what leaves its wan link, and forwards nothing that
- * starts outside (no port forwarding, no UPnP): a home node can dial out, nobody can dial in, as
- * behind an ordinary home router. Every node namespace (R, A, B) also has a control veth to the
- * root namespace (a /30 of 198.19.y.0/24) on which its HTTP API listens, so the test reaches each
- * node whatever the swarm can reach. Nothing here touches any interface but the ones made here;
- * all addresses are in 198.18.0.0/15 (test networks) and 10.77.0.0/16 inside these namespaces.
+ * Each NAT namespace forwards and masquerades what leaves its wan link. Topology `masquerade` (the
+ * default): neither router forwards anything that starts outside (no port forwarding, no UPnP), as
+ * an ordinary home router: a home node can dial out, nobody can dial in. Topology `forwarded`: home
+ * A's router forwards its wan port 2428 to A (a port forward, as a user sets one up), home B stays
+ * as above. Every node namespace (R, A, B) also has a control veth to the root namespace (a /30 of
+ * 198.19.y.0/24) on which its HTTP API listens, so the test reaches each node whatever the swarm can
+ * reach.
+ *
+ * Why 11.77.x.0/24 for the "internet": js-libp2p's DCUtR only dials addresses it counts as public
+ * (not 10/8, not 198.18/15: @libp2p/utils' private ranges), so a lab on test ranges can never show a
+ * direct upgrade. The range exists only inside these namespaces: no namespace has a route out of the
+ * lab (the control /30s are the only links to the root namespace, and nothing routes through them),
+ * and `setUp()` puts an `unreachable` route for the range into the root namespace for the lab's
+ * lifetime, then checks both (`selfCheck()`), so no packet to it can leave the machine.
  *
  * Needs root, `ip` (iproute2) and `iptables`: `setUp()` answers why it could not, so a test can
- * skip; `tearDown()` deletes everything (veths and iptables rules go with their namespaces).
+ * skip; `tearDown()` deletes everything (veths and iptables rules go with their namespaces; the
+ * root namespace's unreachable route is removed).
  */
 import { execFile } from 'node:child_process';
 import { createPrivateKey } from 'node:crypto';
@@ -44,32 +53,58 @@ export interface LabHost {
   wrap: string[];
 }
 
+/** `masquerade`: both homes behind MASQUERADE, nothing forwarded in; `forwarded`: home A's router forwards its port 2428 to A */
+export type NatTopology = 'masquerade' | 'forwarded';
+
 export class NatLab {
   readonly r: LabHost;
   readonly a: LabHost;
   readonly b: LabHost;
   /** the NATs' public (wan) addresses, as R sees A and B */
-  readonly natA: string;
-  readonly natB: string;
+  /** (all addresses of the "internet" are final once `setUp()` resolved: it may move the lab to a /24 no other lab holds) */
+  natA = '';
+  natB = '';
   private readonly prefix: string;
   private readonly net: string;
   private made: string[] = [];
   private rootVeths: string[] = [];
-  private readonly x: number;
 
-  constructor(label: string) {
+  /** the "internet"'s /24, unreachable from the root namespace while the lab stands */
+  internet = '';
+  private unreachableRoute = false;
+
+  constructor(
+    label: string,
+    readonly topology: NatTopology = 'masquerade',
+  ) {
     this.prefix = `hearth-${label}-${process.pid}`;
     this.net = `${this.prefix}-net`;
-    this.x = process.pid % 250;
     const host = (name: LabHost['name'], data: string): LabHost => {
       const namespace = `${this.prefix}-${name}`;
       return { name, namespace, control: '', data, wrap: ['ip', 'netns', 'exec', namespace] };
     };
-    this.r = host('r', `198.18.${this.x}.1`);
+    this.r = host('r', '');
     this.a = host('a', '10.77.1.2');
     this.b = host('b', '10.77.2.2');
-    this.natA = `198.18.${this.x}.11`;
-    this.natB = `198.18.${this.x}.12`;
+    this.place(process.pid % 250);
+  }
+
+  /** Puts the lab's "internet" on 11.77.<x>.0/24. */
+  private place(x: number): void {
+    this.internet = `11.77.${x}.0/24`;
+    this.r.data = `11.77.${x}.1`;
+    this.natA = `11.77.${x}.11`;
+    this.natB = `11.77.${x}.12`;
+  }
+
+  /** An 11.77.x.0/24 no other lab on this machine holds (each holds an unreachable route for its own). */
+  private async freeInternet(): Promise<void> {
+    const held = await ip('route', 'show', 'type', 'unreachable');
+    for (let k = 0; k < 250; k++) {
+      const x = (process.pid + k) % 250;
+      if (!held.includes(`11.77.${x}.0/24`)) return this.place(x);
+    }
+    throw new Error('no free 11.77.x.0/24 for the lab');
   }
 
   private nat(home: 'a' | 'b'): string {
@@ -107,6 +142,10 @@ export class NatLab {
         throw new Error('iptables is not installed');
       });
       const control = await this.controlSubnet();
+      // first of all: the root namespace (and so the machine) can never send to the lab's range
+      await this.freeInternet(); // another lab (another test, a bench) may be running
+      await ip('route', 'add', 'unreachable', this.internet);
+      this.unreachableRoute = true;
       await this.addNs(this.net);
       await ip('-n', this.net, 'link', 'add', 'br0', 'type', 'bridge');
       await ip('-n', this.net, 'link', 'set', 'br0', 'up');
@@ -134,6 +173,11 @@ export class NatLab {
         // outside is forwarded in (only replies to connections the home opened)
         await inNs(nat, 'iptables', '-t', 'nat', '-A', 'POSTROUTING', '-o', 'wan', '-j', 'MASQUERADE');
         await inNs(nat, 'iptables', '-A', 'FORWARD', '-i', 'wan', '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT');
+        if (home === 'a' && this.topology === 'forwarded') {
+          // a port forward: new connections to the wan port reach A's swarm
+          await inNs(nat, 'iptables', '-t', 'nat', '-A', 'PREROUTING', '-i', 'wan', '-p', 'tcp', '--dport', String(LAB_SWARM_PORT), '-j', 'DNAT', '--to-destination', `${host.data}:${LAB_SWARM_PORT}`);
+          await inNs(nat, 'iptables', '-A', 'FORWARD', '-i', 'wan', '-p', 'tcp', '-d', host.data, '--dport', String(LAB_SWARM_PORT), '-j', 'ACCEPT');
+        }
         await inNs(nat, 'iptables', '-A', 'FORWARD', '-i', 'wan', '-j', 'DROP');
       }
       // control links: root ⇄ each node namespace, a /30 each
@@ -148,6 +192,8 @@ export class NatLab {
         await ip('-n', host.namespace, 'addr', 'add', `${host.control}/30`, 'dev', 'ctl');
         await ip('-n', host.namespace, 'link', 'set', 'ctl', 'up');
       }
+      const leak = await this.selfCheck();
+      if (leak) throw new Error(`the lab is not sealed: ${leak}`);
       return undefined;
     } catch (err) {
       const why = ((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n')[0];
@@ -162,9 +208,34 @@ export class NatLab {
     return (await inNs(from.namespace, process.execPath, '-e', script)).trim() === 'yes';
   }
 
+  /**
+   * Checks that no packet for the lab's "internet" can leave the machine: the root namespace
+   * answers `unreachable` for it, and no namespace of the lab has a route beyond the lab (a NAT or
+   * R asked for an address outside every lab link has none). Resolves with what is wrong, if any.
+   */
+  async selfCheck(): Promise<string | undefined> {
+    const probe = this.internet.replace(/\.0\/24$/, '.1');
+    const rootRoute = await ip('route', 'get', probe).then(
+      (out) => `a route: ${out.trim()}`,
+      (err: { stderr?: string }) => (/unreachable|no route to host/i.test(err.stderr ?? '') ? undefined : `ip route get ${probe}: ${err.stderr ?? err}`),
+    );
+    if (rootRoute) return `the root namespace has ${rootRoute}`;
+    for (const ns of [this.r.namespace, this.nat('a'), this.nat('b'), this.net]) {
+      // 192.0.2.1 (TEST-NET-1) stands for any address outside the lab
+      const out = await ip('-n', ns, 'route', 'get', '192.0.2.1').then(
+        (o) => o.trim(),
+        () => undefined,
+      );
+      if (out !== undefined) return `namespace ${ns} routes beyond the lab: ${out}`;
+    }
+    return undefined;
+  }
+
   async tearDown(): Promise<void> {
     for (const ns of this.made.splice(0).reverse()) await ip('netns', 'del', ns).catch(() => undefined);
     for (const v of this.rootVeths.splice(0)) await ip('link', 'del', v).catch(() => undefined);
+    if (this.unreachableRoute) await ip('route', 'del', 'unreachable', this.internet).catch(() => undefined);
+    this.unreachableRoute = false;
   }
 }
 
