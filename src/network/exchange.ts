@@ -291,3 +291,6 @@ async function refuse(stream: Stream, frame: Uint8Array, signal: AbortSignal): P
   stream.removeEventListener('message', discard);
   reset(stream, new Error('refused'));
 }
+
+/** libp2p's errors for a connection that closed under a new stream (worth another try) */
+export const CLOSING = /"clos(ing|ed)"|closed connection during opening/;

@@ -77,3 +77,9 @@ export function gossipOptions() {
 export function gossipService(): ReturnType<typeof gossipsub> {
   return gossipsub(gossipOptions());
 }
+
+/** Peers in this node's mesh for `topic` (the interface libp2p exports does not name the class's `getMeshPeers`). */
+export function meshSize(pubsub: unknown, topic: string): number {
+  const getMeshPeers = (pubsub as { getMeshPeers?: (topic: string) => string[] } | undefined)?.getMeshPeers;
+  return typeof getMeshPeers === 'function' ? getMeshPeers.call(pubsub, topic).length : 0;
+}

@@ -19,7 +19,7 @@ import { circuitRelayTransport, type CircuitRelayService } from '@libp2p/circuit
 import type { KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import type { GossipSub, Message } from '@libp2p/gossipsub';
-import { gossipService } from './gossip-service.ts';
+import { gossipService, meshSize } from './gossip-service.ts';
 import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
 import { mdns } from '@libp2p/mdns';
@@ -48,7 +48,7 @@ import {
 } from './contract.ts';
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
 import { deadline } from './deadline.ts';
-import { requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
+import { CLOSING, requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
 import { bootstrapPeer, keysOf, libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, peerKeyOf } from './peer-id.ts';
 import { publicKeyOf } from '../crypto/keys.ts';
 import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
@@ -120,6 +120,7 @@ export class Libp2pNetwork implements Network {
    */
   private readonly connected = new Set<PeerKey>();
   private readonly counters = new NetworkCounters();
+  readonly payload = this.counters.payload;
   private readonly topics = new TopicHandlers(this.counters, (msg, err) =>
     this.log.debug({ peer: msg.from, topic: msg.topic, err: (err as Error)?.message }, 'network: gossip message dropped by its handler'),
   );
@@ -265,7 +266,7 @@ export class Libp2pNetwork implements Network {
     } catch (err) {
       throw new NetworkError('protocol', `publish on ${topic}: ${(err as Error).message}`);
     }
-    this.counters.gossipOut++;
+    this.counters.published(topic, data.byteLength);
     return recipients.length;
   }
 
@@ -402,12 +403,13 @@ export class Libp2pNetwork implements Network {
       listenAddresses: node ? this.listenAddresses(node) : [],
       externalAddresses: this.addresses(),
       connections,
-      topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
+      topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length, mesh: meshSize(node?.services.pubsub, topic) })),
       bytes: this.counters.bytes(),
       gossip: this.counters.gossip(),
       requests: this.counters.requests(),
       penalties: this.box.penalties(),
       banned: this.box.banned(),
+      payload: this.payload.list(),
       ...(node ? { internet: this.internetStatus(node) } : {}),
     };
   }
@@ -594,6 +596,3 @@ export class Libp2pNetwork implements Network {
     }
   }
 }
-
-/** libp2p's errors for a connection that closed under a new stream (worth another try) */
-const CLOSING = /"clos(ing|ed)"|closed connection during opening/;
