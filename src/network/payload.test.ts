@@ -38,21 +38,22 @@ describe('payload counters', () => {
     expect(bytesOf(b.status().payload, 'governance', 'in')).toBe(7);
 
     const served = new StreamRouter(b);
-    served.register('ContextBackfillRequest', async function* () {
+    async function* answer() {
       yield { deltas: 'x'.repeat(50) };
       yield { deltas: 'y'.repeat(10) };
-    }, { maxRequestBytes: 1024, timeoutMs: 1_000 });
+    }
+    served.register('ContextBackfillRequest', async () => answer(), { maxRequestBytes: 1024, timeoutMs: 1_000 });
     served.serve();
     const asking = new StreamRouter(a);
     const frames = [];
-    for await (const f of asking.requestStream(B, 'ContextBackfillRequest', { contextId: 'c' }, { timeoutMs: 1_000 })) frames.push(f);
+    for await (const f of asking.requestStream(B, 'ContextBackfillRequest', { contextId: 'c' }, { timeoutMs: 1_000, maxResponseFrameBytes: 4096 })) frames.push(f);
     expect(frames).toHaveLength(2);
     const request = encodeJson({ contextId: 'c', type: 'ContextBackfillRequest' }).byteLength;
-    const answer = encodeJson({ deltas: 'x'.repeat(50) }).byteLength + encodeJson({ deltas: 'y'.repeat(10) }).byteLength;
+    const answered = encodeJson({ deltas: 'x'.repeat(50) }).byteLength + encodeJson({ deltas: 'y'.repeat(10) }).byteLength;
     expect(bytesOf(a.status().payload, 'backfill', 'out')).toBe(request);
-    expect(bytesOf(a.status().payload, 'backfill', 'in')).toBe(answer);
+    expect(bytesOf(a.status().payload, 'backfill', 'in')).toBe(answered);
     expect(bytesOf(b.status().payload, 'backfill', 'in')).toBe(request);
-    expect(bytesOf(b.status().payload, 'backfill', 'out')).toBe(answer);
+    expect(bytesOf(b.status().payload, 'backfill', 'out')).toBe(answered);
     // nothing leaks into the other channels
     expect(bytesOf(a.status().payload, 'sync', 'out')).toBe(0);
     expect(bytesOf(b.status().payload, 'gossip', 'out')).toBe(0);
