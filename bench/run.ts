@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, then one table of the figures against their baselines from this
  * run (docs/performance.md explains each and how to read them). The machine's load average is
  * printed with each section: on a shared machine, run it when the machine is quiet, and more than
- * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure runs a subset.
+ * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure,scale runs a subset.
  */
 import { benchBackpressure } from './backpressure.ts';
 import { benchBlobs } from './blobs.ts';
@@ -15,6 +15,7 @@ import { benchStartup } from './startup.ts';
 import { benchNetwork, printNetwork } from './network.ts';
 import { benchSync, printSync } from './sync.ts';
 import { benchSyncStar, printSyncStar } from './sync-star.ts';
+import { benchScale, printScale } from './scale.ts';
 
 const all: Record<string, () => Promise<unknown>> = {
   startup: benchStartup,
@@ -27,6 +28,7 @@ const all: Record<string, () => Promise<unknown>> = {
   sync: async () => printSync(await benchSync()),
   'sync-star': async () => printSyncStar(await benchSyncStar()),
   backpressure: () => benchBackpressure(),
+  scale: async () => printScale(await benchScale()),
 };
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 for (const name of only ?? []) if (!(name in all)) throw new Error(`BENCH_ONLY: no benchmark named '${name}' (${Object.keys(all).join(', ')})`);
