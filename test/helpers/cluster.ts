@@ -91,7 +91,7 @@ export interface Cluster {
 export async function startCluster(n: number, opts: { star?: boolean; callTimeoutMs?: number; startConcurrency?: number } = {}): Promise<Cluster> {
   const root = await mkdtemp(join(tmpdir(), 'hearth-cluster-'));
   const base = await freePortRun(n);
-  const members = await prepareCluster({ nodes: n, home: root, node: 'n', port: base, swarmPort: base + 1000 });
+  const members = await prepareCluster({ nodes: n, home: root, node: 'n', port: base, swarmPort: base + 1000, maxNodes: Math.max(n, 16) });
   if (opts.star) {
     const hub = `/ip4/127.0.0.1/tcp/${members[0]!.swarmPort}/p2p/${members[0]!.peerId}`;
     for (const [i, m] of members.entries()) {
