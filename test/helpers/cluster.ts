@@ -46,6 +46,8 @@ export class ClusterNode {
     private readonly wrap: string[] = [],
     /** the SDK's deadline per call (its default is 10 s; many nodes on two cores answer slower) */
     private readonly callTimeoutMs?: number,
+    /** how long the process may take to answer after its spawn (default 60 s) */
+    private readonly startTimeoutMs = 60_000,
   ) {}
 
   get url(): string {
@@ -54,7 +56,7 @@ export class ClusterNode {
   }
 
   async start(): Promise<void> {
-    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, 60_000, this.wrap);
+    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, this.startTimeoutMs, this.wrap);
     this.client = createClient({ baseUrl: this.process.url, tokenStore: new MemoryTokenStore(), ...(this.callTimeoutMs ? { timeoutMs: this.callTimeoutMs } : {}) });
     await this.client.auth.login({ username: ADMIN_USER, password: ADMIN_PASSWORD });
   }
@@ -86,9 +88,10 @@ export interface Cluster {
 /**
  * Initialises `n` bootstrapped homes and starts every node. `star`: the first node is the hub; the
  * others bootstrap from it alone (and it from nobody), so they reach each other only through it.
- * `callTimeoutMs`: the SDK's deadline per call; `startConcurrency`: nodes spawned at once (all by default).
+ * `callTimeoutMs`: the SDK's deadline per call; `startConcurrency`: nodes spawned at once (all by
+ * default); `startTimeoutMs`: how long each may take to start (default 60 s).
  */
-export async function startCluster(n: number, opts: { star?: boolean; callTimeoutMs?: number; startConcurrency?: number } = {}): Promise<Cluster> {
+export async function startCluster(n: number, opts: { star?: boolean; callTimeoutMs?: number; startConcurrency?: number; startTimeoutMs?: number } = {}): Promise<Cluster> {
   const root = await mkdtemp(join(tmpdir(), 'hearth-cluster-'));
   const base = await freePortRun(n);
   const members = await prepareCluster({ nodes: n, home: root, node: 'n', port: base, swarmPort: base + 1000, maxNodes: Math.max(n, 16) });
@@ -100,7 +103,7 @@ export async function startCluster(n: number, opts: { star?: boolean; callTimeou
       await saveConfig(m.paths.config, cfg);
     }
   }
-  const nodes = members.map((m) => new ClusterNode(m.name, root, m.swarmPort, [], opts.callTimeoutMs));
+  const nodes = members.map((m) => new ClusterNode(m.name, root, m.swarmPort, [], opts.callTimeoutMs, opts.startTimeoutMs));
   try {
     await inBatches(nodes, opts.startConcurrency ?? n, (x) => x.start());
   } catch (err) {

@@ -88,7 +88,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
   const log = opts.log ?? (() => undefined);
   const parallel = opts.parallel ?? 8;
-  const cluster: Cluster = await startCluster(opts.nodes, { callTimeoutMs: opts.callTimeoutMs ?? 30_000, startConcurrency: 4 });
+  const cluster: Cluster = await startCluster(opts.nodes, { callTimeoutMs: opts.callTimeoutMs ?? 30_000, startConcurrency: 2, startTimeoutMs: 180_000 });
   const nodes = cluster.nodes;
   const first = nodes[0]!;
   try {
