@@ -59,3 +59,35 @@ describe('payload counters', () => {
     expect(bytesOf(b.status().payload, 'gossip', 'out')).toBe(0);
   });
 });
+
+describe('network status route', () => {
+  it('keeps payload and topics[].mesh through the response schema', async () => {
+    const { default: Fastify } = await import('fastify');
+    const { registerNetworkRoutes } = await import('./routes.ts');
+    const app = Fastify();
+    app.addSchema({ $id: 'Error', type: 'object', additionalProperties: true });
+    const payload: PayloadCount[] = [{ channel: 'gossip', direction: 'out', bytes: 1234 }];
+    registerNetworkRoutes(app, {
+      peerId: '12D3KooWSelf',
+      status: () => ({
+        peerKey: 'k',
+        peerId: '12D3KooWSelf',
+        listenAddresses: [],
+        externalAddresses: [],
+        connections: [],
+        topics: [{ topic: 'ctx', peers: 19, mesh: 6 }],
+        bytes: { in: 0, out: 0 },
+        gossip: { in: 0, out: 0, dropped: 0 },
+        requests: { in: 0, out: 0, refused: 0, byProtocol: [] },
+        penalties: {},
+        banned: [],
+        payload,
+      }),
+    });
+    const res = await app.inject({ method: 'GET', url: '/admin-api/network/status' });
+    await app.close();
+    expect(res.statusCode).toBe(200);
+    expect(res.json().topics).toEqual([{ topic: 'ctx', peers: 19, mesh: 6 }]);
+    expect(res.json().payload).toEqual(payload);
+  });
+});
