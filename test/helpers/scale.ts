@@ -125,13 +125,14 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
     await Promise.all(
       Array.from({ length: parallel }, async () => {
         for (let i = next++; i < opts.writes; i = next++) {
-          // a call past the runtime's 5 s deadline (a loaded machine) commits nothing: tried again
+          // a call past the runtime's 5 s deadline (a loaded machine) commits nothing, and one past the
+          // SDK's may have committed: either is tried again (setting the same value twice is harmless)
           for (let attempt = 1; ; attempt++) {
             try {
               await nodes[i % nodes.length]!.client.rpc.execute(ctx, 'set', { key: `k${i}`, value: `v${i}` });
               break;
             } catch (err) {
-              if (attempt >= 5 || !/deadline/.test(String((err as { data?: unknown }).data ?? (err as Error).message))) throw err;
+              if (attempt >= 5 || !/deadline|timed out/.test(String((err as { data?: unknown }).data ?? (err as Error).message))) throw err;
               retried++;
             }
           }
