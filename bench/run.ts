@@ -2,8 +2,8 @@
  * `npm run bench`: every benchmark, then one table of the figures against their baselines from this
  * run (docs/performance.md explains each and how to read them). The machine's load average is
  * printed with each section: on a shared machine, run it when the machine is quiet, and more than
- * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure,restart,nat runs a
- * subset (nat needs root: network namespaces; skipped, saying why, without).
+ * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure,restart,nat,scale runs
+ * a subset (nat needs root: network namespaces; skipped, saying why, without).
  */
 import { benchBackpressure } from './backpressure.ts';
 import { benchBlobs } from './blobs.ts';
@@ -18,6 +18,7 @@ import { benchNat, printNat } from './nat.ts';
 import { benchNetwork, printNetwork } from './network.ts';
 import { benchSync, printSync } from './sync.ts';
 import { benchSyncStar, printSyncStar } from './sync-star.ts';
+import { benchScale, printScale } from './scale.ts';
 
 const all: Record<string, () => Promise<unknown>> = {
   startup: benchStartup,
@@ -32,6 +33,7 @@ const all: Record<string, () => Promise<unknown>> = {
   backpressure: () => benchBackpressure(),
   restart: () => benchRestart(),
   nat: async () => printNat(await benchNat()),
+  scale: async () => printScale(await benchScale()),
 };
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 for (const name of only ?? []) if (!(name in all)) throw new Error(`BENCH_ONLY: no benchmark named '${name}' (${Object.keys(all).join(', ')})`);

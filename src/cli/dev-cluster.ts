@@ -45,6 +45,8 @@ export interface ClusterOptions {
   adminPassword?: string;
   logLevel?: string;
   output?: string;
+  /** more nodes than `--nodes` allows (the scale runs of test/helpers/scale.ts; never from the CLI) */
+  maxNodes?: number;
 }
 
 interface Member {
@@ -58,7 +60,7 @@ interface Member {
 
 /** Initialises the homes that need it and points each node's bootstrap list at the others. */
 export async function prepareCluster(opts: ClusterOptions): Promise<Member[]> {
-  if (!Number.isInteger(opts.nodes) || opts.nodes < 1 || opts.nodes > MAX_DEV_NODES) throw new UsageError(`--nodes must be 1 to ${MAX_DEV_NODES}`);
+  if (!Number.isInteger(opts.nodes) || opts.nodes < 1 || opts.nodes > (opts.maxNodes ?? MAX_DEV_NODES)) throw new UsageError(`--nodes must be 1 to ${opts.maxNodes ?? MAX_DEV_NODES}`);
   const port = opts.port ?? DEFAULT_SERVER_PORT;
   const swarmPort = opts.swarmPort ?? DEFAULT_SWARM_PORT;
   if (port === 0 || swarmPort === 0) throw new UsageError('--nodes needs fixed first ports: --port and --swarm-port must not be 0');

@@ -77,6 +77,29 @@ export class OpDag {
   }
 
   /**
+   * `heads`, then their ancestors breadth-first, at most `limit` ids: what to send a peer asked for
+   * what we lack (`lacking` on its side). Heads alone are not enough while ops are written
+   * everywhere: the peer skips the heads it does not know yet (our newest ops, still in flight to
+   * it), and with none left it would send every op it holds; the ancestors it knows cover the rest
+   * (issue #24, docs/network.md "Scale"). Listing an ancestor of a head never hides an op we lack.
+   */
+  frontier(heads: readonly string[], limit: number): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    let level = heads.filter((h) => !seen.has(h) && seen.add(h));
+    while (level.length > 0 && out.length < limit) {
+      const next: string[] = [];
+      for (const id of level) {
+        if (out.length >= limit) break;
+        out.push(id);
+        for (const p of this.entries.get(id)?.parents ?? []) if (!seen.has(p) && this.entries.has(p)) next.push(p), seen.add(p);
+      }
+      level = next;
+    }
+    return out;
+  }
+
+  /**
    * What a peer whose heads are `theirHeads` lacks: every op that is not an ancestor-or-self of one
    * of those heads, in fold order. Heads this DAG does not know are skipped (the peer holds ops we
    * lack; it will get ours and we theirs).

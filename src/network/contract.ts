@@ -10,6 +10,7 @@
  * authorize peers with it (which account that key speaks for) and never see libp2p's peer id form.
  */
 import type { RelayGuardStatus } from './relay-guard.ts';
+import type { PayloadCount, PayloadCounters } from './payload.ts';
 
 /** A peer: the hex Ed25519 public key of its node signing identity. */
 export type PeerKey = string;
@@ -102,6 +103,9 @@ export class PeerRefusal extends Error {
 export interface Network {
   /** this node's own key (its signing identity) */
   readonly self: PeerKey;
+
+  /** payload bytes by channel: the network counts gossip, the stream router its exchanges (payload.ts) */
+  readonly payload?: PayloadCounters;
 
   /**
    * Delivers messages published on `topic` by other nodes (never this node's own). Subscribing
@@ -270,8 +274,10 @@ export interface NetworkStatus {
   externalAddresses: string[];
   /** one entry per open connection (a peer may have more than one) */
   connections: ConnectionStatus[];
-  /** the topics this node is subscribed to, with the connected peers subscribed to each */
-  topics: { topic: string; peers: number }[];
+  /** the topics this node is subscribed to, with the connected peers subscribed to each and, over gossipsub, those in its mesh */
+  topics: { topic: string; peers: number; mesh?: number }[];
+  /** payload bytes by channel and direction (payload.ts); absent where the network counts none */
+  payload?: PayloadCount[];
   /** bytes carried over connections since start */
   bytes: { in: number; out: number };
   /** gossip messages received, published, and received but dropped by a throwing handler */

@@ -4,6 +4,7 @@
  * same thing. Protocol labels are bounded by the caller (`protocolLabel`).
  */
 import type { InboundOutcome, NetworkStatus, OutboundOutcome, RequestCount } from './contract.ts';
+import { channelOfTopic, PayloadCounters } from './payload.ts';
 
 /** Outcomes counted as an inbound refusal in `requests.refused`. */
 const REFUSALS: ReadonlySet<string> = new Set<InboundOutcome>(['refused', 'busy', 'too_large']);
@@ -18,6 +19,14 @@ export class NetworkCounters {
   gossipOut = 0;
   gossipDropped = 0;
   private readonly exchanges = new Map<string, RequestCount>();
+  /** payload bytes by channel (payload.ts); the stream router adds the exchanges' share */
+  readonly payload = new PayloadCounters();
+
+  /** One gossip message published on `topic`. */
+  published(topic: string, bytes: number): void {
+    this.gossipOut++;
+    this.payload.add(channelOfTopic(topic), 'out', bytes);
+  }
 
   inbound(protocol: string, outcome: InboundOutcome): void {
     this.exchange(protocol, 'in', outcome);

@@ -1,24 +1,65 @@
 /**
  * The gossipsub service of the libp2p network (domain.md §1.1): mesh 2/4/8, one outbound, flood
  * publish, strictly signed messages of at most 1 MiB (plus room for the RPC framing), 1 s back-offs,
- * and gossip over relayed (limited) connections too.
+ * and gossip over relayed (limited) connections too. Peers on loopback, private and link-local
+ * addresses are exempt from gossipsub's IP colocation penalty (docs/decisions.md, issue #24).
  */
 import './polyfill.ts';
+import { BlockList, isIP } from 'node:net';
 import { gossipsub } from '@libp2p/gossipsub';
 import { MAX_GOSSIP_BYTES } from './contract.ts';
 
 /** Gossip RPC frames may carry a full message plus its signature, key and topic. */
 const GOSSIP_RPC_SLACK = 64 * 1024;
 
-export function gossipService(): ReturnType<typeof gossipsub> {
-  return gossipsub({
+/**
+ * Address ranges where many nodes behind one IP are expected, not a Sybil sign: one machine
+ * (loopback), a LAN or a home behind NAT (RFC 1918, IPv6 unique local), link-local. Public
+ * addresses keep gossipsub's protection (more than 10 peers from one IP score ever lower).
+ */
+const LOCAL_RANGES = (() => {
+  const list = new BlockList();
+  list.addSubnet('127.0.0.0', 8, 'ipv4');
+  list.addSubnet('10.0.0.0', 8, 'ipv4');
+  list.addSubnet('172.16.0.0', 12, 'ipv4');
+  list.addSubnet('192.168.0.0', 16, 'ipv4');
+  list.addSubnet('169.254.0.0', 16, 'ipv4');
+  list.addAddress('::1', 'ipv6');
+  list.addSubnet('fc00::', 7, 'ipv6');
+  list.addSubnet('fe80::', 10, 'ipv6');
+  return list;
+})();
+
+/** Whether `ip` (as gossipsub reads it off a connection) is a loopback, private or link-local address. */
+export function isLocalAddress(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 0) return false;
+  // an IPv4-mapped IPv6 address is judged by its IPv4 part
+  const mapped = family === 6 ? /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1] : undefined;
+  if (mapped) return LOCAL_RANGES.check(mapped, 'ipv4');
+  return LOCAL_RANGES.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * gossipsub takes its colocation exemptions as a set of exact IPs and asks it only `has(ip)`: this
+ * set answers for whole ranges. Nothing is ever added to it.
+ */
+export class LocalAddressSet extends Set<string> {
+  override has(ip: string): boolean {
+    return isLocalAddress(ip) || super.has(ip);
+  }
+}
+
+/** The service's options (exported for the colocation test, which scores peers with them). */
+export function gossipOptions() {
+  return {
     D: 4,
     Dlo: 2,
     Dhi: 8,
     Dout: 1,
     Dscore: 2,
     floodPublish: true,
-    globalSignaturePolicy: 'StrictSign',
+    globalSignaturePolicy: 'StrictSign' as const,
     emitSelf: false,
     allowPublishToZeroTopicPeers: true,
     fallbackToFloodsub: false,
@@ -27,5 +68,18 @@ export function gossipService(): ReturnType<typeof gossipsub> {
     unsubcribeBackoff: 1_000,
     // a peer reached only through a relay still replicates (the relay bounds its data)
     runOnLimitedConnection: true,
-  });
+    // without it, the 11th node on one machine or LAN sends every other node's score below the
+    // graylist threshold (10 peers per IP, then -5 × surplus²): gossip from all of them is ignored
+    scoreParams: { IPColocationFactorWhitelist: new LocalAddressSet() },
+  } satisfies Parameters<typeof gossipsub>[0];
+}
+
+export function gossipService(): ReturnType<typeof gossipsub> {
+  return gossipsub(gossipOptions());
+}
+
+/** Peers in this node's mesh for `topic` (the interface libp2p exports does not name the class's `getMeshPeers`). */
+export function meshSize(pubsub: unknown, topic: string): number {
+  const getMeshPeers = (pubsub as { getMeshPeers?: (topic: string) => string[] } | undefined)?.getMeshPeers;
+  return typeof getMeshPeers === 'function' ? getMeshPeers.call(pubsub, topic).length : 0;
 }

@@ -19,7 +19,7 @@ import type { CircuitRelayService } from '@libp2p/circuit-relay-v2';
 import type { KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import type { GossipSub, Message } from '@libp2p/gossipsub';
-import { gossipService } from './gossip-service.ts';
+import { gossipService, meshSize } from './gossip-service.ts';
 import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
 import { mdns } from '@libp2p/mdns';
@@ -124,6 +124,7 @@ export class Libp2pNetwork implements Network {
    */
   private readonly connected = new Set<PeerKey>();
   private readonly counters = new NetworkCounters();
+  readonly payload = this.counters.payload;
   private readonly topics = new TopicHandlers(this.counters, (msg, err) =>
     this.log.debug({ peer: msg.from, topic: msg.topic, err: (err as Error)?.message }, 'network: gossip message dropped by its handler'),
   );
@@ -272,7 +273,7 @@ export class Libp2pNetwork implements Network {
     } catch (err) {
       throw new NetworkError('protocol', `publish on ${topic}: ${(err as Error).message}`);
     }
-    this.counters.gossipOut++;
+    this.counters.published(topic, data.byteLength);
     return recipients.length;
   }
 
@@ -396,12 +397,13 @@ export class Libp2pNetwork implements Network {
       listenAddresses: node ? boundListenAddress(this.listen, this.components?.transportManager.getAddrs() ?? []) : [],
       externalAddresses: this.addresses(),
       connections,
-      topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length })),
+      topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length, mesh: meshSize(node?.services.pubsub, topic) })),
       bytes: this.counters.bytes(),
       gossip: this.counters.gossip(),
       requests: this.counters.requests(),
       penalties: this.box.penalties(),
       banned: this.box.banned(),
+      payload: this.payload.list(),
       ...(node ? { internet: this.internetStatus(node) } : {}),
     };
   }

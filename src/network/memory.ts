@@ -144,6 +144,7 @@ export class MemoryNetwork implements Network {
   private readonly served = new Map<string, Served>();
   private readonly peerListeners = new Set<(e: PeerEvent) => void>();
   private readonly counters = new NetworkCounters();
+  readonly payload = this.counters.payload;
   private readonly topics = new TopicHandlers(this.counters);
   private readonly box: PenaltyBox;
   /** every `penalize` call, in order (tests assert on it) */
@@ -176,7 +177,7 @@ export class MemoryNetwork implements Network {
   async publish(topic: string, data: Uint8Array): Promise<number> {
     if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
     const targets = this.hub.neighbours(this.self).filter((n) => n.subscribed(topic));
-    this.counters.gossipOut++;
+    this.counters.published(topic, data.byteLength);
     const id = `${this.self}/${++this.sequence}`;
     this.seen.add(id);
     for (const t of targets) {
@@ -336,6 +337,7 @@ export class MemoryNetwork implements Network {
       requests: this.counters.requests(),
       penalties: this.box.penalties(),
       banned: this.box.banned(),
+      payload: this.payload.list(),
     };
   }
 

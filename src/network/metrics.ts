@@ -51,6 +51,12 @@ export function networkSeries(status: () => NetworkStatus): GaugeSource[] {
       },
     },
     {
+      name: 'hearth_network_payload_bytes_total',
+      type: 'counter',
+      help: 'Payload bytes by channel (gossip, governance, backfill, sync, other) and direction, framing excluded',
+      read: () => (status().payload ?? []).map((p) => ({ labels: { channel: p.channel, direction: p.direction }, value: p.bytes })),
+    },
+    {
       name: 'hearth_network_requests_total',
       type: 'counter',
       help: 'Stream request/response exchanges by protocol (served ones; others are "other"), direction and outcome',

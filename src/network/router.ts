@@ -10,6 +10,7 @@
  * is refused and reported to the network as the peer's fault (penalize).
  */
 import { NetworkError, PeerRefusal, type Network, type PeerKey, type RequestContext, type RequestOptions } from './contract.ts';
+import { channelOfKind, type PayloadDirection } from './payload.ts';
 
 export const SYNC_PROTOCOL = '/calimero/stream/0.0.2';
 
@@ -105,13 +106,24 @@ export class StreamRouter {
     const entry = this.kinds.get(kind) ?? refuse(`unknown request kind: ${kind.slice(0, 64)}`);
     if (bytes.byteLength > entry.opts.maxRequestBytes) refuse(`${kind} request exceeds ${entry.opts.maxRequestBytes} bytes`);
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(entry.opts.timeoutMs)]);
+    this.count(kind, 'in', bytes);
     const answer = await entry.handler(request, { ...ctx, signal, kind });
-    return isIterable(answer) ? encodeAll(answer) : encodeJson(answer);
+    return isIterable(answer) ? this.counted(kind, encodeAll(answer)) : this.count(kind, 'out', encodeJson(answer));
+  }
+
+  /** Adds `bytes` to the payload counters under the kind's channel, and hands them back. */
+  private count(kind: string, direction: PayloadDirection, bytes: Uint8Array): Uint8Array {
+    this.network.payload?.add(channelOfKind(kind), direction, bytes.byteLength);
+    return bytes;
+  }
+
+  private async *counted(kind: string, frames: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    for await (const frame of frames) yield this.count(kind, 'out', frame);
   }
 
   /** One request, one JSON answer (rejects with NetworkError; a non-object answer is a protocol error). */
   async request(peer: PeerKey, kind: string, body: JsonObject, opts: RequestOptions): Promise<JsonObject> {
-    const bytes = await this.network.request(peer, SYNC_PROTOCOL, encodeJson({ ...body, type: kind }), opts);
+    const bytes = this.count(kind, 'in', await this.network.request(peer, SYNC_PROTOCOL, this.count(kind, 'out', encodeJson({ ...body, type: kind })), opts));
     const answer = decodeJson(bytes);
     if (!answer) {
       this.network.penalize(peer, 'invalid_message', `${kind}: the answer is not a JSON object`);
@@ -122,8 +134,8 @@ export class StreamRouter {
 
   /** One request, a stream of JSON answers. */
   async *requestStream(peer: PeerKey, kind: string, body: JsonObject, opts: RequestOptions): AsyncIterable<JsonObject> {
-    for await (const bytes of this.network.requestStream(peer, SYNC_PROTOCOL, encodeJson({ ...body, type: kind }), opts)) {
-      const frame = decodeJson(bytes);
+    for await (const bytes of this.network.requestStream(peer, SYNC_PROTOCOL, this.count(kind, 'out', encodeJson({ ...body, type: kind })), opts)) {
+      const frame = decodeJson(this.count(kind, 'in', bytes));
       if (!frame) {
         this.network.penalize(peer, 'invalid_message', `${kind}: a response frame is not a JSON object`);
         throw new NetworkError('protocol', `${kind}: the peer sent a frame that is not a JSON object`);

@@ -38,6 +38,7 @@ export function networkStatusView(d: NetworkRoutesDeps): Record<string, unknown>
     connections: (s?.connections ?? []).map((c) => ({ peerId: c.peerId, peerKey: c.peer, remoteAddr: c.remoteAddress, direction: c.direction, openedAt: iso(c.openedAt) })),
     topics: s?.topics ?? [],
     bytes: s?.bytes ?? { in: 0, out: 0 },
+    ...(s?.payload ? { payload: s.payload } : {}),
     gossip: s?.gossip ?? { in: 0, out: 0, dropped: 0 },
     requests: s ? { in: s.requests.in, out: s.requests.out, refused: s.requests.refused } : { in: 0, out: 0, refused: 0 },
     penalties: s?.penalties ?? {},
@@ -63,7 +64,12 @@ const NetworkStatusAnswer = Type.Object(
     connections: Type.Array(
       Type.Object({ peerId: Type.String(), peerKey: Type.String(), remoteAddr: Type.String(), direction: Type.String(), openedAt: Type.String({ description: 'RFC 3339' }) }),
     ),
-    topics: Type.Array(Type.Object({ topic: Type.String(), peers: Type.Integer({ minimum: 0 }) })),
+    topics: Type.Array(
+      Type.Object({ topic: Type.String(), peers: Type.Integer({ minimum: 0 }), mesh: Type.Optional(Type.Integer({ minimum: 0, description: 'peers in this node\'s gossipsub mesh for the topic' })) }),
+    ),
+    payload: Type.Optional(
+      Type.Array(Type.Object({ channel: Type.String(), direction: Type.String(), bytes: Type.Integer({ minimum: 0 }) }), { description: 'hearth: payload bytes by channel and direction (docs/network.md)' }),
+    ),
     bytes: Type.Object({ in: Type.Integer(), out: Type.Integer() }),
     gossip: Type.Object({ in: Type.Integer(), out: Type.Integer(), dropped: Type.Integer() }),
     requests: Type.Object({ in: Type.Integer(), out: Type.Integer(), refused: Type.Integer() }),

@@ -5,6 +5,7 @@
  */
 import type { GossipHandler, GossipMessage } from './contract.ts';
 import type { NetworkCounters } from './counters.ts';
+import { channelOfTopic } from './payload.ts';
 
 export class TopicHandlers {
   private readonly topics = new Map<string, Set<GossipHandler>>();
@@ -46,6 +47,7 @@ export class TopicHandlers {
     const handlers = [...(this.topics.get(msg.topic) ?? [])];
     if (handlers.length === 0) return false;
     this.counters.gossipIn++;
+    this.counters.payload.add(channelOfTopic(msg.topic), 'in', msg.data.byteLength);
     for (const h of handlers) {
       Promise.resolve()
         .then(() => h(msg))

@@ -54,6 +54,9 @@ export interface SyncOptions {
   applyRetry?: Partial<RetryPolicy>;
 }
 
+/** ids a backfill request names (the server takes at most 256) */
+const BACKFILL_FRONTIER = 64;
+
 export const SYNC_DEFAULTS: SyncOptions = { heartbeatMs: 10_000, requestTimeoutMs: 30_000, snapshotTimeoutMs: 120_000, snapshotAbove: 256 };
 
 export interface ContextSyncDeps {
@@ -373,7 +376,10 @@ export class ContextSync {
     const signal = this.life.signal;
     for (let batch = 1; ; batch++) {
       const received: unknown[] = [];
-      const request = { contextId: meta.id, heads: meta.dagHeads, ...(adviseSnapshot ? { snapshotAbove: this.opts.snapshotAbove } : {}) };
+      // the heads and their nearest ancestors (dag.ts `frontier`): a peer that has not yet seen our
+      // newest deltas still knows their parents, and sends only what we lack, not its whole history
+      const heads = (await this.applier.dag(meta.id)).frontier(meta.dagHeads, BACKFILL_FRONTIER);
+      const request = { contextId: meta.id, heads, ...(adviseSnapshot ? { snapshotAbove: this.opts.snapshotAbove } : {}) };
       let cut: unknown;
       try {
         for await (const frame of this.d.router.requestStream(peer, KINDS.backfill, request, frameOpts(this.opts.requestTimeoutMs, signal))) {

@@ -44,6 +44,10 @@ export class ClusterNode {
     readonly swarmPort: number,
     /** a command the node runs under (e.g. `ip netns exec <namespace>`) */
     private readonly wrap: string[] = [],
+    /** the SDK's deadline per call (its default is 10 s; many nodes on two cores answer slower) */
+    private readonly callTimeoutMs?: number,
+    /** how long the process may take to answer after its spawn (default 60 s) */
+    private readonly startTimeoutMs = 60_000,
   ) {}
 
   get url(): string {
@@ -52,8 +56,8 @@ export class ClusterNode {
   }
 
   async start(): Promise<void> {
-    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, 60_000, this.wrap);
-    this.client = createClient({ baseUrl: this.process.url, tokenStore: new MemoryTokenStore() });
+    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, this.startTimeoutMs, this.wrap);
+    this.client = createClient({ baseUrl: this.process.url, tokenStore: new MemoryTokenStore(), ...(this.callTimeoutMs ? { timeoutMs: this.callTimeoutMs } : {}) });
     await this.client.auth.login({ username: ADMIN_USER, password: ADMIN_PASSWORD });
   }
 
@@ -84,11 +88,13 @@ export interface Cluster {
 /**
  * Initialises `n` bootstrapped homes and starts every node. `star`: the first node is the hub; the
  * others bootstrap from it alone (and it from nobody), so they reach each other only through it.
+ * `callTimeoutMs`: the SDK's deadline per call; `startConcurrency`: nodes spawned at once (all by
+ * default); `startTimeoutMs`: how long each may take to start (default 60 s).
  */
-export async function startCluster(n: number, opts: { star?: boolean } = {}): Promise<Cluster> {
+export async function startCluster(n: number, opts: { star?: boolean; callTimeoutMs?: number; startConcurrency?: number; startTimeoutMs?: number } = {}): Promise<Cluster> {
   const root = await mkdtemp(join(tmpdir(), 'hearth-cluster-'));
   const base = await freePortRun(n);
-  const members = await prepareCluster({ nodes: n, home: root, node: 'n', port: base, swarmPort: base + 1000 });
+  const members = await prepareCluster({ nodes: n, home: root, node: 'n', port: base, swarmPort: base + 1000, maxNodes: Math.max(n, 16) });
   if (opts.star) {
     const hub = `/ip4/127.0.0.1/tcp/${members[0]!.swarmPort}/p2p/${members[0]!.peerId}`;
     for (const [i, m] of members.entries()) {
@@ -99,8 +105,14 @@ export async function startCluster(n: number, opts: { star?: boolean } = {}): Pr
       await saveConfig(m.paths.config, cfg);
     }
   }
-  const nodes = members.map((m) => new ClusterNode(m.name, root, m.swarmPort));
-  await Promise.all(nodes.map((x) => x.start()));
+  const nodes = members.map((m) => new ClusterNode(m.name, root, m.swarmPort, [], opts.callTimeoutMs, opts.startTimeoutMs));
+  try {
+    await inBatches(nodes, opts.startConcurrency ?? n, (x) => x.start());
+  } catch (err) {
+    await Promise.all(nodes.map((x) => x.stop()));
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
   return {
     nodes,
     destroy: async () => {
@@ -108,6 +120,16 @@ export async function startCluster(n: number, opts: { star?: boolean } = {}): Pr
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Runs `f` on every item, at most `limit` at once. */
+export async function inBatches<T>(items: T[], limit: number, f: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+      for (let i = next++; i < items.length; i = next++) await f(items[i]!);
+    }),
+  );
 }
 
 /** Polls `ok` until it holds (every 100 ms), failing after `timeoutMs` with `what`. */
