@@ -99,6 +99,27 @@ describe('Bootstrapper', () => {
     await b.stop();
   });
 
+  it('counts a relayed connection cut after a second as stable (relay limits end circuits), a direct one not', async () => {
+    for (const [address, expected] of [
+      ['/ip4/1.2.3.4/tcp/1/p2p/R/p2p-circuit/p2p/A', []],
+      ['/ip4/1.2.3.4/tcp/1/p2p/A', [1_000, 2_000, 4_000]],
+    ] as const) {
+      const net = fakeNet();
+      net.failing = false;
+      const b = new Bootstrapper([{ address }], net.deps, policy);
+      b.start();
+      await eventually(() => net.dials === 1, 'the first dial');
+      for (let cut = 1; cut <= 3; cut++) {
+        net.clock += 2_000; // a circuit that carried a batch for 2 s, then the relay cut it
+        net.emit('disconnected');
+        await eventually(() => net.dials === cut + 1, 'the redial');
+      }
+      // relayed: no backoff after any of the three cuts; direct: doubling, as for a peer hanging up
+      expect(net.sleeps).toEqual(expected);
+      await b.stop();
+    }
+  });
+
   it('stops at once, whatever it was waiting on', async () => {
     const net = fakeNet();
     const { sleep: _fake, ...realSleep } = net.deps;

@@ -4,7 +4,11 @@
  * exponential backoff (1 s doubling to 60 s by default, ±20 % jitter so restarted nodes do not
  * redial in step). A connection that lasted `stableMs` resets the backoff and is redialed at once
  * when it drops; a shorter one (a peer that accepts and hangs up) waits out the backoff like a
- * failed dial. `stop()` cancels every wait and dial.
+ * failed dial. A relayed address (`/p2p-circuit`) counts as stable after {@link RELAYED_STABLE_MS}:
+ * the relay ends each circuit at its data or duration limit by design, and a circuit that carried a
+ * batch before it was cut is progress, not a peer hanging up (issue #24: with the backoff doubling
+ * on every cut, a sync over a small relay limit waited up to a minute between batches). `stop()`
+ * cancels every wait and dial.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -19,6 +23,9 @@ export interface RedialPolicy {
   /** a connection that lasted this long resets the backoff */
   stableMs: number;
 }
+
+/** a relayed connection that lasted this long resets the backoff (see the header) */
+export const RELAYED_STABLE_MS = 1_000;
 
 export const DEFAULT_REDIAL: RedialPolicy = { initialMs: 1_000, maxMs: 60_000, dialTimeoutMs: 10_000, stableMs: 10_000 };
 
@@ -76,6 +83,7 @@ export class Bootstrapper {
     const { log } = this.deps;
     let peer = target.peer;
     let delay = this.policy.initialMs;
+    const stableMs = target.address.includes('/p2p-circuit') ? Math.min(this.policy.stableMs, RELAYED_STABLE_MS) : this.policy.stableMs;
     const backoff = async () => {
       const jitter = 0.8 + 0.4 * (this.deps.random ?? Math.random)();
       await (this.deps.sleep ?? abortableSleep)(Math.round(delay * jitter), signal);
@@ -99,7 +107,7 @@ export class Bootstrapper {
       const now = this.deps.now ?? Date.now;
       const since = now();
       await this.disconnection(peer, signal);
-      if (now() - since >= this.policy.stableMs) delay = this.policy.initialMs;
+      if (now() - since >= stableMs) delay = this.policy.initialMs;
       else await backoff();
     }
   }

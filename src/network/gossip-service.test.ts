@@ -1,3 +1,5 @@
+/** gossipsub's IP colocation scoring with hearth's options: local ranges exempt, public ones not. */
+import './polyfill.ts';
 import { describe, expect, it } from 'vitest';
 import { createPeerScoreParams, PeerScore } from '@libp2p/gossipsub/score';
 import { gossipOptions, isLocalAddress } from './gossip-service.ts';

@@ -321,13 +321,16 @@ describe('the dashboard across two nodes', () => {
     const table = panel.getByRole('table', { name: 'raw state rows' });
     const keysShown = async () => (await table.getByRole('row').all()).slice(1).map((r) => r.getByRole('cell').first().textContent());
     await expect.poll(() => range.textContent()).toBe('rows 1–20');
-    expect(await Promise.all(await keysShown())).toEqual(all.slice(0, 20).map((e) => label(e.key)));
+    // the range line and the rows render apart: wait for the rows themselves
+    await expect.poll(async () => Promise.all(await keysShown())).toEqual(all.slice(0, 20).map((e) => label(e.key)));
     await panel.getByRole('button', { name: 'next page' }).click();
     await expect.poll(() => range.textContent()).toBe('rows 21–40');
-    expect(await Promise.all(await keysShown())).toEqual(all.slice(20, 40).map((e) => label(e.key)));
+    // the range line and the rows render apart: wait for the rows themselves
+    await expect.poll(async () => Promise.all(await keysShown())).toEqual(all.slice(20, 40).map((e) => label(e.key)));
     await panel.getByRole('button', { name: 'next page' }).click();
     await expect.poll(() => range.textContent()).toBe('rows 41–47 (the last)');
-    expect(await Promise.all(await keysShown())).toEqual(all.slice(40).map((e) => label(e.key)));
+    // the range line and the rows render apart: wait for the rows themselves
+    await expect.poll(async () => Promise.all(await keysShown())).toEqual(all.slice(40).map((e) => label(e.key)));
     expect(await panel.getByRole('button', { name: 'next page' }).isDisabled()).toBe(true);
     // key, size and preview: text for an item, hex for the app's 32-byte root
     const item = table.getByRole('row').filter({ has: pageA.getByRole('cell', { name: '"flat:item:k9"', exact: true }) });
