@@ -125,12 +125,13 @@ export class RelayGuard {
       this.penalize(source, why);
       return true;
     }
-    rec.circuits.push(this.now());
+    const at = this.now();
+    rec.circuits.push(at);
     this.totals.circuits.opened++;
     if (stream) {
       rec.open++;
       this.totals.circuits.open++;
-      stream.addEventListener('close', (e) => this.circuitEnded(rec, (e as Event & { error?: Error }).error), { once: true });
+      stream.addEventListener('close', (e) => this.circuitEnded(rec, at, (e as Event & { error?: Error }).error), { once: true });
     }
     return false;
   }
@@ -202,11 +203,19 @@ export class RelayGuard {
     return this.peers.get(peer)?.bytes ?? 0;
   }
 
-  private circuitEnded(rec: PeerRecord, error: Error | undefined): void {
+  private circuitEnded(rec: PeerRecord, openedAt: number, error: Error | undefined): void {
     rec.open--;
     this.totals.circuits.open--;
     const end: CircuitEnd = error?.name === 'TransferLimitError' ? 'data_limit' : error?.name === 'DurationLimitError' ? 'duration_limit' : 'closed';
     this.totals.ended[end]++;
+    // a circuit this relay ended at its own limit does not count against the peer's rate: the
+    // redial that follows is the expected way through a limited relay (an honest sync over a small
+    // data limit opened more than 60 a minute and was penalised). Such a circuit cost the peer its
+    // whole data or duration allowance, and the open-circuit bound still holds.
+    if (end !== 'closed') {
+      const i = rec.circuits.indexOf(openedAt);
+      if (i >= 0) rec.circuits.splice(i, 1);
+    }
   }
 
   private recent(times: number[]): number[] {
