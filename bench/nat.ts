@@ -26,7 +26,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, joinContext, type ClusterNode } from '../test/helpers/cluster.ts';
 import { makeBundle } from '../test/helpers/bundles.ts';
-import { NatLab, natLabNodes, type NatTopology } from '../test/helpers/nat-lab.ts';
+import { NatLab, natLabNodes, type NatTopology, haltLabNode } from '../test/helpers/nat-lab.ts';
 import { buildTestApp } from '../test/helpers/wasm-apps.ts';
 
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
@@ -56,16 +56,6 @@ const CASES: Record<NatCase, { topology: NatTopology; writer: 'a' | 'b' }> = {
   relayed: { topology: 'masquerade', writer: 'a' },
   upgraded: { topology: 'forwarded', writer: 'b' },
 };
-
-async function halt(n: ClusterNode): Promise<void> {
-  const child = n.process?.child;
-  const kill = setTimeout(() => child?.kill('SIGKILL'), 10_000);
-  try {
-    await n.stop();
-  } finally {
-    clearTimeout(kill);
-  }
-}
 
 /** One case; resolves with why it could not run when the lab cannot be built. */
 export async function benchNatCase(kind: NatCase, writes = Number(process.env.BENCH_NAT_N ?? 100)): Promise<NatCaseResult | string> {
@@ -131,7 +121,7 @@ export async function benchNatCase(kind: NatCase, writes = Number(process.env.BE
     times.sort((x, y) => x - y);
     return { kind, writes, p50Ms: pct(times, 0.5), p99Ms: pct(times, 0.99), startToReadMs, load: loadavg()[0]! };
   } finally {
-    await Promise.allSettled(started.map(halt));
+    await Promise.allSettled(started.map(haltLabNode));
     await lab.tearDown();
     await rm(home, { recursive: true, force: true });
   }

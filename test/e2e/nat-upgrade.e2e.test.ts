@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBundle } from '../helpers/bundles.ts';
 import { eventually, joinContext, type ClusterNode } from '../helpers/cluster.ts';
-import { LAB_SWARM_PORT, NatLab, natLabNodes } from '../helpers/nat-lab.ts';
+import { LAB_SWARM_PORT, NatLab, natLabNodes, haltLabNode } from '../helpers/nat-lab.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 const lab = new NatLab('dcu', 'forwarded');
@@ -45,16 +45,6 @@ interface Status {
 const net = async (n: ClusterNode) => (await n.client.admin.networkStatus()) as unknown as Status;
 const reach = async (n: ClusterNode) => (await net(n)).autonat.reachability;
 
-async function halt(n: ClusterNode): Promise<void> {
-  const child = n.process?.child;
-  const kill = setTimeout(() => child?.kill('SIGKILL'), 10_000);
-  try {
-    await n.stop();
-  } finally {
-    clearTimeout(kill);
-  }
-}
-
 beforeAll(async () => {
   unavailable = await lab.setUp();
   if (unavailable !== undefined) {
@@ -71,7 +61,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.allSettled(nodes.map(halt));
+  await Promise.allSettled(nodes.map(haltLabNode));
   await lab.tearDown();
   if (home) await rm(home, { recursive: true, force: true });
 }, 60_000);

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBundle } from '../helpers/bundles.ts';
 import { eventually, joinContext, type ClusterNode } from '../helpers/cluster.ts';
-import { NatLab, natLabNodes } from '../helpers/nat-lab.ts';
+import { NatLab, natLabNodes, haltLabNode } from '../helpers/nat-lab.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 const LIMIT = 256 * 1024;
@@ -42,16 +42,6 @@ async function metric(n: ClusterNode, name: string, labels: string): Promise<num
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-async function halt(n: ClusterNode): Promise<void> {
-  const child = n.process?.child;
-  const kill = setTimeout(() => child?.kill('SIGKILL'), 10_000);
-  try {
-    await n.stop();
-  } finally {
-    clearTimeout(kill);
-  }
-}
-
 beforeAll(async () => {
   unavailable = await lab.setUp();
   if (unavailable !== undefined) {
@@ -68,7 +58,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.allSettled(nodes.map(halt));
+  await Promise.allSettled(nodes.map(haltLabNode));
   await lab.tearDown();
   if (home) await rm(home, { recursive: true, force: true });
 }, 60_000);

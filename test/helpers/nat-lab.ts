@@ -266,3 +266,14 @@ export async function natLabNodes(lab: NatLab, root: string, configure: (name: L
   const node = (h: LabHost) => new ClusterNode(h.name, root, LAB_SWARM_PORT, h.wrap);
   return { r: node(lab.r), a: node(lab.a), b: node(lab.b), rAddress };
 }
+
+/** Stops a lab node, killing it (SIGKILL) when it has not exited within 10 s: a node whose peers are gone may hang in its network stop. */
+export async function haltLabNode(n: ClusterNode): Promise<void> {
+  const child = n.process?.child;
+  const kill = setTimeout(() => child?.kill('SIGKILL'), 10_000);
+  try {
+    await n.stop();
+  } finally {
+    clearTimeout(kill);
+  }
+}
