@@ -93,4 +93,25 @@ describe('governance catch-up with a head the answering node does not know', () 
     await until('B holds A’s names', () => b.governance.namespace(nsId)?.groups[nsId]?.members[a.identity.accountId]?.metadata?.name === 'a4');
     expect(a.replicator.stats.opsServed - served).toBe(5);
   });
+
+  it('a node that wrote more ops while apart than a pull names: a few known ops more, not the whole log', async () => {
+    const { hub, a, b, nsId } = await pairApart();
+    hub.link(a.identity.publicKey, b.identity.publicKey);
+    for (let i = 0; i < 80; i++) await setName(a, nsId, `c${i}`); // a long history both hold
+    await until('B holds it', () => b.governance.opCount(nsId) === a.governance.opCount(nsId));
+    for (const p of b.net.peers()) hub.unlink(b.identity.publicKey, p);
+    for (let i = 0; i < 5; i++) await setName(a, nsId, `a${i}`);
+    for (let i = 0; i < 100; i++) await setName(b, nsId, `b${i}`); // more than the 64 ids a pull names
+    await a.replicator.stop();
+    const whole = a.governance.opCount(nsId);
+    const served = a.replicator.stats.opsServed;
+    hub.link(a.identity.publicKey, b.identity.publicKey);
+    await until('B holds A’s names', () => b.governance.namespace(nsId)?.groups[nsId]?.members[a.identity.accountId]?.metadata?.name === 'a4');
+    const sent = a.replicator.stats.opsServed - served;
+    expect(whole).toBeGreaterThan(85);
+    // the 5 it lacks and the known ops down to the first id A knows among those named (the samples
+    // past the breadth-first 48 sit 0, 1, 3, 7, 15, 31, 63 … deeper: 63 is past B's 100 new ops)
+    expect(sent).toBeGreaterThanOrEqual(5);
+    expect(sent).toBeLessThan(5 + 20);
+  });
 });
