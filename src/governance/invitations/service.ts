@@ -7,8 +7,10 @@
  * when no peer answers records a pending join persistently, which `resolvePending` completes once
  * a peer is reachable (replication calls it on every connection and heartbeat); when a member peer
  * refuses the invitation itself (revoked, used, a removal since it was issued), the join fails with
- * that reason. Invitations carry the namespace's removal count in their signed salt, and can be
- * revoked (admission.ts, issue 23 §3). Knows nothing of HTTP.
+ * that reason. Joins of one group run one after another, and `completePending` lets a read that
+ * follows a pending join (the group sync) wait for the attempt in flight rather than race it
+ * (docs/governance.md "Acknowledged joins"). Invitations carry the namespace's removal count in
+ * their signed salt, and can be revoked (admission.ts, issue 23 §3). Knows nothing of HTTP.
  */
 import type { NodeIdentity } from '../../accounts/identity.ts';
 import type { Clock } from '../../clock.ts';
@@ -70,6 +72,8 @@ export class InvitationService {
   private resolving: Promise<number> | undefined;
   /** per group, the last join queued: joins of one group run one after another */
   private readonly joins = new Map<string, Promise<JoinResult>>();
+  /** per group, the retry of its pending join in flight (resolvePending, completePending) */
+  private readonly retries = new Map<string, Promise<{ held: boolean; refusal?: HearthError }>>();
 
   constructor(
     private readonly d: {
@@ -196,38 +200,43 @@ export class InvitationService {
 
   /**
    * Before a route reads a group this node has only a pending join for (`POST /groups/{g}/sync`):
-   * waits for the join of that group in flight (a heartbeat or connection retrying it), or retries
+   * waits for the retry of that join in flight (a heartbeat or connection retrying it), or retries
    * it now when none is, so the caller sees what that attempt stored rather than racing it. Resolves
    * with whether this node holds the group afterwards; a join a member peer refuses (in either
    * attempt) is dropped and its refusal thrown.
    */
   async completePending(groupId: string): Promise<boolean> {
     if (this.d.governance.locate(groupId)) return true;
-    const inFlight = this.joins.get(groupId);
-    if (inFlight) {
-      try {
-        await inFlight;
-      } catch (e) {
-        // a member peer refused the invitation to the attempt in flight: the caller hears why too
-        if (e instanceof HearthError && !this.d.governance.locate(groupId)) throw e;
-      }
-    } else {
+    let outcome = this.retries.get(groupId);
+    if (!outcome) {
       const p = await this.pending.get(groupId);
-      if (p) await this.retry(groupId, p, true);
+      if (p) outcome = this.retry(groupId, p);
     }
+    const refused = (await outcome)?.refusal;
+    if (refused && !this.d.governance.locate(groupId)) throw refused;
     return this.d.governance.locate(groupId) !== undefined;
   }
 
-  /** One more attempt at a pending join; an invitation that can no longer admit this node is dropped. */
-  private async retry(groupId: string, p: PendingJoin, rethrow: boolean): Promise<boolean> {
-    try {
-      return !(await this.join(p.invitation)).pending;
-    } catch (e) {
-      if (!(e instanceof HearthError)) throw e;
-      await this.pending.del(groupId); // the invitation can no longer admit this node
-      if (rethrow) throw e;
-      return false;
-    }
+  /**
+   * One more attempt at a pending join, shared with any caller while it runs; an invitation that
+   * can no longer admit this node (expired, refused) is dropped, and why is in `refusal`.
+   */
+  private retry(groupId: string, p: PendingJoin): Promise<{ held: boolean; refusal?: HearthError }> {
+    const running = this.retries.get(groupId);
+    if (running) return running;
+    const run = (async () => {
+      try {
+        return { held: !(await this.join(p.invitation)).pending };
+      } catch (e) {
+        if (!(e instanceof HearthError)) throw e;
+        await this.pending.del(groupId);
+        return { held: false, refusal: e };
+      }
+    })();
+    this.retries.set(groupId, run);
+    const done = () => void this.retries.delete(groupId);
+    run.then(done, done);
+    return run;
   }
 
   /**
@@ -269,7 +278,7 @@ export class InvitationService {
 
   private async resolveAll(): Promise<number> {
     let done = 0;
-    for (const [groupId, p] of await collect(this.pending.entries())) if (await this.retry(groupId, p, false)) done++;
+    for (const [groupId, p] of await collect(this.pending.entries())) if ((await this.retry(groupId, p)).held) done++;
     return done;
   }
 }
