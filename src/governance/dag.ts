@@ -100,6 +100,36 @@ export class OpDag {
   }
 
   /**
+   * `frontier` that also reaches far back: the last `tail` of the `limit` ids are ancestors beyond
+   * the breadth-first part, along the longest path from the first head (highest-seq parent first),
+   * at offsets 0, 1, 3, 7, 15, … past it, ending with the root when the walk gets there. A peer
+   * that lacks more of our newest ops than the breadth-first part names (a node that wrote many ops
+   * while apart) still finds an id it knows within twice the depth of what it lacks, instead of
+   * none, which would make it send every op it holds. Governance pulls name this (log.ts).
+   */
+  reachingFrontier(heads: readonly string[], limit: number, tail = 16): string[] {
+    const out = this.frontier(heads, Math.max(1, limit - tail));
+    const seen = new Set(out);
+    let cur = heads.find((h) => this.entries.has(h));
+    let depth = 0;
+    let start = -1;
+    let step = 1;
+    while (cur !== undefined && out.length < limit) {
+      if (start < 0 && !seen.has(cur)) start = depth; // the path leaves the breadth-first part here
+      const known = this.entries.get(cur)!.parents.filter((p) => this.entries.has(p));
+      const isRoot = known.length === 0;
+      if (start >= 0 && (depth === start + step - 1 || isRoot)) {
+        if (!seen.has(cur)) out.push(cur), seen.add(cur);
+        if (depth === start + step - 1) step *= 2;
+      }
+      if (isRoot) break;
+      cur = known.reduce((a, b) => (this.entries.get(a)!.seq >= this.entries.get(b)!.seq ? a : b));
+      depth++;
+    }
+    return out;
+  }
+
+  /**
    * What a peer whose heads are `theirHeads` lacks: every op that is not an ancestor-or-self of one
    * of those heads, in fold order. Heads this DAG does not know are skipped (the peer holds ops we
    * lack; it will get ours and we theirs).

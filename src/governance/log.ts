@@ -233,6 +233,16 @@ export class Governance {
     return this.held.get(namespaceId)?.dag.heads() ?? [];
   }
 
+  /**
+   * The heads, their nearest ancestors and a few further back, at most `limit` ids (dag.ts
+   * `reachingFrontier`): what a pull names, so a peer that has not seen our newest ops still finds
+   * ids it knows and sends only what we lack, not the whole log (empty for an unknown namespace).
+   */
+  frontier(namespaceId: string, limit: number): string[] {
+    const dag = this.held.get(namespaceId)?.dag;
+    return dag ? dag.reachingFrontier(dag.heads(), limit) : [];
+  }
+
   knows(namespaceId: string, opId: string): boolean {
     return this.held.get(namespaceId)?.dag.has(opId) ?? false;
   }

@@ -1,8 +1,9 @@
 /**
  * Invitations and joins over HTTP through the SDK (admin-wire-b §2.7–§2.8, §4.16–§4.17): the signed
  * snake_case invitation (signature re-verified here), expiry clamp, recursive namespace invites,
- * joins (already a member, pending join of an unknown namespace kept across a restart), and the
- * refusals — tampered signature 400, wrong path 400, non-root 400, expired 409, unknown group 404.
+ * joins (already a member, pending join of an unknown namespace kept across a restart), the sync of
+ * a group whose join is still pending (404 saying so), and the refusals — tampered signature 400,
+ * wrong path 400, non-root 400, expired 409, unknown group 404.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -111,4 +112,20 @@ it('records a join for a namespace this node does not have, and keeps it across 
   expect(await node.node.invitations.pendingJoin(nsId)).toMatchObject({ groupId: nsId, invitation: { inviter_signature: invitation.inviter_signature } });
   // the namespace is still unknown to the admin API until replication brings its ops
   expect((await fails(c.http.send(`/admin-api/groups/${nsId}`)))?.status).toBe(404);
+});
+
+it('sync of a group with a pending join and no member reachable: 404 saying the join is pending; bad id 400, unknown 404', async () => {
+  const invitation = foreign(Math.floor(Date.now() / 1000) + 600, 'e1'.repeat(32));
+  const nsId = hex(invitation.invitation.group_id);
+  await inv.joinNamespace(nsId, invitation);
+  const pending = await fails(c.groups.sync(nsId));
+  expect(pending?.status).toBe(404);
+  expect(pending?.bodyText).toContain(`group '${nsId}' not found: its join is pending until a member node answers`);
+  expect(await node.node.invitations.pendingJoin(nsId)).toBeDefined(); // kept for the next attempt
+  const unknown = await fails(c.groups.sync('e2'.repeat(32)));
+  expect(unknown?.status).toBe(404);
+  expect(unknown?.bodyText).not.toContain('pending');
+  expect((await fails(c.http.send('/admin-api/groups/not-an-id/sync', { method: 'POST', body: {} })))?.status).toBe(400);
+  // the group this node holds syncs (no network here: the counts from its own state)
+  expect(await c.groups.sync(ns)).toMatchObject({ groupId: ns, memberCount: 1 });
 });

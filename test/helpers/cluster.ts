@@ -147,11 +147,15 @@ export async function eventually(what: string, ok: () => Promise<boolean>, timeo
   }
 }
 
-/** `joiner` joins namespace `ns` on an invitation from `inviter`, then context `ctx` once its governance lists it. */
-export async function joinContext(inviter: ClusterNode, joiner: ClusterNode, ns: string, ctx: string): Promise<void> {
+/**
+ * `joiner` joins namespace `ns` on an invitation from `inviter`, syncs it at once (the join's answer
+ * means stored, or pending with the sync completing it: docs/governance.md "Acknowledged joins"),
+ * then joins context `ctx` once its governance lists it (within `listTimeoutMs`).
+ */
+export async function joinContext(inviter: ClusterNode, joiner: ClusterNode, ns: string, ctx: string, listTimeoutMs = 20_000): Promise<void> {
   const { invitation } = await inviter.client.invitations.inviteToNamespace(ns);
   await joiner.client.invitations.joinNamespace(ns, invitation);
   await joiner.client.groups.sync(ns);
-  await eventually(`${joiner.name} lists the context`, async () => (await joiner.client.groups.contexts(ns)).some((x) => x.contextId === ctx));
+  await eventually(`${joiner.name} lists the context`, async () => (await joiner.client.groups.contexts(ns)).some((x) => x.contextId === ctx), listTimeoutMs);
   await joiner.client.contexts.join(ctx);
 }

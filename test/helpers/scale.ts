@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { eventually, inBatches, startCluster, type Cluster, type ClusterNode } from './cluster.ts';
+import { eventually, inBatches, joinContext, startCluster, type Cluster, type ClusterNode } from './cluster.ts';
 import { makeBundle } from './bundles.ts';
 import { buildTestApp } from './wasm-apps.ts';
 
@@ -100,14 +100,8 @@ export async function runScale(opts: ScaleOptions): Promise<ScaleResult> {
     });
     const ns = (await first.client.namespaces.create({ applicationId: appId })).namespaceId;
     const ctx = (await first.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
-    await inBatches(nodes.slice(1), 4, async (n) => {
-      const { invitation } = await first.client.invitations.inviteToNamespace(ns);
-      await n.client.invitations.joinNamespace(ns, invitation);
-      // on a loaded machine the namespace may not be stored yet when the join answers
-      await eventually(`${n.name} syncs the namespace`, async () => (await n.client.groups.sync(ns), true), 120_000);
-      await eventually(`${n.name} lists the context`, async () => (await n.client.groups.contexts(ns)).some((x) => x.contextId === ctx), 120_000);
-      await n.client.contexts.join(ctx);
-    });
+    // join, then sync at once, as a real client does: no retry of the sync
+    await inBatches(nodes.slice(1), 4, (n) => joinContext(first, n, ns, ctx, 120_000));
     log('every node joined the context');
     const hashes = () => Promise.all(nodes.map(async (n) => (await n.client.contexts.get(ctx)).contextStateHash));
     const same = async () => {

@@ -1,9 +1,8 @@
 /**
  * `POST /admin-api/groups/{groupId}/sync` (admin spec "Sync, upgrades and migration";
- * admin-wire-b §7.1): pulls the group's namespace log from the connected peers that hold it, within
- * a deadline, then answers SyncGroupResponseData from the state this node folded. The body is
- * optional and ignored. A group this node has only a pending join for is fetched first (the join
- * completes), so "join, then sync" works even when the join answered before a peer was reachable.
+ * admin-wire-b §7.1): parse, call `syncGroup` (sync-service.ts: a pending join of the group settles
+ * first, then the pull), shape SyncGroupResponseData from the state this node folded. The body is
+ * optional and ignored.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -13,11 +12,9 @@ import { Data, Errors, Hex32 } from '../../http/response-schemas.ts';
 import type { GovernanceRouteDeps } from '../routes.ts';
 import { groupInfoView } from '../views.ts';
 import { GroupParams } from './schemas.ts';
+import { syncGroup } from './sync-service.ts';
 
-/** What the route needs of replication (governance/replication/replicator.ts). */
-export interface GroupSync {
-  syncNamespace(namespaceId: string): Promise<{ peers: number; answered: number }>;
-}
+export type { GroupSync } from './sync-service.ts';
 
 const SyncGroupAnswer = Data(
   Type.Object({
@@ -31,13 +28,10 @@ const SyncGroupAnswer = Data(
 
 export function registerGroupSyncRoutes(root: FastifyInstance, deps: GovernanceRouteDeps): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const schema = { summary: 'Pull the group’s governance from peers, then answer its counts', params: GroupParams, response: { 200: SyncGroupAnswer, ...Errors(400, 401, 403, 404) } };
+  const schema = { summary: 'Pull the group’s governance from peers, then answer its counts', params: GroupParams, response: { 200: SyncGroupAnswer, ...Errors(400, 401, 403, 404, 409) } };
   app.post('/admin-api/groups/:groupId/sync', { schema }, async (req) => {
     const groupId = requireId(req.params.groupId, 'group id');
-    if (!deps.governance.locate(groupId) && (await deps.invitations.pendingJoin(groupId))) await deps.invitations.resolvePending();
-    const before = deps.groups.get(groupId);
-    await deps.sync?.syncNamespace(before.ns.id);
-    const { ns, group } = deps.groups.get(groupId);
+    const { ns, group } = await syncGroup(deps, groupId);
     const info = groupInfoView(ns, group);
     return { data: { groupId, appKey: info.appKey, targetApplicationId: info.targetApplicationId, memberCount: info.memberCount, contextCount: info.contextCount } };
   });

@@ -7,8 +7,10 @@
  * when no peer answers records a pending join persistently, which `resolvePending` completes once
  * a peer is reachable (replication calls it on every connection and heartbeat); when a member peer
  * refuses the invitation itself (revoked, used, a removal since it was issued), the join fails with
- * that reason. Invitations carry the namespace's removal count in their signed salt, and can be
- * revoked (admission.ts, issue 23 §3). Knows nothing of HTTP.
+ * that reason. Joins of one group run one after another, and `completePending` lets a read that
+ * follows a pending join (the group sync) wait for the attempt in flight rather than race it
+ * (docs/governance.md "Acknowledged joins"). Invitations carry the namespace's removal count in
+ * their signed salt, and can be revoked (admission.ts, issue 23 §3). Knows nothing of HTTP.
  */
 import type { NodeIdentity } from '../../accounts/identity.ts';
 import type { Clock } from '../../clock.ts';
@@ -66,7 +68,12 @@ const TEE_ROLES = new Set(['ReadOnlyTee', 'RelayTee']);
 
 export class InvitationService {
   private readonly pending;
-  private resolving = false;
+  /** the pass over pending joins in flight (resolvePending), shared by concurrent callers */
+  private resolving: Promise<number> | undefined;
+  /** per group, the last join queued: joins of one group run one after another */
+  private readonly joins = new Map<string, Promise<JoinResult>>();
+  /** per group, the retry of its pending join in flight (resolvePending, completePending) */
+  private readonly retries = new Map<string, Promise<{ held: boolean; refusal?: HearthError }>>();
 
   constructor(
     private readonly d: {
@@ -143,13 +150,29 @@ export class InvitationService {
 
   /**
    * Verifies and applies a join. `pathGroupId` (namespace join) must equal the invited group, and
-   * a known group must then be a namespace root.
+   * a known group must then be a namespace root. Joins of one group run one after another (the
+   * route, a retried pending join, a sync completing it): a second one sees what the first stored,
+   * so it neither writes a second join op nor answers before the first is stored.
    */
   async join(raw: unknown, pathNamespaceId?: string): Promise<JoinResult> {
     const inv = parseInvitation(raw);
     const groupId = hexOf(inv.invitation.group_id);
     if (pathNamespaceId !== undefined && groupId !== pathNamespaceId) throw badRequest('invitation group_id does not match namespace_id in path');
     if (!signatureValid(inv)) throw badRequest('invalid invitation signature');
+    const before = this.joins.get(groupId);
+    const run = (before ?? Promise.resolve()).then(
+      () => this.joinNow(inv, groupId, pathNamespaceId),
+      () => this.joinNow(inv, groupId, pathNamespaceId),
+    );
+    this.joins.set(groupId, run);
+    try {
+      return await run;
+    } finally {
+      if (this.joins.get(groupId) === run) this.joins.delete(groupId);
+    }
+  }
+
+  private async joinNow(inv: SignedInvitation, groupId: string, pathNamespaceId: string | undefined): Promise<JoinResult> {
     if (Math.floor(this.d.clock.now() / 1000) > inv.invitation.expiration_timestamp) throw conflict('invitation expired');
     const me = this.d.identity.accountId;
     const answer = (pending: boolean): JoinResult => ({ groupId, memberIdentity: this.d.identity.publicKey, memberAccount: me, pending });
@@ -167,10 +190,53 @@ export class InvitationService {
     await this.pending.del(groupId);
     if (pathNamespaceId !== undefined && found.group.parentId !== null) throw badRequest('namespace_id must reference a root group (namespace)');
     const group = groupOf(found.ns, groupId);
-    const consumed = group.consumedInvitations?.[invitationHash(inv.invitation).toString('hex')]?.includes(me);
-    if (group.members[me] && !consumed) return answer(false); // already a direct member: nothing to apply
+    // already a direct member: nothing to apply. That covers a repeated join with the invitation this
+    // account already joined with (a client retrying, a pending join completed meanwhile): the answer
+    // repeats, no second op is written, and the invitation still admits nobody else
+    if (group.members[me]) return answer(false);
     await this.d.governance.submit(found.ns.id, groupId, INVITATION_OPS.joined, { invitation: inv as unknown as Record<string, unknown> });
     return answer(false);
+  }
+
+  /**
+   * Before a route reads a group this node has only a pending join for (`POST /groups/{g}/sync`):
+   * waits for the retry of that join in flight (a heartbeat or connection retrying it), or retries
+   * it now when none is, so the caller sees what that attempt stored rather than racing it. Resolves
+   * with whether this node holds the group afterwards; a join a member peer refuses (in either
+   * attempt) is dropped and its refusal thrown.
+   */
+  async completePending(groupId: string): Promise<boolean> {
+    if (this.d.governance.locate(groupId)) return true;
+    let outcome = this.retries.get(groupId);
+    if (!outcome) {
+      const p = await this.pending.get(groupId);
+      if (p) outcome = this.retry(groupId, p);
+    }
+    const refused = (await outcome)?.refusal;
+    if (refused && !this.d.governance.locate(groupId)) throw refused;
+    return this.d.governance.locate(groupId) !== undefined;
+  }
+
+  /**
+   * One more attempt at a pending join, shared with any caller while it runs; an invitation that
+   * can no longer admit this node (expired, refused) is dropped, and why is in `refusal`.
+   */
+  private retry(groupId: string, p: PendingJoin): Promise<{ held: boolean; refusal?: HearthError }> {
+    const running = this.retries.get(groupId);
+    if (running) return running;
+    const run = (async () => {
+      try {
+        return { held: !(await this.join(p.invitation)).pending };
+      } catch (e) {
+        if (!(e instanceof HearthError)) throw e;
+        await this.pending.del(groupId);
+        return { held: false, refusal: e };
+      }
+    })();
+    this.retries.set(groupId, run);
+    const done = () => void this.retries.delete(groupId);
+    run.then(done, done);
+    return run;
   }
 
   /**
@@ -202,25 +268,17 @@ export class InvitationService {
 
   /**
    * Retries every pending join; one whose invitation can no longer succeed (expired, refused) is
-   * dropped. Resolves with how many completed. Concurrent calls share nothing: a second one while
-   * the first runs returns 0 at once.
+   * dropped. Resolves with how many completed. A call while one runs shares it (resolves with the
+   * same count) instead of starting a second pass.
    */
-  async resolvePending(): Promise<number> {
-    if (this.resolving) return 0;
-    this.resolving = true;
+  resolvePending(): Promise<number> {
+    this.resolving ??= this.resolveAll().finally(() => (this.resolving = undefined));
+    return this.resolving;
+  }
+
+  private async resolveAll(): Promise<number> {
     let done = 0;
-    try {
-      for (const [groupId, p] of await collect(this.pending.entries())) {
-        try {
-          if (!(await this.join(p.invitation)).pending) done++;
-        } catch (e) {
-          if (e instanceof HearthError) await this.pending.del(groupId); // the invitation can no longer admit this node
-          else throw e;
-        }
-      }
-    } finally {
-      this.resolving = false;
-    }
+    for (const [groupId, p] of await collect(this.pending.entries())) if ((await this.retry(groupId, p)).held) done++;
     return done;
   }
 }

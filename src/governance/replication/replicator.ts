@@ -7,8 +7,9 @@
  * - An op received by gossip or push is parsed, checked to come from a key that speaks (or once
  *   spoke) for an account of the namespace, and ingested (log.ts checks id, signature and seq and
  *   folds it). One whose parents are missing waits here while this node pulls from the sender.
- * - Pulls (`NamespaceBackfillRequest` with this node's heads → every op it lacks) run on connect,
- *   when a heartbeat advertises heads this node does not know, and on `POST /groups/{g}/sync`.
+ * - Pulls (`NamespaceBackfillRequest` with this node's heads and their nearest ancestors → the ops
+ *   it lacks, and only those) run on connect, when a heartbeat advertises heads this node does not
+ *   know, and on `POST /groups/{g}/sync`.
  * - A joiner with an invitation fetches the namespace's whole log from the inviter or any
  *   admitter (`NamespaceJoinRequest`), then authors its join op like any other op.
  *
@@ -29,7 +30,7 @@ import type { Governance, IngestResult, OpsApplied } from '../log.ts';
 import { accountOfKey, everBound } from '../signers.ts';
 import type { GovOp, NamespaceState } from '../types.ts';
 import { parseCredential } from '../../accounts/credentials.ts';
-import { isHex64, KIND, MAX_OP_BYTES, opFrames, parseGossip, parseIds, parseOp, parseOpsFrame } from './wire.ts';
+import { isHex64, KIND, MAX_HEADS, MAX_OP_BYTES, opFrames, parseGossip, parseIds, parseOp, parseOpsFrame } from './wire.ts';
 
 export interface ReplicatorOptions {
   /** heads heartbeat on every namespace topic (domain.md §1.4 NamespaceStateHeartbeat) */
@@ -76,6 +77,8 @@ export interface ReplicationStats {
   dropped: Record<string, number>;
   pulls: { ok: number; failed: number };
   served: number;
+  /** ops sent to peers in answer to their pulls and joins */
+  opsServed: number;
 }
 
 interface Waiting {
@@ -87,7 +90,7 @@ interface Waiting {
 const frameOpts = (timeoutMs: number, signal: AbortSignal) => ({ timeoutMs, maxResponseFrameBytes: MAX_FRAME_BYTES, signal });
 
 export class GovernanceReplicator {
-  readonly stats: ReplicationStats = { gossipIn: 0, gossipOut: 0, opsIngested: 0, opsWithoutEffect: 0, dropped: {}, pulls: { ok: 0, failed: 0 }, served: 0 };
+  readonly stats: ReplicationStats = { gossipIn: 0, gossipOut: 0, opsIngested: 0, opsWithoutEffect: 0, dropped: {}, pulls: { ok: 0, failed: 0 }, served: 0, opsServed: 0 };
   private readonly opts: ReplicatorOptions;
   private readonly waiting = new Map<string, Map<string, Waiting>>();
   /** the followed namespace topics, listeners, heartbeat and pulls in flight: stop() ends them */
@@ -277,7 +280,9 @@ export class GovernanceReplicator {
 
   private async *frames(namespaceId: string, heads: string[]): AsyncIterable<unknown> {
     this.stats.served++;
-    yield* opFrames(namespaceId, await this.d.governance.lacking(namespaceId, heads));
+    const ops = await this.d.governance.lacking(namespaceId, heads);
+    this.stats.opsServed += ops.length;
+    yield* opFrames(namespaceId, ops);
   }
 
   // ——— outbound ———
@@ -309,7 +314,9 @@ export class GovernanceReplicator {
   private async pullNow(namespaceId: string, peer: PeerKey, timeoutMs: number): Promise<boolean> {
     if (this.life.signal.aborted) return false;
     try {
-      const heads = this.d.governance.heads(namespaceId);
+      // our heads and their nearest ancestors: a peer that has not yet seen our newest ops skips
+      // those heads, and with heads alone it would send its whole log (docs/governance.md "Catch-up")
+      const heads = this.d.governance.frontier(namespaceId, MAX_HEADS);
       for await (const frame of this.d.router.requestStream(peer, KIND.backfill, { namespaceId, heads }, frameOpts(timeoutMs, this.life.signal))) {
         const parsed = parseOpsFrame(frame);
         if (typeof parsed === 'string' || parsed.namespaceId !== namespaceId) {
