@@ -3,9 +3,9 @@
  * and which answers are unwrapped from `{data}` (create, info, seal) and which are flat (the
  * ownership proofs); `accounts.identity()` unwraps GET /identity.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fakeFetch, json } from './fake-fetch.ts';
-import { AccountsApi, createClient, GroupsApi, InvitationsApi, NamespacesApi, OwnerApi, SettingsApi } from './index.ts';
+import { AccountsApi, createClient, DEFAULT_TIMEOUT_MS, GroupsApi, InvitationsApi, NamespacesApi, OwnerApi, PEER_WAIT_TIMEOUT_MS, SettingsApi } from './index.ts';
 
 const G = 'ab'.repeat(32);
 const A = 'cd'.repeat(32);
@@ -42,5 +42,44 @@ describe('governance APIs on the client', () => {
     expect(fake.calls(`POST /admin-api/groups/${G}/issue-ownership-proof`)[0].body).toEqual({ ...claim, contextId: A });
     expect((await node.groups.issueNamespaceOwnershipProof(G, claim)).founding.founderAccountId).toBe(A);
     expect((await node.accounts.identity()).accountId).toBe(A);
+  });
+});
+
+describe('calls that wait for peers get a deadline longer than the node’s own waits', () => {
+  /** a fetch that answers only when its signal aborts (rejecting), recording each call's signal */
+  function hangingFetch(): { fetch: typeof fetch; signals: AbortSignal[] } {
+    const signals: AbortSignal[] = [];
+    const fetchFn = ((_url: unknown, init?: RequestInit) => {
+      const signal = init!.signal!;
+      signals.push(signal);
+      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    }) as typeof fetch;
+    return { fetch: fetchFn, signals };
+  }
+
+  it('join (namespace and group) and group sync wait PEER_WAIT_TIMEOUT_MS; other calls the client default; an explicit timeout wins', async () => {
+    vi.useFakeTimers();
+    try {
+      const hang = hangingFetch();
+      const node = createClient({ baseUrl: 'http://node.test', fetch: hang.fetch });
+      const invitation = { invitation: {}, inviter_signature: '' } as unknown as Parameters<typeof node.invitations.joinGroup>[0];
+      const calls = [
+        node.invitations.joinNamespace(G, invitation),
+        node.invitations.joinGroup(invitation),
+        node.groups.sync(G),
+        node.groups.info(G),
+        node.groups.sync(G, { timeoutMs: 1_000 }),
+      ].map((p) => p.then(() => 'answered', (e: Error) => e.name));
+      await vi.advanceTimersByTimeAsync(1_001);
+      expect(hang.signals.map((s) => s.aborted)).toEqual([false, false, false, false, true]);
+      await vi.advanceTimersByTimeAsync(DEFAULT_TIMEOUT_MS);
+      expect(hang.signals.map((s) => s.aborted)).toEqual([false, false, false, true, true]);
+      await vi.advanceTimersByTimeAsync(PEER_WAIT_TIMEOUT_MS - DEFAULT_TIMEOUT_MS - 1_000);
+      expect(hang.signals.map((s) => s.aborted)).toEqual([true, true, true, true, true]);
+      expect(await Promise.all(calls)).toEqual(Array(5).fill('TimeoutError'));
+      expect(PEER_WAIT_TIMEOUT_MS).toBeGreaterThan(20_000 + 15_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

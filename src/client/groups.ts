@@ -9,6 +9,7 @@
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
+import { PEER_WAIT_TIMEOUT_MS } from './http-types.ts';
 import type { U64 } from '../codec/json.ts';
 import type { GroupUpgradeStatus } from './upgrades.ts';
 
@@ -124,7 +125,7 @@ export class GroupsApi {
 
   /** `POST /groups/{g}/sync`: pulls the group's governance from peers, then answers its counts. */
   sync(groupId: string, options?: CallOptions): Promise<SyncGroupResult> {
-    return this.http.data(`/admin-api/groups/${seg(groupId)}/sync`, { ...options, method: 'POST', body: {} });
+    return this.http.data(`/admin-api/groups/${seg(groupId)}/sync`, { timeoutMs: PEER_WAIT_TIMEOUT_MS, ...options, method: 'POST', body: {} });
   }
 
   /** `GET /groups/{g}`: GroupInfo. */

@@ -10,6 +10,13 @@ import type { TokenStore } from './token-store.ts';
 
 /** Default per-call deadline. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * Default deadline of the calls whose answer waits for peers: a join (the node fetches the
+ * namespace from a member for up to 20 s) and a group sync (a pending join's retry, then a pull of
+ * up to 15 s). Longer than the node's own waits, so the node answers (pending, or the result)
+ * before the client gives up on a join that went through.
+ */
+export const PEER_WAIT_TIMEOUT_MS = 45_000;
 
 export interface HttpClientOptions {
   /** The node's base URL, e.g. `http://localhost:2428` (a path prefix is kept). */

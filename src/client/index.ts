@@ -234,6 +234,7 @@ export {
 } from './errors.ts';
 export {
   DEFAULT_TIMEOUT_MS,
+  PEER_WAIT_TIMEOUT_MS,
   HttpClient,
   type CallOptions,
   type HttpClientOptions,

@@ -6,6 +6,7 @@
  * body is signed, so dropping or adding a key breaks the signature).
  */
 import type { CallOptions, HttpClient } from './http.ts';
+import { PEER_WAIT_TIMEOUT_MS } from './http-types.ts';
 
 export interface SignedGroupOpenInvitation {
   invitation: {
@@ -73,7 +74,7 @@ export class InvitationsApi {
 
   /** `POST /groups/join` */
   joinGroup(invitation: SignedGroupOpenInvitation, groupName?: string, options?: CallOptions): Promise<{ groupId: string; memberIdentity: string; memberAccount: string }> {
-    return this.http.data('/admin-api/groups/join', { ...options, method: 'POST', body: { invitation, ...(groupName !== undefined ? { groupName } : {}) } });
+    return this.http.data('/admin-api/groups/join', { timeoutMs: PEER_WAIT_TIMEOUT_MS, ...options, method: 'POST', body: { invitation, ...(groupName !== undefined ? { groupName } : {}) } });
   }
 
   /**
@@ -81,6 +82,6 @@ export class InvitationsApi {
    * predate the rc.25 rename (a compatibility alias, docs/decisions.md); read `namespaceId`.
    */
   joinNamespace(namespaceId: string, invitation: SignedGroupOpenInvitation, options?: CallOptions): Promise<{ namespaceId: string; groupId?: string; memberIdentity: string; memberAccount: string }> {
-    return this.http.data(`/admin-api/namespaces/${namespaceId}/join`, { ...options, method: 'POST', body: { invitation } });
+    return this.http.data(`/admin-api/namespaces/${namespaceId}/join`, { timeoutMs: PEER_WAIT_TIMEOUT_MS, ...options, method: 'POST', body: { invitation } });
   }
 }
