@@ -376,9 +376,10 @@ export class ContextSync {
     const signal = this.life.signal;
     for (let batch = 1; ; batch++) {
       const received: unknown[] = [];
-      // the heads and their nearest ancestors (dag.ts `frontier`): a peer that has not yet seen our
-      // newest deltas still knows their parents, and sends only what we lack, not its whole history
-      const heads = (await this.applier.dag(meta.id)).frontier(meta.dagHeads, BACKFILL_FRONTIER);
+      // the heads, their nearest ancestors and a few further back (dag.ts `reachingFrontier`): a peer
+      // that has not yet seen our newest deltas (even many of them: we wrote while apart) still knows
+      // some of these, and sends only what we lack, not its whole history
+      const heads = (await this.applier.dag(meta.id)).reachingFrontier(meta.dagHeads, BACKFILL_FRONTIER);
       const request = { contextId: meta.id, heads, ...(adviseSnapshot ? { snapshotAbove: this.opts.snapshotAbove } : {}) };
       let cut: unknown;
       try {
