@@ -13,7 +13,7 @@
  * on every cut, bootstrap.ts; R's guard counting its own cuts, relay-guard.ts), after which it
  * passed 3 times and failed once more; the rest of the cause is not found (issue #24's note).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!OPTED_IN) return;
+  if (process.env.HEARTH_E2E_LOG_DIR) for (const n of nodes) await writeFile(join(process.env.HEARTH_E2E_LOG_DIR, `${n.name}.log`), n.process?.output() ?? '');
   await Promise.allSettled(nodes.map(haltLabNode));
   await lab.tearDown();
   if (home) await rm(home, { recursive: true, force: true });
