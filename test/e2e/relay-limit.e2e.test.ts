@@ -43,6 +43,32 @@ async function metric(n: ClusterNode, name: string, labels: string): Promise<num
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
+/**
+ * What decides a failure, for the next one to say (issue #24's note): A's and B's reservations,
+ * advertised addresses, connections, penalties and bans; R's reservations held, guard counters and
+ * relay metrics; B's sync view of the context (its last dial error in full); the nodes' libp2p and
+ * hearth logs about dials, circuits and refusals (HEARTH_E2E_LOG_DIR keeps the whole logs).
+ */
+async function whereItStood(ctx: string): Promise<string> {
+  const out: string[] = [];
+  const short = (id: string) => id.slice(-6);
+  for (const n of [r, a, b]) {
+    try {
+      const s = (await n.client.admin.networkStatus()) as unknown as Record<string, unknown> & Status & { externalAddrs: string[]; banned: unknown[]; penalties: unknown; internet?: unknown };
+      const conns = s.connections.map((c) => `${short(c.peerId)} ${(c as { direction?: string }).direction} ${c.remoteAddr.replace(/\/p2p\/12D3KooW\w+/g, (m) => `/p2p/…${m.slice(-6)}`)}`);
+      out.push(`${n.name} (${short(s.localPeerId)}): relays ${JSON.stringify(s.relays)}; external ${JSON.stringify(s.externalAddrs)}; connections ${JSON.stringify(conns)}; penalties ${JSON.stringify(s.penalties)}; banned ${JSON.stringify(s.banned)}; internet ${JSON.stringify(s.internet)}`);
+    } catch (e) {
+      out.push(`${n.name}: no network status (${(e as Error).message})`);
+    }
+  }
+  const metrics = (await (await fetch(`${r.url}/metrics`)).text()).split('\n').filter((l) => l.startsWith('hearth_relay') || l.includes('relay_abuse'));
+  out.push(`R's relay metrics: ${metrics.join('; ')}`);
+  out.push(`B's sync: ${JSON.stringify(await b.client.contexts.syncStatus(ctx).catch((e: Error) => e.message))}`);
+  const interesting = /backfill|pull|circuit|relay|dial|cut|refused|denied|reservation|bootstrap/i;
+  for (const n of [a, b]) out.push(`${n.name}'s log:\n${(n.process?.output() ?? '').split('\n').filter((l) => interesting.test(l)).slice(-40).join('\n')}`);
+  return out.join('\n');
+}
+
 const OPTED_IN = process.env.HEARTH_E2E_RELAY_LIMIT === '1';
 
 beforeAll(async () => {
@@ -98,19 +124,16 @@ describe('replication through a relay with a small data limit', { timeout: 240_0
     try {
       await eventually('the same root hash on A and B', async () => (await root(a)) === (await root(b)), 120_000);
     } catch (err) {
-      // say where it stood: R's relay counters, B's connections and sync view, B's log about pulls
-      const metrics = (await (await fetch(`${r.url}/metrics`)).text()).split('\n').filter((l) => l.startsWith('hearth_relay') || l.includes('relay_abuse'));
-      const conns = (await net(b)).connections.map((c) => `${c.peerId.slice(-6)} ${c.remoteAddr}`);
-      const penalties = async (n: ClusterNode) => (await (await fetch(`${n.url}/metrics`)).text()).split('\n').filter((l) => /penalt|ban/.test(l) && !l.startsWith('#') && !/ 0$/.test(l));
-      console.error(`A penalties: ${(await penalties(a)).join('; ')}\nB penalties: ${(await penalties(b)).join('; ')}\nB sync: ${JSON.stringify(await b.client.contexts.syncStatus(ctx)).slice(0, 800)}`);
-      const bLog = b.process?.output().split('\n').filter((l) => /backfill|pull|circuit|relay|dial|cut/i.test(l)).slice(-60).join('\n');
-      throw new Error(`${(err as Error).message}\nR: ${metrics.join('\n')}\nB's connections: ${JSON.stringify(conns)}\nB's log:\n${bLog}`);
+      throw new Error(`${(err as Error).message}\n${await whereItStood(ctx)}`);
     }
     // read key by key: the test app panics answering `entries` of 640 KiB
     for (let i = 0; i < writes; i += 7) expect(await b.client.rpc.execute(ctx, 'get', { key: `k${i}` })).toBe(`${i}:${value}`);
     expect(await b.client.rpc.execute(ctx, 'get', { key: `k${writes - 1}` })).toBe(`${writes - 1}:${value}`);
     expect(await a.client.rpc.execute(ctx, 'get', { key: 'from-b' })).toBe('b');
 
+    // what it took, for the docs' figures (circuits opened, cut, closed otherwise)
+    const relayMetrics = (await (await fetch(`${r.url}/metrics`)).text()).split('\n').filter((l) => l.startsWith('hearth_relay_circuits_total'));
+    console.info(`relay-limit: converged; R's circuits: ${relayMetrics.map((l) => l.replace('hearth_relay_circuits_total', '')).join(', ')}`);
     // it went through R, and R cut circuits at the limit on the way
     const aId = (await net(a)).localPeerId;
     for (const c of (await net(b)).connections.filter((x) => x.peerId === aId)) expect(c.remoteAddr).toContain('/p2p-circuit');
