@@ -19,7 +19,7 @@ import type { CircuitRelayService } from '@libp2p/circuit-relay-v2';
 import type { KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import type { GossipSub, Message } from '@libp2p/gossipsub';
-import { gossipService, meshSize } from './gossip-service.ts';
+import { gossipService, meshSize, regainGossipStream } from './gossip-service.ts';
 import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
 import { mdns } from '@libp2p/mdns';
@@ -465,6 +465,7 @@ export class Libp2pNetwork implements Network {
   }
 
   private connectionClosed(conn: Connection): void {
+    regainGossipStream(this.node?.services.pubsub, conn.remotePeer, () => this.node?.getConnections(conn.remotePeer) ?? []);
     if (!isRelayed(conn)) return;
     if (this.allowance.spent(conn)) this.bootstrapper.progressed(peerKeyOf(conn.remotePeer));
     const stillRelayed = this.node?.getConnections(conn.remotePeer).some((c) => c !== conn && isRelayed(c)) ?? false;
