@@ -16,7 +16,7 @@
  * and A refused past 5 relayed connections a second from R's address (dial-retry.ts: streams open
  * on the connection already there); gossipsub lost its stream to a peer when one of two relayed
  * connections was cut (gossip-service.ts). Since: 6 of 6 passed in a row beside the other NAT-lab
- * files with two busy loops on this 2-core machine (load 3–7). On failure it says where it stood (`whereItStood`);
+ * files, and 5 of 5 beside six other e2e files, with two busy loops on this 2-core machine (load 3–7). On failure it says where it stood (`whereItStood`);
  * HEARTH_E2E_LOG_DIR=<dir> keeps the three nodes' whole logs (with LAB_LOG=debug and
  * DEBUG=libp2p:circuit-relay*,libp2p:connection-manager* for libp2p's own).
  */
