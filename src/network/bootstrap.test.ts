@@ -120,6 +120,43 @@ describe('Bootstrapper', () => {
     }
   });
 
+  it('counts a connection the network saw make progress as stable however short (a 256 KiB circuit spent in 100 ms)', async () => {
+    const net = fakeNet();
+    net.failing = false;
+    const b = new Bootstrapper([{ address: '/ip4/1.2.3.4/tcp/1/p2p/R/p2p-circuit/p2p/A', peer: PEER }], net.deps, policy);
+    b.start();
+    await eventually(() => net.dials === 1, 'the first dial');
+    for (let cut = 1; cut <= 3; cut++) {
+      net.clock += 100; // far below the 1 s a relayed connection needs to count as stable
+      b.progressed(PEER); // the relay cut it at its data limit
+      net.emit('disconnected');
+      await eventually(() => net.dials === cut + 1, 'the redial');
+    }
+    expect(net.sleeps).toEqual([]); // redialed at once after every cut
+    net.clock += 100;
+    net.emit('disconnected'); // a short connection without progress: the peer hung up
+    await eventually(() => net.dials === 5, 'the redial after a hang-up');
+    expect(net.sleeps).toEqual([1_000]); // the third cut's progress did not carry over to this connection
+    await b.stop();
+  });
+
+  it('ignores progress of a peer it is not waiting on', async () => {
+    const net = fakeNet();
+    const b = new Bootstrapper([{ address: '/x', peer: PEER }], net.deps, policy);
+    b.progressed('b'.repeat(64));
+    b.progressed(undefined);
+    b.start();
+    await eventually(() => net.sleeps.length >= 1, 'a failed dial');
+    b.progressed(PEER); // not connected: no loop waits on its disconnection
+    net.failing = false;
+    await eventually(() => net.dials >= 2 && net.connected, 'connected');
+    net.clock += 100;
+    net.emit('disconnected');
+    await eventually(() => net.sleeps.length >= 2, 'the backoff after a short connection');
+    expect(net.sleeps.slice(0, 2)).toEqual([1_000, 2_000]);
+    await b.stop();
+  });
+
   it('stops at once, whatever it was waiting on', async () => {
     const net = fakeNet();
     const { sleep: _fake, ...realSleep } = net.deps;

@@ -7,8 +7,12 @@
  * failed dial. A relayed address (`/p2p-circuit`) counts as stable after {@link RELAYED_STABLE_MS}:
  * the relay ends each circuit at its data or duration limit by design, and a circuit that carried a
  * batch before it was cut is progress, not a peer hanging up (issue #24: with the backoff doubling
- * on every cut, a sync over a small relay limit waited up to a minute between batches). `stop()`
- * cancels every wait and dial.
+ * on every cut, a sync over a small relay limit waited up to a minute between batches). A
+ * connection the network reports as having made progress ({@link Bootstrapper.progressed}: a relayed
+ * one that used up most of its data allowance) is stable however short it was: on a fast path a
+ * 256 KiB circuit is spent within a few hundred milliseconds, and judged by its length alone every
+ * cut doubled the backoff again (the relay-limit e2e test: redials 7, 14, then 35 s apart, and B
+ * gave up on A). `stop()` cancels every wait and dial.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -52,6 +56,12 @@ export interface BootstrapPeer {
 export class Bootstrapper {
   private controller: AbortController | undefined;
   private loops: Promise<void>[] = [];
+  /** the mark of each kept peer's newest connection that ended after making progress (see `progressed`) */
+  private readonly progress = new Map<PeerKey, number>();
+  /** a counter ordering progress marks after connections (the clock may not move between the two) */
+  private marks = 0;
+  /** peers a loop is waiting on the disconnection of, with how many loops (only these record progress) */
+  private readonly watched = new Map<PeerKey, number>();
 
   constructor(
     private readonly peers: BootstrapPeer[],
@@ -70,6 +80,16 @@ export class Bootstrapper {
     if (this.peers.some((p) => p.address === target.address)) return;
     this.peers.push(target);
     if (this.controller) this.loops.push(this.keep(target, this.controller.signal));
+  }
+
+  /**
+   * The network saw a connection to `peer` end after carrying what it could (a relayed connection
+   * cut at its relay's data limit): the disconnection that follows resets the backoff, as a stable
+   * connection's does. Told before or with the peer's disconnection (libp2p closes the connection,
+   * then the peer's last connection is gone).
+   */
+  progressed(peer: PeerKey | undefined): void {
+    if (peer !== undefined && this.watched.has(peer)) this.progress.set(peer, ++this.marks);
   }
 
   async stop(): Promise<void> {
@@ -106,8 +126,19 @@ export class Bootstrapper {
       }
       const now = this.deps.now ?? Date.now;
       const since = now();
-      await this.disconnection(peer, signal);
-      if (now() - since >= stableMs) delay = this.policy.initialMs;
+      const mark = this.marks;
+      this.watched.set(peer, (this.watched.get(peer) ?? 0) + 1);
+      try {
+        await this.disconnection(peer, signal);
+        await new Promise((r) => setImmediate(r)); // the close's other listeners (`progressed`) first
+      } finally {
+        const n = (this.watched.get(peer) ?? 1) - 1;
+        if (n > 0) this.watched.set(peer, n);
+        else this.watched.delete(peer);
+      }
+      // not deleted: another loop may keep the same peer at another address
+      const progressed = (this.progress.get(peer) ?? 0) > mark;
+      if (progressed || now() - since >= stableMs) delay = this.policy.initialMs;
       else await backoff();
     }
   }

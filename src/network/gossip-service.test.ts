@@ -2,7 +2,8 @@
 import './polyfill.ts';
 import { describe, expect, it } from 'vitest';
 import { createPeerScoreParams, PeerScore } from '@libp2p/gossipsub/score';
-import { gossipOptions, isLocalAddress } from './gossip-service.ts';
+import type { Connection, PeerId } from '@libp2p/interface';
+import { gossipOptions, isLocalAddress, regainGossipStream } from './gossip-service.ts';
 
 const logger = { forComponent: () => Object.assign(() => undefined, { error: () => undefined, trace: () => undefined, enabled: false }) };
 
@@ -38,5 +39,38 @@ describe('gossip IP colocation', () => {
     expect(scores.every((s) => s < -80)).toBe(true);
     // at ten peers per IP there is no penalty yet
     expect(scoresFrom('203.0.113.5', 10).every((s) => s === 0)).toBe(true);
+  });
+});
+
+describe('gossip after one of two connections to a peer closed', () => {
+  const peer = { toString: () => '12D3KooWpeer' } as unknown as PeerId;
+  const conn = (name: string, o: { limited?: boolean; status?: string } = {}) => ({ name, status: o.status ?? 'open', limits: o.limited ? { bytes: 1n } : undefined }) as unknown as Connection;
+  /** a gossipsub stand-in recording the outbound streams asked of it */
+  const pubsub = () => {
+    const asked: string[] = [];
+    return { asked, createOutboundStream: async (_p: PeerId, c: Connection) => void asked.push((c as unknown as { name: string }).name) };
+  };
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+
+  it('asks gossipsub for an outbound stream on a connection still open, a direct one first, once the close is handled', async () => {
+    const ps = pubsub();
+    const connections = [conn('closing', { status: 'closing' }), conn('relayed', { limited: true }), conn('direct')];
+    regainGossipStream(ps, peer, () => connections);
+    expect(ps.asked).toEqual([]); // not within the close's own events
+    await tick();
+    expect(ps.asked).toEqual(['direct']);
+    const relayedOnly = pubsub();
+    regainGossipStream(relayedOnly, peer, () => [conn('relayed', { limited: true })]);
+    await tick();
+    expect(relayedOnly.asked).toEqual(['relayed']);
+  });
+
+  it('asks nothing when no connection to the peer is open, or of a pubsub that cannot open one', async () => {
+    const ps = pubsub();
+    regainGossipStream(ps, peer, () => [conn('closed', { status: 'closed' })]);
+    regainGossipStream(undefined, peer, () => [conn('open')]);
+    regainGossipStream({}, peer, () => [conn('open')]);
+    await tick();
+    expect(ps.asked).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@
 import './polyfill.ts';
 import { BlockList, isIP } from 'node:net';
 import { gossipsub } from '@libp2p/gossipsub';
+import type { Connection, PeerId } from '@libp2p/interface';
 import { MAX_GOSSIP_BYTES } from './contract.ts';
 
 /** Gossip RPC frames may carry a full message plus its signature, key and topic. */
@@ -82,4 +83,26 @@ export function gossipService(): ReturnType<typeof gossipsub> {
 export function meshSize(pubsub: unknown, topic: string): number {
   const getMeshPeers = (pubsub as { getMeshPeers?: (topic: string) => string[] } | undefined)?.getMeshPeers;
   return typeof getMeshPeers === 'function' ? getMeshPeers.call(pubsub, topic).length : 0;
+}
+
+/**
+ * Gives gossipsub an outbound stream to `peer` again after one of its connections closed while
+ * others stay open. gossipsub sends to a peer on one outbound stream, opened on the connection
+ * libp2p's registrar announced; the registrar announces a peer once (when identify first completes)
+ * and again only after the peer's last connection closed. Two connections at once are common over
+ * a relay (both ends redial after a cut circuit at the same moment); when the one carrying the
+ * stream closed (cut at the relay's data limit) and the other stayed, gossipsub never heard of the
+ * other and sent that peer nothing more, for good (issue #24: the relay-limit e2e test, where A's
+ * 320 writes never reached B, B "caught up" and idle). `createOutboundStream` does nothing while a
+ * stream is still open or the peer is unknown to gossipsub; it runs after the close's own events
+ * (the closed stream's) have been handled. A direct connection is preferred to a relayed one.
+ */
+export function regainGossipStream(pubsub: unknown, peer: PeerId, connections: () => Connection[]): void {
+  const create = (pubsub as { createOutboundStream?: (peer: PeerId, conn: Connection) => Promise<void> } | undefined)?.createOutboundStream;
+  if (typeof create !== 'function') return;
+  setTimeout(() => {
+    const open = connections().filter((c) => c.status === 'open');
+    const conn = open.find((c) => c.limits === undefined) ?? open[0];
+    if (conn) void create.call(pubsub, peer, conn).catch(() => undefined);
+  }, 0);
 }

@@ -1,7 +1,8 @@
 import './polyfill.ts';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import { describe, expect, it } from 'vitest';
-import { boundListenAddress, ProvedAddress, type InternetComponents } from './internet.ts';
+import type { Connection } from '@libp2p/interface';
+import { boundListenAddress, ProvedAddress, RelayedAllowance, type InternetComponents } from './internet.ts';
 import type { AutonatStatus } from './reachability.ts';
 
 function fakeComponents() {
@@ -65,5 +66,43 @@ describe('the address the dial-back probe proved is advertised', () => {
     expect(boundListenAddress(listen, [relayed, multiaddr('/ip4/10.77.1.2/tcp/40123')])).toEqual(['/ip4/10.77.1.2/tcp/40123']);
     expect(boundListenAddress(listen, [relayed])).toEqual([]);
     expect(boundListenAddress(listen, [])).toEqual([]);
+  });
+});
+
+describe('a relayed connection that used up its data allowance', () => {
+  const RELAYED = '/ip4/11.77.1.1/tcp/2428/p2p/12D3KooWEfmoTK7TsLKnKCYbdDmmTr6Ek1eBCCkBL1LCnrYTjgbN/p2p-circuit/p2p/12D3KooWEfmoTK7TsLKnKCYbdDmmTr6Ek1eBCCkBL1LCnrYTjgbN';
+  /** a connection whose `limits.bytes` counts down as libp2p's relay transport does */
+  const conn = (address: string, bytes: bigint | undefined) => {
+    const limits = bytes === undefined ? undefined : { bytes };
+    const c = { remoteAddr: multiaddr(address), limits } as unknown as Connection;
+    return { c, use: (n: bigint) => (limits!.bytes! -= n) };
+  };
+
+  it('is spent once half its allowance or more is used, not before', () => {
+    const a = new RelayedAllowance();
+    const { c, use } = conn(RELAYED, 256n * 1024n);
+    a.opened(c);
+    use(100n * 1024n);
+    expect(a.spent(c)).toBe(false); // closed after 100 KiB of 256: a peer that hung up, not the relay's cut
+    use(28n * 1024n);
+    expect(a.spent(c)).toBe(true); // 128 KiB of 256
+    use(120n * 1024n);
+    expect(a.spent(c)).toBe(true); // cut a message short of the limit (the far end never saw the last one)
+  });
+
+  it('is never spent for a connection without a data limit, a direct one, one with no allowance, or one it was not told opened', () => {
+    const a = new RelayedAllowance();
+    const unlimited = conn(RELAYED, undefined);
+    a.opened(unlimited.c);
+    expect(a.spent(unlimited.c)).toBe(false);
+    const direct = conn('/ip4/11.77.1.11/tcp/2428', undefined);
+    a.opened(direct.c);
+    expect(a.spent(direct.c)).toBe(false);
+    const nothing = conn(RELAYED, 0n); // libp2p's tracker reads 0 as no limit
+    a.opened(nothing.c);
+    expect(a.spent(nothing.c)).toBe(false);
+    const unseen = conn(RELAYED, 1024n);
+    unseen.use(1024n);
+    expect(a.spent(unseen.c)).toBe(false);
   });
 });

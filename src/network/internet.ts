@@ -81,6 +81,32 @@ export function isRelayed(conn: Connection): boolean {
   return conn.limits !== undefined || String(conn.remoteAddr).includes('/p2p-circuit');
 }
 
+/**
+ * Which relayed connections used up their data allowance (issue #24, "sync falls back to pulling
+ * in batches"): a relay tells each end of a circuit its data limit, and libp2p counts it down on
+ * the connection (`limits.bytes`, both directions) until the relay cuts the circuit. A relayed
+ * connection that closed with at most half its allowance left carried a batch: the bootstrapper
+ * treats it as progress, not as a peer hanging up (bootstrap.ts). Half, not all: the relay cuts on
+ * the message that crosses the limit, which the far end never receives, so neither end sees the
+ * count reach zero.
+ */
+export class RelayedAllowance {
+  private readonly initial = new WeakMap<Connection, bigint>();
+
+  /** Told every connection that opens: a relayed one with a data limit is remembered with its allowance. */
+  opened(conn: Connection): void {
+    const bytes = conn.limits?.bytes;
+    if (bytes !== undefined && bytes > 0n && isRelayed(conn)) this.initial.set(conn, bytes);
+  }
+
+  /** Whether `conn`, closed now, was a relayed connection that used at least half its data allowance. */
+  spent(conn: Connection): boolean {
+    const initial = this.initial.get(conn);
+    const left = conn.limits?.bytes;
+    return initial !== undefined && left !== undefined && (initial - left) * 2n >= initial;
+  }
+}
+
 /** The remote IP of the first direct (not relayed) connection among `connections`. */
 export function directRemoteOf(connections: Connection[]): { ip: string; family: 4 | 6 } | undefined {
   for (const c of connections) {

@@ -19,7 +19,7 @@ import type { CircuitRelayService } from '@libp2p/circuit-relay-v2';
 import type { KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import type { GossipSub, Message } from '@libp2p/gossipsub';
-import { gossipService, meshSize } from './gossip-service.ts';
+import { gossipService, meshSize, regainGossipStream } from './gossip-service.ts';
 import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
 import { mdns } from '@libp2p/mdns';
@@ -59,7 +59,7 @@ import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
 import { DhtContentRouting } from './content-routing.ts';
 import { dialProtocolRetrying } from './dial-retry.ts';
-import { boundedRelayTransport, boundListenAddress, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, ProvedAddress, RelayGuard, relaysHeld, tcpPortsOf, type InternetComponents, type InternetOptions } from './internet.ts';
+import { boundedRelayTransport, boundListenAddress, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, ProvedAddress, RelayedAllowance, RelayGuard, relaysHeld, tcpPortsOf, type InternetComponents, type InternetOptions } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
 export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
@@ -106,6 +106,7 @@ export class Libp2pNetwork implements Network {
   /** libp2p's transport and address managers (handed over by a pseudo-service): `/p2p-circuit` later, the proved address */
   private components: InternetComponents | undefined;
   private readonly proved = new ProvedAddress();
+  private readonly allowance = new RelayedAllowance(); // a relayed connection spent at its limit is progress (bootstrap.ts)
   /** whether this node has asked for a relay reservation (once, when it learnt it is private) */
   private seekingRelay = false;
   /** peers this node is dialing back for their reachability probe (their connect is not announced) */
@@ -451,6 +452,7 @@ export class Libp2pNetwork implements Network {
 
   private connectionOpened(conn: Connection): void {
     const peerId = conn.remotePeer.toString();
+    this.allowance.opened(conn);
     if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id, directRemoteOf(this.node?.getConnections(conn.remotePeer) ?? []) !== undefined);
     else this.upgrades.directOpened(peerId, conn.id);
     const peer = peerKeyOf(conn.remotePeer);
@@ -463,7 +465,9 @@ export class Libp2pNetwork implements Network {
   }
 
   private connectionClosed(conn: Connection): void {
+    regainGossipStream(this.node?.services.pubsub, conn.remotePeer, () => this.node?.getConnections(conn.remotePeer) ?? []);
     if (!isRelayed(conn)) return;
+    if (this.allowance.spent(conn)) this.bootstrapper.progressed(peerKeyOf(conn.remotePeer));
     const stillRelayed = this.node?.getConnections(conn.remotePeer).some((c) => c !== conn && isRelayed(c)) ?? false;
     if (!stillRelayed) this.upgrades.relayedClosed(conn.remotePeer.toString());
   }
