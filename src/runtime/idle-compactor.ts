@@ -110,6 +110,11 @@ export class IdleCompactor {
     this.roundsLeft = 0;
   }
 
+  /** `hearth_idle_collections_total` for /metrics. */
+  series(): Array<{ name: string; help: string; type: 'counter'; read: () => Array<{ value: number }> }> {
+    return [{ name: 'hearth_idle_collections_total', help: 'Full garbage collections run when the main thread fell idle after its heap grew', type: 'counter', read: () => [{ value: this.collections }] }];
+  }
+
   /** One tick: answers whether it collected. */
   tick(): boolean {
     if (!this.gc) return false;
