@@ -14,6 +14,7 @@ import { HOT_ROWS, type AskedRequest, type BridgeRequest, type BridgeResponse, t
 import type { VMLimits } from './limits.ts';
 import { InstancePool } from './instances.ts';
 import { StateCache } from './state-cache.ts';
+import { IdleCompactor } from './idle-compactor.ts';
 import type { FuncType } from './wasm-binary.ts';
 
 const WAIT_SLICE_MS = 50;
@@ -110,5 +111,9 @@ function threadId(): number | undefined {
     return undefined;
   }
 }
+
+// the kept worker's heap after a load is collected once it falls idle (idle-compactor.ts, issue #22);
+// its heap is small (young generation capped, worker-retire.ts), so a smaller growth is worth it
+new IdleCompactor({ growthBytes: 4 * 1024 * 1024 }).start();
 
 parentPort!.postMessage({ type: 'ready', tid: threadId() });
