@@ -13,9 +13,7 @@
  *   workers' idle retirement), with the breakdown of every thread (bench/mem-probe.mjs:
  *   heapUsed, external, arrayBuffers of the main thread; heap of each runtime worker). Goal < 100 MB.
  * - After load: BENCH_MEM_LOAD_SECS (default 60) of `set` and `get` at CONNECTIONS on the
- *   `kv_store` context, RSS right after and BENCH_IDLE_SECS later. Goal < 150 MB.
- * - Once the pool emptied (the kept worker retires after a long idle, waited for at most
- *   BENCH_EMPTY_SECS, default 90): RSS, and one `get` timed (a worker's start and instance) then warm.
+ *   `kv_store` context, RSS right after. Goal < 150 MB.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -31,8 +29,6 @@ import { ADMIN_ENV, CONNECTIONS, loadNote, loadgen, median, rows, rssMB, startNo
 const APPS = Number(process.env.BENCH_RESTART_APPS ?? 4);
 const IDLE_SECS = Number(process.env.BENCH_IDLE_SECS ?? 8);
 const LOAD_SECS = Number(process.env.BENCH_MEM_LOAD_SECS ?? 60);
-/** BENCH_EMPTY_SECS (default 90, 0: skip): how long to wait, after the rest, for the pool to empty */
-const EMPTY_SECS = Number(process.env.BENCH_EMPTY_SECS ?? 90);
 const SETTLE_MS = 3_000;
 const MB = 1e6;
 
@@ -209,19 +205,6 @@ export async function benchRestart(): Promise<void> {
       const rested = await breakdown(pid, probeDir);
       console.log(`${IDLE_SECS} s after the load: ${rested.line}`);
       rows.push({ measure: `RSS after ${2 * half} s of load (kv_store set+get)`, hearth: `${loaded.rss.toFixed(0)} MB (${rested.rss.toFixed(0)} MB ${IDLE_SECS} s later)`, baseline: `idle ${later.rss.toFixed(0)} MB`, ratio: loaded.rss / later.rss, goal: '< 150 MB', met: loaded.rss < 150 });
-    }
-    if (EMPTY_SECS > 0) {
-      // the kept worker retires too after a long idle (worker-retire.ts): the memory then, and what
-      // the next call pays (a worker's start and its module's instance)
-      const deadline = performance.now() + EMPTY_SECS * 1000;
-      while (performance.now() < deadline && (await threads(probeDir)).some((t) => t.threadId !== 0)) await new Promise((r) => setTimeout(r, 500));
-      await new Promise((r) => setTimeout(r, 1_000)); // the probe's files of the retired worker age out
-      const empty = await breakdown(pid, probeDir);
-      const afterEmpty = await timed(() => client.rpc.execute(store.id, 'get', { key: 'k' }));
-      const warm = await timed(() => client.rpc.execute(store.id, 'get', { key: 'k' }));
-      console.log(`pool emptied (waited at most ${EMPTY_SECS} s): ${empty.line}; next get ${afterEmpty.toFixed(1)} ms, then ${warm.toFixed(1)} ms`);
-      rows.push({ measure: 'idle RSS once the last worker retired', hearth: `${empty.rss.toFixed(0)} MB`, baseline: '', goal: '< 100 MB', met: empty.rss < 100 });
-      rows.push({ measure: 'first execute after the last worker retired', hearth: `${afterEmpty.toFixed(1)} ms`, baseline: `warm call ${warm.toFixed(1)} ms`, ratio: afterEmpty / warm, goal: '< 20 ms', met: afterEmpty < 20 });
     }
   } finally {
     if (node) {

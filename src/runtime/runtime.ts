@@ -49,7 +49,7 @@ import type { Space } from './host-state.ts';
 import { HotRows } from './hot-rows.ts';
 import { Trap } from './trap.ts';
 import { FairShare, type FairWaiter } from './fair-share.ts';
-import { DEFAULT_IDLE_RETIRE_MS, DEFAULT_KEEP_WORKERS, DEFAULT_LAST_RETIRE_MS, IdleRetirement, WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
+import { DEFAULT_IDLE_RETIRE_MS, DEFAULT_KEEP_WORKERS, IdleRetirement, WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
 
 export interface WasmRuntimeOptions {
   /** workers running calls in parallel (default: one per core and one more, at least 3) */
@@ -69,8 +69,6 @@ export interface WasmRuntimeOptions {
   idleRetireMs?: number;
   /** workers kept when idle ones retire (default 1) */
   keepWorkers?: number;
-  /** free this long, the kept workers retire too (default 60 s, 0: never; worker-retire.ts) */
-  lastRetireMs?: number;
 }
 
 interface Slot {
@@ -153,7 +151,6 @@ export class WasmRuntime implements Runtime {
     this.retirement = new IdleRetirement<Slot>({
       idleMs: opts.idleRetireMs ?? DEFAULT_IDLE_RETIRE_MS,
       keep: opts.keepWorkers ?? DEFAULT_KEEP_WORKERS,
-      lastIdleMs: opts.lastRetireMs ?? DEFAULT_LAST_RETIRE_MS,
       slots: () => this.slots,
       isFree: (s) => !s.busy,
       retire: (s) => {

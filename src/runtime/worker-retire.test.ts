@@ -9,14 +9,13 @@ import { newViews, request } from './test-support.ts';
 import { IdleRetirement, WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
 
 describe('IdleRetirement', () => {
-  function pool(keep: number, idleMs = 100, lastIdleMs?: number) {
+  function pool(keep: number, idleMs = 100) {
     let now = 0;
     const slots = ['a', 'b', 'c'].map((name) => ({ name, busy: false }));
     const gone: string[] = [];
     const r = new IdleRetirement({
       idleMs,
       keep,
-      lastIdleMs,
       slots: () => slots,
       isFree: (s) => !s.busy,
       retire: (s) => (slots.splice(slots.indexOf(s), 1), gone.push(s.name)),
@@ -53,28 +52,6 @@ describe('IdleRetirement', () => {
     at(500);
     expect(r.sweep()).toBe(1);
     expect(gone).toEqual(['a']); // b is busy, c was never touched (still loading)
-  });
-
-  it('the kept worker retires too once every worker has been free for lastIdleMs', () => {
-    const { r, slots, gone, at } = pool(1, 100, 1_000);
-    at(0);
-    for (const s of slots) r.touched(s);
-    at(150);
-    expect(r.sweep()).toBe(2); // down to the kept one
-    expect(slots.map((s) => s.name)).toEqual(['c']);
-    at(999);
-    expect(r.sweep()).toBe(0);
-    slots[0]!.busy = true; // a call running on it: not free, not retired
-    at(5_000);
-    expect(r.sweep()).toBe(0);
-    slots[0]!.busy = false;
-    r.touched(slots[0]!); // its call finished now: kept for another lastIdleMs
-    at(5_999);
-    expect(r.sweep()).toBe(0);
-    at(6_000);
-    expect(r.sweep()).toBe(1);
-    expect(slots).toEqual([]);
-    expect(gone).toEqual(['a', 'b', 'c']);
   });
 
   it('a worker used again is not retired', () => {
@@ -137,25 +114,6 @@ describe('the runtime pool retires idle workers', () => {
       const r = await rt.call(request('kv', kv, 'len', {}, v));
       expect(r).toMatchObject({ ok: true });
       expect(rt.workers).toBe(1);
-    } finally {
-      await rt.stop();
-    }
-  });
-
-  it('after lastRetireMs the kept worker goes too, and the next call starts one and answers', async () => {
-    const rt = new WasmRuntime({ poolSize: 2, idleRetireMs: 100, keepWorkers: 1, lastRetireMs: 400 });
-    await rt.start();
-    try {
-      const v = newViews();
-      await init(rt, v);
-      expect(rt.workers).toBe(1);
-      await settle(200);
-      expect(rt.workers).toBe(1); // kept past idleRetireMs
-      await expect.poll(() => rt.workers, { timeout: 5_000, interval: 50 }).toBe(0);
-      const r = await rt.call(request('kv', kv, 'len', {}, v));
-      expect(r).toMatchObject({ ok: true });
-      expect(rt.workers).toBe(1);
-      expect(rt.stats.replaced).toEqual({ deadline: 0, error: 0, exit: 0 });
     } finally {
       await rt.stop();
     }

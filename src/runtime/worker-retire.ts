@@ -12,10 +12,7 @@
  *   more) give back their heaps, compiled code and kept instances once the load is over. One is
  *   kept, warm, so a call after a pause does not pay a worker's start and its module's instance
  *   (the pool starts workers again on demand when calls wait). A node that never ran a call holds
- *   none (issue #14). Once every worker has been free for {@link DEFAULT_LAST_RETIRE_MS}, the kept
- *   one goes too (~25 MB: its heap, instances and malloc arena); the next call then starts a worker
- *   and instantiates its module again (figures: docs/performance.md "Memory goals (issue #22,
- *   2026-11-27, second pass)").
+ *   none (issue #14).
  */
 
 /** `resourceLimits` of every runtime worker. */
@@ -24,14 +21,10 @@ export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 6 } as const;
 export const DEFAULT_IDLE_RETIRE_MS = 5_000;
 /** Workers left when the others retire. */
 export const DEFAULT_KEEP_WORKERS = 1;
-/** The kept workers too retire after this long free (0: never); see the class comment. */
-export const DEFAULT_LAST_RETIRE_MS = 60_000;
 
 export interface IdleRetirementOptions<S> {
   idleMs: number;
   keep: number;
-  /** free this long, the kept workers retire too (0 or absent: never) */
-  lastIdleMs?: number;
   /** the pool's workers now */
   slots: () => readonly S[];
   /** free (not running a call, loaded) */
@@ -77,10 +70,7 @@ export class IdleRetirement<S extends object> {
     const idle = slots
       .filter((s) => this.opts.isFree(s) && now - (this.lastUsed.get(s) ?? now) >= this.opts.idleMs)
       .sort((a, b) => this.lastUsed.get(a)! - this.lastUsed.get(b)!);
-    let go = Math.min(idle.length, Math.max(0, slots.length - this.opts.keep));
-    // the kept ones: once every worker has been free for lastIdleMs, none is kept
-    const last = this.opts.lastIdleMs ?? 0;
-    if (last > 0 && idle.length === slots.length && idle.every((s) => now - (this.lastUsed.get(s) ?? now) >= last)) go = idle.length;
+    const go = Math.min(idle.length, Math.max(0, slots.length - this.opts.keep));
     for (const slot of idle.slice(0, go)) {
       this.lastUsed.delete(slot);
       this.opts.retire(slot);
