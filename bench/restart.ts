@@ -13,8 +13,9 @@
  *   compactor's two collections, src/runtime/idle-compactor.ts, and past the
  *   workers' idle retirement), with the breakdown of every thread (bench/mem-probe.mjs:
  *   heapUsed, external, arrayBuffers of the main thread; heap of each runtime worker). Goal < 100 MB.
- * - The restarted node gets MALLOC_ARENA_MAX=2 as the `hearth` program gives it (bin/hearth.js),
- *   unless the environment sets it (e.g. MALLOC_ARENA_MAX=8 to compare).
+ * - The restarted node gets MALLOC_ARENA_MAX=2 and MALLOC_TRIM_THRESHOLD_=131072 as the `hearth`
+ *   program gives them (bin/hearth.js), unless the environment sets them (e.g. MALLOC_ARENA_MAX=8
+ *   to compare).
  * - After load: BENCH_MEM_LOAD_SECS (default 60) of `set` and `get` at CONNECTIONS on the
  *   `kv_store` context, RSS right after and BENCH_IDLE_SECS later. Goal < 150 MB.
  */
@@ -149,7 +150,8 @@ export async function benchRestart(): Promise<void> {
   // BENCH_RESTART_NODE_OPTIONS: more options for the restarted node (e.g. a V8 heap flag to compare)
   const probeEnv = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${process.env.BENCH_RESTART_NODE_OPTIONS ?? ''} --import=${join(ROOT, 'bench/mem-probe.mjs')}`.trim(), HEARTH_MEM_PROBE: join(probeDir, 'thread'),
     // as `hearth` run as a program sets it (bin/hearth.js); spawnNode runs `node bin/hearth.js`, which does not
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? '131072' };
   const first = await startNode();
   const contexts: Array<{ app: string; id: string }> = [];
   let node: SpawnedNode | undefined;

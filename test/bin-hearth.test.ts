@@ -1,6 +1,6 @@
 /**
- * bin/hearth.js run as a program (issue #22 memory): its shell line sets MALLOC_ARENA_MAX=2 unless
- * the environment sets it, and replaces itself with node in the same process, so argv, the exit
+ * bin/hearth.js run as a program (issue #22 memory): its shell line sets MALLOC_ARENA_MAX=2 and
+ * MALLOC_TRIM_THRESHOLD_=131072 unless the environment sets them, and replaces itself with node in the same process, so argv, the exit
  * code and signals are the node's own. A probe module (NODE_OPTIONS=--import) reports what the
  * node process sees. Needs the build (dist/), as every spawned node here.
  */
@@ -19,7 +19,7 @@ beforeAll(async () => {
   await writeFile(
     join(dir, 'probe.mjs'),
     `import { writeFileSync } from 'node:fs';
-     writeFileSync(process.env.PROBE_OUT, JSON.stringify({ pid: process.pid, arena: process.env.MALLOC_ARENA_MAX ?? null, argv: process.argv.slice(1) }));
+     writeFileSync(process.env.PROBE_OUT, JSON.stringify({ pid: process.pid, arena: process.env.MALLOC_ARENA_MAX ?? null, trim: process.env.MALLOC_TRIM_THRESHOLD_ ?? null, argv: process.argv.slice(1) }));
      if (process.env.HOLD) await new Promise(() => setInterval(() => {}, 1000));\n`,
   );
 });
@@ -32,13 +32,14 @@ interface Run {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
-  seen: { pid: number; arena: string | null; argv: string[] };
+  seen: { pid: number; arena: string | null; trim: string | null; argv: string[] };
 }
 
 async function run(command: string, args: string[], env: Record<string, string> = {}, onStart?: (pid: number, out: string) => Promise<void>): Promise<Run> {
   const out = join(dir, `out-${Math.random().toString(36).slice(2)}.json`);
   const base = { ...process.env };
   delete base.MALLOC_ARENA_MAX;
+  delete base.MALLOC_TRIM_THRESHOLD_;
   delete base.NODE_OPTIONS;
   const child = spawn(command, args, { env: { ...base, NODE_OPTIONS: `--import=${join(dir, 'probe.mjs')}`, PROBE_OUT: out, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -59,18 +60,20 @@ async function waitFor(file: string, ms = 15_000): Promise<void> {
 }
 
 describe('bin/hearth.js as a program', () => {
-  it('runs node in the same process with MALLOC_ARENA_MAX=2 and the arguments as given', async () => {
+  it('runs node in the same process with MALLOC_ARENA_MAX=2, MALLOC_TRIM_THRESHOLD_=131072 and the arguments as given', async () => {
     const r = await run(HEARTH_BIN, ['--version', 'a b', '$HOME']);
     expect(r.seen.pid).toBe(r.pid); // exec: no shell or second process in between
     expect(r.seen.arena).toBe('2');
+    expect(r.seen.trim).toBe('131072');
     expect(r.seen.argv).toEqual([HEARTH_BIN, '--version', 'a b', '$HOME']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('keeps a MALLOC_ARENA_MAX the environment sets', async () => {
-    const r = await run(HEARTH_BIN, ['--version'], { MALLOC_ARENA_MAX: '4' });
+  it('keeps the values the environment sets', async () => {
+    const r = await run(HEARTH_BIN, ['--version'], { MALLOC_ARENA_MAX: '4', MALLOC_TRIM_THRESHOLD_: '1048576' });
     expect(r.seen.arena).toBe('4');
+    expect(r.seen.trim).toBe('1048576');
   });
 
   it('exits with the node’s exit code', async () => {
@@ -79,6 +82,7 @@ describe('bin/hearth.js as a program', () => {
     expect(direct.code).not.toBe(0);
     expect(asProgram.code).toBe(direct.code);
     expect(direct.seen.arena).toBeNull(); // `node bin/hearth.js` does not read the shell line
+    expect(direct.seen.trim).toBeNull();
   });
 
   it('a signal to the process reaches node itself', async () => {
