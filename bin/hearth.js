@@ -1,7 +1,20 @@
-#!/usr/bin/env node
+#!/bin/sh
+':' //; exec env MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-131072}" node "$0" "$@"
 // The `hearth` executable: runs the compiled distribution (`npm run build`; `npm start` builds it
 // when the sources changed). `npm link` puts it on PATH; or alias hearth="node /path/to/hearth/bin/hearth.js".
 // From the TypeScript sources without a build: `npm run hearth -- <command>`.
+//
+// Line 2 is read twice. Run as a program (`hearth` on PATH, `./bin/hearth.js`), /bin/sh runs it:
+// `:` does nothing, then `exec` replaces the shell with node on this same file, in the same process
+// (same pid, arguments, exit code and signals), with MALLOC_ARENA_MAX=2 and MALLOC_TRIM_THRESHOLD_=131072
+// unless the environment already sets them. Node then reads that line as a string and a comment.
+// Why: glibc's malloc gives threads their own arenas (up to 8 per core) and keeps what was freed in
+// them mapped, and raises its trim threshold as the program frees large blocks; with the runtime's
+// workers and libuv's threads a node held 55–64 MB of malloc heaps after a load and 24 MB idle; with
+// two arenas and a fixed 128 KiB threshold 29 MB and 8 MB (issue #22; docs/performance.md "Memory
+// goals (issue #22, 2026-11-27, second pass)"). They must be in the environment before the process
+// starts, hence the shell line. `node bin/hearth.js` skips it: set them yourself there (or in a
+// service's environment).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -92,6 +92,7 @@ const libp2pFromConfig: NetworkFactory = ({ key, config, logger, remembered }) =
     logger, // the network names itself (component: network) in its own child logger
   });
 import { StoreSupervisor } from './store-supervisor.ts';
+import { IdleCompactor } from '../runtime/idle-compactor.ts';
 
 export interface AdminCredentials {
   username: string;
@@ -155,6 +156,7 @@ export class HearthNode {
   events!: EventStreamService;
   /** the WebAssembly host running application methods */
   runtime!: WasmRuntime;
+  private readonly compactor = new IdleCompactor(); // a full GC once idle after load (issue #22 memory)
   /** contexts: lifecycle, method calls (JSON-RPC `execute`, query) */
   contexts!: Contexts;
   /** relayed, device-signed presence (`POST /contexts/{id}/presence-intents`) */
@@ -413,7 +415,7 @@ export class HearthNode {
       if (this.network) registerNetworkMetrics(this.metrics, this.network);
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
       for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);
-      for (const series of this.runtime.series()) this.metrics.addGauge(series);
+      for (const series of [...this.runtime.series(), ...this.compactor.series()]) this.metrics.addGauge(series);
       const applyFailures = this.sync?.applier.failures;
       if (applyFailures) {
         this.metrics.addGauge({
@@ -510,6 +512,7 @@ export class HearthNode {
       const prepared = this.prepareContexts().catch((err: unknown) => void logger.warn({ err }, 'preparing the contexts’ modules failed'));
       this.supervisor = new StoreSupervisor({ store: this.store, logger, onFatal: this.opts.onFatal ?? (() => void this.stop()) });
       this.supervisor.start();
+      this.compactor.start();
       this.presence.start();
       this.events.start();
       await this.network?.start();
@@ -576,6 +579,7 @@ export class HearthNode {
     if (this.state === 'shutting_down') return;
     this.state = 'shutting_down';
     this.supervisor?.stop();
+    this.compactor.stop();
     this.contexts?.reaper.stop();
     // Streams end with a close frame first: open SSE responses would otherwise hold the drain.
     this.events?.stop();

@@ -42,6 +42,21 @@ describe('instance reuse', () => {
     expect(pool.created).toBe(1);
   });
 
+  it('release lets the kept instance go: the next call instantiates anew and sees the same fresh state', async () => {
+    const g = await compileGuest(probe, DEFAULT_LIMITS);
+    const pool = new InstancePool(g.module, g.reuse);
+    const run = (m: string) => execute(pool, g.exportTypes, req(m), backend, DEFAULT_LIMITS);
+    const fresh = out(run('bump'));
+    out(run('grow'));
+    expect(pool.created).toBe(1);
+    expect(pool.release()).toBe(true);
+    expect(pool.release()).toBe(false); // nothing kept any more
+    expect(out(run('bump'))).toEqual(fresh);
+    expect(pool.created).toBe(2);
+    expect(out(run('bump'))).toEqual(fresh);
+    expect(pool.created).toBe(2); // kept again after that call
+  });
+
   it('instantiates per call when the start function calls the host: each call meets it as a fresh instance does', async () => {
     const g = await compileGuest(startLogs, DEFAULT_LIMITS);
     const fresh = execute(g.module, g.exportTypes, req('hello'), backend, DEFAULT_LIMITS);

@@ -71,6 +71,16 @@ export class InstancePool {
     if (this.plan && !this.idle) this.idle = this.instantiate();
   }
 
+  /**
+   * Lets the kept instance go (its memory, grown or not, and its snapshot): the worker does so after a
+   * long idle (worker.ts, issue #22 memory); the next call instantiates again. Answers whether one went.
+   */
+  release(): boolean {
+    const had = this.idle !== undefined;
+    this.idle = undefined;
+    return had;
+  }
+
   /** A kept instance; undefined (and no reuse from now on) when the start function called the host. */
   private instantiate(): Kept | undefined {
     this.created++;

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import { WasmRuntime } from './runtime.ts';
 import { newViews, request } from './test-support.ts';
-import { IdleRetirement, WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
+import { IdleRetirement, INSTANCE_RELEASE_MS, WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
 
 describe('IdleRetirement', () => {
   function pool(keep: number, idleMs = 100) {
@@ -118,6 +118,25 @@ describe('the runtime pool retires idle workers', () => {
       await rt.stop();
     }
   });
+
+  it('a worker free for INSTANCE_RELEASE_MS lets its kept instance go; the next call instantiates again and answers', async () => {
+    const rt = new WasmRuntime({ poolSize: 1, idleRetireMs: 0 });
+    await rt.start();
+    try {
+      const v = newViews();
+      await init(rt, v);
+      const first = await rt.call(request('kv', kv, 'len', {}, v));
+      const created = rt.stats.instancesCreated;
+      expect(await rt.call(request('kv', kv, 'len', {}, v))).toEqual(first);
+      expect(rt.stats.instancesCreated).toBe(created); // kept between calls
+      await settle(INSTANCE_RELEASE_MS + 1_500);
+      expect(await rt.call(request('kv', kv, 'len', {}, v))).toEqual(first);
+      expect(rt.stats.instancesCreated).toBe(created + 1);
+      expect(rt.workers).toBe(1); // the worker itself stays
+    } finally {
+      await rt.stop();
+    }
+  }, INSTANCE_RELEASE_MS + 20_000);
 
   it('idleRetireMs 0 never retires', async () => {
     const rt = new WasmRuntime({ poolSize: 2, idleRetireMs: 0, keepWorkers: 0 });

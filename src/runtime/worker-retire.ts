@@ -15,6 +15,14 @@
  *   none (issue #14).
  */
 
+/**
+ * A worker free this long lets its kept instances go (instances.ts `release`) and collects: their
+ * linear memories (grown by the calls of a load) and snapshots, ~5–7 MB for four modules in
+ * bench/restart.ts. The next call on a module instantiates it again (about a millisecond, against
+ * the ~55 ms a worker's start costs, which is why the worker itself is kept: docs/decisions.md).
+ */
+export const INSTANCE_RELEASE_MS = 15_000;
+
 /** `resourceLimits` of every runtime worker. */
 export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 6 } as const;
 /** A worker free this long is retired (config-free: the runtime's `idleRetireMs` option). */

@@ -14,6 +14,8 @@ import { HOT_ROWS, type AskedRequest, type BridgeRequest, type BridgeResponse, t
 import type { VMLimits } from './limits.ts';
 import { InstancePool } from './instances.ts';
 import { StateCache } from './state-cache.ts';
+import { IdleCompactor, obtainGc } from './idle-compactor.ts';
+import { INSTANCE_RELEASE_MS } from './worker-retire.ts';
 import type { FuncType } from './wasm-binary.ts';
 
 const WAIT_SLICE_MS = 50;
@@ -80,7 +82,21 @@ function run(job: CallJob): JobDone {
   return { type: 'result', seq: job.seq, result, created: compiled.instances.created - created, asks: asks - asked, ...(read.rows.length > 0 ? { read: read.rows } : {}) };
 }
 
+let releaseTimer: ReturnType<typeof setTimeout> | undefined;
+/** (Re)arms the release of the kept instances after INSTANCE_RELEASE_MS free (worker-retire.ts). */
+function releaseWhenIdle(): void {
+  clearTimeout(releaseTimer);
+  releaseTimer = setTimeout(() => {
+    let released = 0;
+    for (const m of modules.values()) if (m.instances.release()) released++;
+    // their memories are freed when collected, and an idle worker allocates nothing that would collect
+    if (released > 0) obtainGc()?.();
+  }, INSTANCE_RELEASE_MS);
+  releaseTimer.unref();
+}
+
 parentPort!.on('message', (msg: WorkerInit | CallJob | LoadJob) => {
+  releaseWhenIdle();
   if (msg.type === 'init') {
     port = msg.port as unknown as MessagePort;
     flag = new Int32Array(msg.flag);
@@ -110,5 +126,9 @@ function threadId(): number | undefined {
     return undefined;
   }
 }
+
+// the kept worker's heap after a load is collected once it falls idle (idle-compactor.ts, issue #22);
+// its heap is small (young generation capped, worker-retire.ts), so a smaller growth is worth it
+new IdleCompactor({ growthBytes: 4 * 1024 * 1024 }).start();
 
 parentPort!.postMessage({ type: 'ready', tid: threadId() });

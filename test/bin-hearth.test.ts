@@ -1,0 +1,96 @@
+/**
+ * bin/hearth.js run as a program (issue #22 memory): its shell line sets MALLOC_ARENA_MAX=2 and
+ * MALLOC_TRIM_THRESHOLD_=131072 unless the environment sets them, and replaces itself with node in the same process, so argv, the exit
+ * code and signals are the node's own. A probe module (NODE_OPTIONS=--import) reports what the
+ * node process sees. Needs the build (dist/), as every spawned node here.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HEARTH_BIN } from './helpers/node.ts';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hearth-bin-'));
+  // writes what the node process sees; with HOLD set, holds the process until a signal ends it
+  await writeFile(
+    join(dir, 'probe.mjs'),
+    `import { writeFileSync } from 'node:fs';
+     writeFileSync(process.env.PROBE_OUT, JSON.stringify({ pid: process.pid, arena: process.env.MALLOC_ARENA_MAX ?? null, trim: process.env.MALLOC_TRIM_THRESHOLD_ ?? null, argv: process.argv.slice(1) }));
+     if (process.env.HOLD) await new Promise(() => setInterval(() => {}, 1000));\n`,
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  pid: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  seen: { pid: number; arena: string | null; trim: string | null; argv: string[] };
+}
+
+async function run(command: string, args: string[], env: Record<string, string> = {}, onStart?: (pid: number, out: string) => Promise<void>): Promise<Run> {
+  const out = join(dir, `out-${Math.random().toString(36).slice(2)}.json`);
+  const base = { ...process.env };
+  delete base.MALLOC_ARENA_MAX;
+  delete base.MALLOC_TRIM_THRESHOLD_;
+  delete base.NODE_OPTIONS;
+  const child = spawn(command, args, { env: { ...base, NODE_OPTIONS: `--import=${join(dir, 'probe.mjs')}`, PROBE_OUT: out, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+  if (onStart) await onStart(child.pid!, out);
+  const [code, signal] = await exited;
+  return { pid: child.pid!, code, signal, stdout, seen: JSON.parse(await readFile(out, 'utf8')) as Run['seen'] };
+}
+
+async function waitFor(file: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await readFile(file, 'utf8').then((t) => t.length > 0, () => false)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no ${file} within ${ms} ms`);
+}
+
+describe('bin/hearth.js as a program', () => {
+  it('runs node in the same process with MALLOC_ARENA_MAX=2, MALLOC_TRIM_THRESHOLD_=131072 and the arguments as given', async () => {
+    const r = await run(HEARTH_BIN, ['--version', 'a b', '$HOME']);
+    expect(r.seen.pid).toBe(r.pid); // exec: no shell or second process in between
+    expect(r.seen.arena).toBe('2');
+    expect(r.seen.trim).toBe('131072');
+    expect(r.seen.argv).toEqual([HEARTH_BIN, '--version', 'a b', '$HOME']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('keeps the values the environment sets', async () => {
+    const r = await run(HEARTH_BIN, ['--version'], { MALLOC_ARENA_MAX: '4', MALLOC_TRIM_THRESHOLD_: '1048576' });
+    expect(r.seen.arena).toBe('4');
+    expect(r.seen.trim).toBe('1048576');
+  });
+
+  it('exits with the node’s exit code', async () => {
+    const direct = await run(process.execPath, [HEARTH_BIN, 'no-such-command']);
+    const asProgram = await run(HEARTH_BIN, ['no-such-command']);
+    expect(direct.code).not.toBe(0);
+    expect(asProgram.code).toBe(direct.code);
+    expect(direct.seen.arena).toBeNull(); // `node bin/hearth.js` does not read the shell line
+    expect(direct.seen.trim).toBeNull();
+  });
+
+  it('a signal to the process reaches node itself', async () => {
+    const r = await run(HEARTH_BIN, ['--version'], { HOLD: '1' }, async (pid, out) => {
+      await waitFor(out);
+      process.kill(pid, 'SIGTERM');
+    });
+    expect(r.seen.pid).toBe(r.pid);
+    expect(r.signal).toBe('SIGTERM');
+  });
+});
