@@ -6,19 +6,12 @@
  * dropped as a duplicate once up); `dialProtocolRetrying` must not.
  */
 import './polyfill.ts';
-import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
-import { circuitRelayTransport } from '@libp2p/circuit-relay-v2';
-import { identify } from '@libp2p/identify';
 import type { Libp2p } from '@libp2p/interface';
-import { tcp } from '@libp2p/tcp';
-import { multiaddr } from '@multiformats/multiaddr';
-import { createLibp2p } from 'libp2p';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from './contract-suite.ts';
 import { dialProtocolRetrying } from './dial-retry.ts';
-import { libp2pPrivateKey } from './peer-id.ts';
-import { newNodeKey, TestNodes } from './test-nodes.ts';
+import { bareRelayClient } from './relay-client-testkit.ts';
+import { TestNodes } from './test-nodes.ts';
 
 const PROTOCOL = '/hearth-test/echo/1';
 
@@ -32,23 +25,9 @@ describe('streams to a peer reached through a relay', () => {
 
   /** a bare node with the relay transport, listening on no TCP address; `reserveOn` makes it reserve on that relay */
   async function bare(reserveOn?: string): Promise<Libp2p> {
-    let transports: { listen(a: unknown[]): Promise<void> } | undefined;
-    const node = await createLibp2p({
-      privateKey: libp2pPrivateKey(newNodeKey()),
-      addresses: { listen: [] },
-      transports: [tcp(), circuitRelayTransport({ reservationCompletionTimeout: 5_000 })],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
-      services: {
-        identify: identify(),
-        transports: (components: { transportManager: { listen(a: unknown[]): Promise<void> } }) => {
-          transports = components.transportManager;
-          return {};
-        },
-      },
-    });
+    const { node, listen } = await bareRelayClient();
     clients.push(node);
-    if (reserveOn) await transports!.listen([multiaddr(`${reserveOn}/p2p-circuit`)]);
+    if (reserveOn) await listen(`${reserveOn}/p2p-circuit`);
     return node;
   }
 

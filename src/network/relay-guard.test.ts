@@ -17,6 +17,7 @@ import { createLibp2p } from 'libp2p';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from './contract-suite.ts';
 import { libp2pPrivateKey, peerKeyOf } from './peer-id.ts';
+import { bareRelayClient, type RelayClient } from './relay-client-testkit.ts';
 import { RelayGuard, type RelayGuardPolicy } from './relay-guard.ts';
 import { newNodeKey, TestNodes } from './test-nodes.ts';
 
@@ -93,24 +94,10 @@ describe('a hearth relay guarded', () => {
     await nodes.teardown();
   });
 
-  async function client(): Promise<{ node: Libp2p; listen(a: string): Promise<void> }> {
-    let transports: { listen(a: unknown[]): Promise<void> } | undefined;
-    const node = await createLibp2p({
-      privateKey: libp2pPrivateKey(newNodeKey()),
-      addresses: { listen: [] },
-      transports: [tcp(), circuitRelayTransport({ reservationCompletionTimeout: 5_000 })],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
-      services: {
-        identify: identify(),
-        transports: (components: { transportManager: { listen(a: unknown[]): Promise<void> } }) => {
-          transports = components.transportManager;
-          return {};
-        },
-      },
-    });
-    clients.push(node);
-    return { node, listen: (a) => transports!.listen([multiaddr(a)]) };
+  async function client(): Promise<RelayClient> {
+    const c = await bareRelayClient();
+    clients.push(c.node);
+    return c;
   }
 
   /** a relay, a listener reserved on it (counting what its sink protocol receives), a dialer */

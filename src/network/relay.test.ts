@@ -4,18 +4,11 @@
  * on a hearth relay on 127.0.0.1 by listening on its `/p2p-circuit` address.
  */
 import './polyfill.ts';
-import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
-import { circuitRelayTransport } from '@libp2p/circuit-relay-v2';
-import { identify } from '@libp2p/identify';
 import type { Libp2p } from '@libp2p/interface';
-import { tcp } from '@libp2p/tcp';
-import { multiaddr } from '@multiformats/multiaddr';
-import { createLibp2p } from 'libp2p';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from './contract-suite.ts';
-import { libp2pPrivateKey } from './peer-id.ts';
-import { newNodeKey, TestNodes } from './test-nodes.ts';
+import { bareRelayClient } from './relay-client-testkit.ts';
+import { TestNodes } from './test-nodes.ts';
 
 describe('a hearth relay', () => {
   const nodes = new TestNodes();
@@ -27,25 +20,10 @@ describe('a hearth relay', () => {
 
   /** a bare client that asks `relay` for a reservation; resolves once its listen settled */
   async function client(relay: string): Promise<{ node: Libp2p; reserved: boolean; error?: string }> {
-    let transports: { listen(a: unknown[]): Promise<void> } | undefined;
-    const node = await createLibp2p({
-      privateKey: libp2pPrivateKey(newNodeKey()),
-      addresses: { listen: [] },
-      transports: [tcp(), circuitRelayTransport({ reservationCompletionTimeout: 5_000 })],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
-      services: {
-        identify: identify(),
-        // hands over the transport manager (as libp2p.ts does) to listen on the relay's circuit address
-        transports: (components: { transportManager: { listen(a: unknown[]): Promise<void> } }) => {
-          transports = components.transportManager;
-          return {};
-        },
-      },
-    });
+    const { node, listen } = await bareRelayClient();
     clients.push(node);
     try {
-      await transports!.listen([multiaddr(`${relay}/p2p-circuit`)]);
+      await listen(`${relay}/p2p-circuit`);
       return { node, reserved: node.getMultiaddrs().some((a) => a.toString().includes('/p2p-circuit')) };
     } catch (err) {
       return { node, reserved: false, error: (err as Error).message };
