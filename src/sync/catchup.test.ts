@@ -129,3 +129,35 @@ describe('catch-up (issue 23 §5)', () => {
     await until('A and C converge', () => sameState([a, c], contextId));
   });
 });
+
+describe('backfill after writing apart', () => {
+  it('a node that wrote more deltas than the breadth-first frontier names is sent only what it lacks, not the whole history', async () => {
+    const { hub, a, b, contextId } = await star();
+    // a shared history both hold
+    for (let i = 0; i < 60; i++) await call(a, contextId, 'set', { key: `shared${i}`, value: String(i) });
+    await until('B holds the shared history', () => sameState([a, b], contextId));
+    // apart: B writes more deltas than the 48 breadth-first ids its pull names, A writes one
+    hub.unlink(a.identity.publicKey, b.identity.publicKey);
+    for (let i = 0; i < 80; i++) await call(b, contextId, 'set', { key: `b${i}`, value: String(i) });
+    await call(a, contextId, 'set', { key: 'from-a', value: 'a' });
+    // count the deltas B receives in answer to its backfill requests
+    let served = 0;
+    const requestStream = b.net.requestStream.bind(b.net);
+    b.net.requestStream = async function* (peer, protocol, data, opts) {
+      const backfill = (JSON.parse(new TextDecoder().decode(data)) as { type?: string }).type === 'ContextBackfillRequest';
+      for await (const frame of requestStream(peer, protocol, data, opts)) {
+        if (backfill) served += ((JSON.parse(new TextDecoder().decode(frame)) as { deltas?: unknown[] }).deltas ?? []).length;
+        yield frame;
+      }
+    };
+    hub.link(a.identity.publicKey, b.identity.publicKey);
+    b.sync.syncNow(contextId);
+    await until('B has A’s write', async () => (await call(b, contextId, 'get', { key: 'from-a' }, true)) === 'a');
+    // B lacked one delta of A's. With its heads' 48 nearest ancestors alone (all written apart,
+    // unknown to A) A sent its whole history (65 deltas). The reaching frontier's further ids fall at
+    // doubling distances, so the first one A knows is within twice the depth B wrote apart: A sends
+    // what follows it (32 here), not everything
+    expect(served).toBeGreaterThanOrEqual(1);
+    expect(served).toBeLessThan(40);
+  });
+});
