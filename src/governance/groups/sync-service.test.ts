@@ -7,21 +7,17 @@
  * answered), a repeated join answers again without a second op, and the sync's refusals (unknown
  * group, still no member reachable, a refused pending join).
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryHub, type MemoryNetwork } from '../../network/memory.ts';
-import { StreamRouter } from '../../network/router.ts';
+import { MemoryHub } from '../../network/memory.ts';
 import { HearthError } from '../../errors.ts';
-import { InvitationService, type RemoteJoin } from '../invitations/service.ts';
+import type { RemoteJoin } from '../invitations/service.ts';
 import { INVITATION_OPS } from '../invitations/ops.ts';
-import { GovernanceReplicator } from '../replication/replicator.ts';
-import { govNode, TEST_APP, type GovNode } from '../testkit.ts';
+import type { GovernanceReplicator } from '../replication/replicator.ts';
+import { repNode, type RepNode } from '../replication/testkit.ts';
+import { TEST_APP, type GovNode } from '../testkit.ts';
 import { syncGroup } from './sync-service.ts';
 
-interface Node extends GovNode {
-  net: MemoryNetwork;
-  replicator: GovernanceReplicator;
-  joiner: InvitationService;
+interface Node extends RepNode {
   /** closes the gate in front of this node's namespace fetches; `open` lets the held ones through */
   gate: { close(): void; open(): void; waiting: number };
   fetches: number;
@@ -33,20 +29,6 @@ afterEach(async () => {
 });
 
 async function node(hub: MemoryHub, startMs: number, opts: { ticks?: boolean } = {}): Promise<Node> {
-  const g = await govNode(startMs);
-  const net = hub.join(g.identity.publicKey);
-  const router = new StreamRouter(net);
-  let joiner!: InvitationService;
-  const replicator = new GovernanceReplicator({
-    governance: g.governance,
-    network: net,
-    router,
-    clock: g.clock,
-    logger: pino({ level: 'silent' }),
-    // a long heartbeat: only connections retry pending joins here; `ticks: false`, not even those
-    options: { heartbeatMs: 60_000, requestTimeoutMs: 2_000, dialTimeoutMs: 500 },
-    onTick: opts.ticks === false ? undefined : async () => void (await joiner.resolvePending()),
-  });
   let closed = false;
   let release: (() => void)[] = [];
   const n = { fetches: 0 } as Node;
@@ -61,18 +43,16 @@ async function node(hub: MemoryHub, startMs: number, opts: { ticks?: boolean } =
     },
   };
   // the replicator's fetch, held while the gate is closed: a slow peer or a loaded machine
-  const remote: RemoteJoin = {
+  const gated = (replicator: GovernanceReplicator): RemoteJoin => ({
     fetchForInvitation: async (inv, signal) => {
       n.fetches++;
       if (closed) await new Promise<void>((r) => release.push(r));
       return replicator.fetchForInvitation(inv, signal);
     },
-  };
-  joiner = new InvitationService({ governance: g.governance, identity: g.identity, clock: g.clock, store: g.store, remote, addresses: () => net.addresses() });
-  router.serve();
-  replicator.start();
-  running.push(replicator);
-  return Object.assign(n, g, { net, replicator, joiner, gate });
+  });
+  // a long heartbeat: only connections retry pending joins here; `ticks: false`, not even those
+  const r = await repNode(hub, startMs, running, { heartbeatMs: 60_000, retryPendingOnTick: opts.ticks !== false, remote: gated });
+  return Object.assign(n, r, { gate });
 }
 
 async function until(what: string, ok: () => boolean, timeoutMs = 5_000): Promise<void> {

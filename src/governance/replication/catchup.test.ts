@@ -5,44 +5,21 @@
  * answering side (`stats.opsServed`). The answering node's replicator is stopped before the two
  * meet again, so it serves but never pulls: the asker's unknown head stays unknown to it.
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryHub, type MemoryNetwork } from '../../network/memory.ts';
-import { StreamRouter } from '../../network/router.ts';
-import { InvitationService } from '../invitations/service.ts';
-import { govNode, TEST_APP, type GovNode } from '../testkit.ts';
-import { GovernanceReplicator } from './replicator.ts';
+import { MemoryHub } from '../../network/memory.ts';
+import { TEST_APP } from '../testkit.ts';
+import type { GovernanceReplicator } from './replicator.ts';
+import { repNode, type RepNode } from './testkit.ts';
 
-interface Node extends GovNode {
-  net: MemoryNetwork;
-  replicator: GovernanceReplicator;
-  joiner: InvitationService;
-}
+type Node = RepNode;
 
 const running: GovernanceReplicator[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 
-async function node(hub: MemoryHub, startMs: number): Promise<Node> {
-  const g = await govNode(startMs);
-  const net = hub.join(g.identity.publicKey);
-  const router = new StreamRouter(net);
-  // a long heartbeat: the pulls measured here are the ones a connection starts, nothing else
-  const replicator = new GovernanceReplicator({
-    governance: g.governance,
-    network: net,
-    router,
-    clock: g.clock,
-    logger: pino({ level: 'silent' }),
-    options: { heartbeatMs: 60_000, requestTimeoutMs: 2_000, dialTimeoutMs: 500 },
-  });
-  const joiner = new InvitationService({ governance: g.governance, identity: g.identity, clock: g.clock, store: g.store, remote: replicator, addresses: () => net.addresses() });
-  router.serve();
-  replicator.start();
-  running.push(replicator);
-  return { ...g, net, replicator, joiner };
-}
+// a long heartbeat: the pulls measured here are the ones a connection starts, nothing else
+const node = (hub: MemoryHub, startMs: number): Promise<Node> => repNode(hub, startMs, running, { heartbeatMs: 60_000, retryPendingOnTick: false });
 
 async function until(what: string, ok: () => boolean, timeoutMs = 5_000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -3,47 +3,22 @@
  * convergence of changes made on every node, catch-up after a partition, pending joins completed
  * when the inviter comes back, and hostile peers that get penalties and nothing else.
  */
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryHub, type MemoryNetwork } from '../../network/memory.ts';
-import { encodeJson, StreamRouter, SYNC_PROTOCOL } from '../../network/router.ts';
+import { MemoryHub } from '../../network/memory.ts';
+import { encodeJson, SYNC_PROTOCOL } from '../../network/router.ts';
 import { namespaceTopic, NetworkError } from '../../network/contract.ts';
-import { InvitationService } from '../invitations/service.ts';
-import { forgedOp, govNode, stateText, TEST_APP, type GovNode } from '../testkit.ts';
+import { forgedOp, stateText, TEST_APP, type GovNode } from '../testkit.ts';
 import { GovernanceReplicator } from './replicator.ts';
+import { repNode as repNodeOf, type RepNode } from './testkit.ts';
 import { KIND } from './wire.ts';
 
-interface RepNode extends GovNode {
-  net: MemoryNetwork;
-  replicator: GovernanceReplicator;
-  joiner: InvitationService;
-}
 
 const running: GovernanceReplicator[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 
-async function repNode(hub: MemoryHub, startMs: number): Promise<RepNode> {
-  const g = await govNode(startMs);
-  const net = hub.join(g.identity.publicKey);
-  const router = new StreamRouter(net);
-  let joiner!: InvitationService;
-  const replicator = new GovernanceReplicator({
-    governance: g.governance,
-    network: net,
-    router,
-    clock: g.clock,
-    logger: pino({ level: 'silent' }),
-    options: { heartbeatMs: 40, requestTimeoutMs: 2_000, dialTimeoutMs: 500 },
-    onTick: async () => void (await joiner.resolvePending()),
-  });
-  joiner = new InvitationService({ governance: g.governance, identity: g.identity, clock: g.clock, store: g.store, remote: replicator, addresses: () => net.addresses() });
-  router.serve();
-  replicator.start();
-  running.push(replicator);
-  return { ...g, net, replicator, joiner };
-}
+const repNode = (hub: MemoryHub, startMs: number): Promise<RepNode> => repNodeOf(hub, startMs, running, { heartbeatMs: 40 });
 
 async function until(what: string, ok: () => boolean, timeoutMs = 5_000): Promise<void> {
   const end = Date.now() + timeoutMs;

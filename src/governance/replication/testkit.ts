@@ -1,0 +1,48 @@
+/**
+ * Test support: a governance node (testkit.ts `govNode`) with its replicator and invitation service
+ * on an in-memory network (replicator.test.ts, catchup.test.ts, groups/sync-service.test.ts). The
+ * replicator is pushed onto `running` so that the test file's `afterEach` stops it. Not a test file.
+ */
+import pino from 'pino';
+import type { MemoryHub, MemoryNetwork } from '../../network/memory.ts';
+import { StreamRouter } from '../../network/router.ts';
+import { InvitationService, type RemoteJoin } from '../invitations/service.ts';
+import { govNode, type GovNode } from '../testkit.ts';
+import { GovernanceReplicator } from './replicator.ts';
+
+export interface RepNode extends GovNode {
+  net: MemoryNetwork;
+  replicator: GovernanceReplicator;
+  joiner: InvitationService;
+}
+
+export interface RepNodeOptions {
+  /** the heads heartbeat (a long one leaves only connections to start pulls) */
+  heartbeatMs: number;
+  /** whether the heartbeat's tick retries pending joins (default true) */
+  retryPendingOnTick?: boolean;
+  /** what the invitation service fetches through; default the replicator itself */
+  remote?: (replicator: GovernanceReplicator) => RemoteJoin;
+}
+
+export async function repNode(hub: MemoryHub, startMs: number, running: GovernanceReplicator[], opts: RepNodeOptions): Promise<RepNode> {
+  const g = await govNode(startMs);
+  const net = hub.join(g.identity.publicKey);
+  const router = new StreamRouter(net);
+  let joiner!: InvitationService;
+  const replicator = new GovernanceReplicator({
+    governance: g.governance,
+    network: net,
+    router,
+    clock: g.clock,
+    logger: pino({ level: 'silent' }),
+    options: { heartbeatMs: opts.heartbeatMs, requestTimeoutMs: 2_000, dialTimeoutMs: 500 },
+    onTick: opts.retryPendingOnTick === false ? undefined : async () => void (await joiner.resolvePending()),
+  });
+  const remote = opts.remote?.(replicator) ?? replicator;
+  joiner = new InvitationService({ governance: g.governance, identity: g.identity, clock: g.clock, store: g.store, remote, addresses: () => net.addresses() });
+  router.serve();
+  replicator.start();
+  running.push(replicator);
+  return { ...g, net, replicator, joiner };
+}
