@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { eventually, joinContext, type ClusterNode } from '../helpers/cluster.ts';
+import { haltLabNode } from '../helpers/nat-lab.ts';
 import { NetnsLab, netnsCluster } from '../helpers/netns.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
@@ -65,17 +66,6 @@ async function write(n: ClusterNode, who: string, from: number, to: number): Pro
   }
 }
 
-/** SIGTERM, then SIGKILL past 10 s: a node that hangs on stop must not keep its namespace alive. */
-async function halt(n: ClusterNode): Promise<void> {
-  const child = n.process?.child;
-  const kill = setTimeout(() => child?.kill('SIGKILL'), 10_000);
-  try {
-    await n.stop();
-  } finally {
-    clearTimeout(kill);
-  }
-}
-
 beforeAll(async () => {
   unavailable = await lab.setUp();
   if (unavailable !== undefined) {
@@ -115,7 +105,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   aStream?.stop();
-  await Promise.allSettled(nodes.map(halt));
+  // SIGTERM, then SIGKILL past 10 s: a node that hangs on stop must not keep its namespace alive
+  await Promise.allSettled(nodes.map(haltLabNode));
   await lab.tearDown();
   if (home) await rm(home, { recursive: true, force: true });
 }, 60_000);
