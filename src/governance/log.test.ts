@@ -6,21 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { generateKeyPair, ed25519Sign, privateKeyObject } from '../crypto/keys.ts';
 import { orderKey } from './dag.ts';
 import { opIdOf } from './log.ts';
-import { forgedOp, govNode, pull, stateText, TEST_APP, type GovNode } from './testkit.ts';
+import { forgedOp, govNode, pair, pull, stateText, TEST_APP, type GovNode } from './testkit.ts';
 import type { GovOp } from './types.ts';
-
-/** A founds a namespace, B joins it with an invitation; both hold the same log. */
-async function pair(): Promise<{ a: GovNode; b: GovNode; nsId: string }> {
-  const a = await govNode(1_700_000_000_000);
-  const b = await govNode(1_700_000_000_500);
-  const ns = await a.namespaces.found({ applicationId: TEST_APP, name: 'team' });
-  const { invitation } = await a.invitations.invite(ns.id, {});
-  await pull(a, b, ns.id);
-  const joined = await b.invitations.join(JSON.parse(JSON.stringify(invitation)), ns.id);
-  expect(joined.pending).toBe(false);
-  await pull(b, a, ns.id);
-  return { a, b, nsId: ns.id };
-}
 
 const newOps = async (from: GovNode, nsId: string, since: string[]): Promise<GovOp[]> => from.governance.lacking(nsId, since);
 

@@ -81,6 +81,19 @@ export async function pull(from: GovNode, to: GovNode, namespaceId: string) {
   return to.governance.ingest(namespaceId, await from.governance.lacking(namespaceId, to.governance.heads(namespaceId)), { allowGenesis: true });
 }
 
+/** A founds a namespace, B joins it with an invitation; both hold the same log. */
+export async function pair(): Promise<{ a: GovNode; b: GovNode; nsId: string }> {
+  const a = await govNode(1_700_000_000_000);
+  const b = await govNode(1_700_000_000_500);
+  const ns = await a.namespaces.found({ applicationId: TEST_APP, name: 'team' });
+  const { invitation } = await a.invitations.invite(ns.id, {});
+  await pull(a, b, ns.id);
+  const joined = await b.invitations.join(JSON.parse(JSON.stringify(invitation)), ns.id);
+  if (joined.pending) throw new Error('the join answered pending although B holds the log');
+  await pull(b, a, ns.id);
+  return { a, b, nsId: ns.id };
+}
+
 /** The namespace state as comparable text. */
 export const stateText = (n: GovNode, namespaceId: string): string => canonicalJson(n.governance.stateOf(namespaceId));
 

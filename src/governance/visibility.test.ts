@@ -7,19 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BatchOp } from '../store/store.ts';
-import { govNode, pull, stateText, TEST_APP, type GovNode } from './testkit.ts';
-
-/** A founds a namespace, B joins it; both hold the same log. */
-async function pair(): Promise<{ a: GovNode; b: GovNode; nsId: string }> {
-  const a = await govNode(1_700_000_000_000);
-  const b = await govNode(1_700_000_000_500);
-  const ns = await a.namespaces.found({ applicationId: TEST_APP, name: 'team' });
-  const { invitation } = await a.invitations.invite(ns.id, {});
-  await pull(a, b, ns.id);
-  expect((await b.invitations.join(JSON.parse(JSON.stringify(invitation)), ns.id)).pending).toBe(false);
-  await pull(b, a, ns.id);
-  return { a, b, nsId: ns.id };
-}
+import { pair, pull, stateText, TEST_APP, type GovNode } from './testkit.ts';
 
 /** Every batch written to `n`'s store waits `ms` first (a loaded disk). */
 function slowStore(n: GovNode, ms: number): void {

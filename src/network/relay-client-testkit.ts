@@ -22,12 +22,15 @@ export interface RelayClient {
   listen(addr: string): Promise<void>;
 }
 
-/** A started bare relay client; the caller stops `node`. */
-export async function bareRelayClient(): Promise<RelayClient> {
+/**
+ * A started bare relay client; the caller stops `node`. `services` are added to libp2p's (a relay
+ * server, to make it a bare relay), `listen` are its own listen addresses (none by default).
+ */
+export async function bareRelayClient(opts: { services?: Record<string, unknown>; listen?: string[] } = {}): Promise<RelayClient> {
   let transports: { listen(a: unknown[]): Promise<void> } | undefined;
   const node = await createLibp2p({
     privateKey: libp2pPrivateKey(newNodeKey()),
-    addresses: { listen: [] },
+    addresses: { listen: opts.listen ?? [] },
     transports: [tcp(), circuitRelayTransport({ reservationCompletionTimeout: 5_000 })],
     connectionEncrypters: [noise()],
     streamMuxers: [yamux()],
@@ -37,7 +40,8 @@ export async function bareRelayClient(): Promise<RelayClient> {
         transports = components.transportManager;
         return {};
       },
-    },
+      ...opts.services,
+    } as never,
   });
   return { node, listen: (addr) => transports!.listen([multiaddr(addr)]) };
 }

@@ -5,21 +5,15 @@
  * in a loop penalised with `relay_abuse` until banned.
  */
 import './polyfill.ts';
-import { noise } from '@chainsafe/libp2p-noise';
-import { yamux } from '@chainsafe/libp2p-yamux';
-import { circuitRelayServer, circuitRelayTransport } from '@libp2p/circuit-relay-v2';
-import { identify } from '@libp2p/identify';
+import { circuitRelayServer } from '@libp2p/circuit-relay-v2';
 import type { Libp2p, Stream } from '@libp2p/interface';
 import type { PeerKey } from './contract.ts';
-import { tcp } from '@libp2p/tcp';
-import { multiaddr } from '@multiformats/multiaddr';
-import { createLibp2p } from 'libp2p';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from './contract-suite.ts';
-import { libp2pPrivateKey, peerKeyOf } from './peer-id.ts';
+import { peerKeyOf } from './peer-id.ts';
 import { bareRelayClient, type RelayClient } from './relay-client-testkit.ts';
 import { RelayGuard, type RelayGuardPolicy } from './relay-guard.ts';
-import { newNodeKey, TestNodes } from './test-nodes.ts';
+import { TestNodes } from './test-nodes.ts';
 
 const ECHO = '/hearth-test/sink/1.0.0';
 const POLICY: RelayGuardPolicy = { windowMs: 1_000, maxReservationsPerWindow: 2, maxCircuitsPerWindow: 3, maxOpenCircuits: 2 };
@@ -183,25 +177,10 @@ describe('what a relay sees of a circuit', () => {
     }
   }
 
-  async function bare(services: Record<string, unknown>, listen: string[]): Promise<{ node: Libp2p; transports: { listen(a: unknown[]): Promise<void> } }> {
-    let transports: { listen(a: unknown[]): Promise<void> } | undefined;
-    const node = await createLibp2p({
-      privateKey: libp2pPrivateKey(newNodeKey()),
-      addresses: { listen },
-      transports: [tcp(), circuitRelayTransport({ reservationCompletionTimeout: 5_000 })],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
-      services: {
-        identify: identify(),
-        transports: (components: { transportManager: { listen(a: unknown[]): Promise<void> } }) => {
-          transports = components.transportManager;
-          return {};
-        },
-        ...services,
-      } as never,
-    });
-    clients.push(node);
-    return { node, transports: transports! };
+  async function bare(services: Record<string, unknown>, listen: string[]): Promise<RelayClient> {
+    const c = await bareRelayClient({ services, listen });
+    clients.push(c.node);
+    return c;
   }
 
   it('carries the two peers\' own Noise session: plaintext at both ends, only ciphertext through the relay', async () => {
@@ -209,7 +188,7 @@ describe('what a relay sees of a circuit', () => {
     const relayServer = circuitRelayServer({ reservations: { applyDefaultLimit: false } });
     const relay = await bare({ relay: (c: object) => relayServer(tap.wrap(c) as never) }, ['/ip4/127.0.0.1/tcp/0']);
     const listener = await bare({}, []);
-    await listener.transports.listen([multiaddr(`${relay.node.getMultiaddrs()[0]}/p2p-circuit`)]);
+    await listener.listen(`${relay.node.getMultiaddrs()[0]}/p2p-circuit`);
     const relayed = listener.node.getMultiaddrs().find((a) => a.toString().includes('/p2p-circuit'))!;
     let received = '';
     await listener.node.handle(ECHO, (stream) => stream.addEventListener('message', (e) => (received += Buffer.from(e.data.subarray()).toString('latin1'))), {
