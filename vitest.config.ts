@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
+    // a frozen test process fails the run, naming its file, instead of waiting for CI's limit
+    reporters: ['default', './test/stall-reporter.ts'],
   },
 });

@@ -7,6 +7,7 @@
  * bytes. The application id of a bundle is SHA-256(borsh(package, signerId)): version-stable.
  */
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { rawPublicKeyBytes } from '../crypto/keys.ts';
 import { badRequest } from '../errors.ts';
 import { BorshWriter } from '../governance/borsh.ts';
 import { SIGNATURE_ALGORITHM } from './constants.ts';
@@ -62,10 +63,8 @@ export function didKeyOf(publicKey: Uint8Array): string {
 
 /** The raw 32-byte public key of an Ed25519 key object (private or public). */
 export function rawPublicKey(key: KeyObject): Buffer {
-  const pub = key.type === 'private' ? createPublicKey(key) : key;
-  const jwk = pub.export({ format: 'jwk' });
-  if (jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') throw badRequest('the signing key is not an Ed25519 key');
-  return Buffer.from(jwk.x, 'base64url');
+  if (key.asymmetricKeyType !== 'ed25519') throw badRequest('the signing key is not an Ed25519 key');
+  return rawPublicKeyBytes(key);
 }
 
 /** An Ed25519 private key from PEM (PKCS#8) text. */

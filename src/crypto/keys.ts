@@ -11,9 +11,38 @@ export interface KeyPair {
   privateKey: string;
 }
 
+/**
+ * Raw keys come out of DER, never out of `export({ format: 'jwk' })`: on Node 20 the JWK export of
+ * an Ed25519/X25519 key holds the key's mutex while it allocates the strings, a garbage collection
+ * there can run the destructor of the `generateKeyPairSync` job that made the key, which takes the
+ * same mutex, and the thread waits on itself for ever (seen: a test process frozen in the JWK
+ * export of a fresh key; /tmp stress: 40–60 k generate-and-export rounds with a small young
+ * generation). The DER exports take no such lock. The DER forms of these keys are fixed: SPKI is a
+ * 12-byte header and the 32-byte public key, PKCS#8 a 16-byte header and the 32-byte seed.
+ */
+const SPKI_BYTES = 44;
+const PKCS8_BYTES = 48;
+const OKP_TYPES = new Set(['ed25519', 'x25519']);
+
+/** The raw 32-byte public key of an Ed25519 or X25519 key (public or private). */
+export function rawPublicKeyBytes(key: KeyObject): Buffer {
+  if (!OKP_TYPES.has(key.asymmetricKeyType ?? '')) throw new Error(`not an Ed25519 or X25519 key: ${key.asymmetricKeyType ?? key.type}`);
+  const pub = key.type === 'private' ? createPublicKey(key) : key;
+  const der = pub.export({ format: 'der', type: 'spki' });
+  if (der.length !== SPKI_BYTES) throw new Error(`unexpected SPKI length ${der.length}`);
+  return der.subarray(SPKI_BYTES - 32);
+}
+
+/** The raw 32-byte seed of an Ed25519 or X25519 private key. */
+export function rawPrivateSeed(key: KeyObject): Buffer {
+  if (key.type !== 'private' || !OKP_TYPES.has(key.asymmetricKeyType ?? '')) throw new Error('not an Ed25519 or X25519 private key');
+  const der = key.export({ format: 'der', type: 'pkcs8' });
+  if (der.length !== PKCS8_BYTES) throw new Error(`unexpected PKCS#8 length ${der.length}`);
+  return der.subarray(PKCS8_BYTES - 32);
+}
+
 function rawPublic(key: KeyObject): string {
-  const jwk = key.export({ format: 'jwk' });
-  return Buffer.from(jwk.x as string, 'base64url').toString('hex');
+  return rawPublicKeyBytes(key).toString('hex');
 }
 
 export function generateKeyPair(type: 'ed25519' | 'x25519'): KeyPair {

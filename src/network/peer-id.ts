@@ -10,6 +10,7 @@ import { privateKeyFromRaw, publicKeyFromRaw } from '@libp2p/crypto/keys';
 import type { Ed25519PrivateKey, PeerId } from '@libp2p/interface';
 import { peerIdFromPublicKey, peerIdFromString } from '@libp2p/peer-id';
 import { CODE_P2P, multiaddr, type Multiaddr } from '@multiformats/multiaddr';
+import { rawPrivateSeed, rawPublicKeyBytes } from '../crypto/keys.ts';
 import type { PeerKey } from './contract.ts';
 
 const PEER_KEY = /^[0-9a-f]{64}$/;
@@ -22,10 +23,7 @@ const PEER_KEY = /^[0-9a-f]{64}$/;
  */
 export function libp2pPrivateKey(key: KeyObject): Ed25519PrivateKey {
   if (key.asymmetricKeyType !== 'ed25519' || key.type !== 'private') throw new Error('the node key must be an Ed25519 private key');
-  const jwk = key.export({ format: 'jwk' });
-  const seed = Buffer.from(jwk.d as string, 'base64url');
-  const pub = Buffer.from(jwk.x as string, 'base64url');
-  const priv = privateKeyFromRaw(Buffer.concat([seed, pub]));
+  const priv = privateKeyFromRaw(Buffer.concat([rawPrivateSeed(key), rawPublicKeyBytes(key)]));
   if (priv.type !== 'Ed25519') throw new Error('the node key must be an Ed25519 private key');
   return priv;
 }

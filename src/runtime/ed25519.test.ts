@@ -1,8 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isEd25519Point } from './ed25519.ts';
+import { rawPublicKeyBytes } from '../crypto/keys.ts';
 
-const rawKey = () => Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!, 'base64url');
+const rawKey = () => rawPublicKeyBytes(generateKeyPairSync('ed25519').publicKey);
 const yKey = (y: number) => {
   const k = new Uint8Array(32);
   k[0] = y;

@@ -16,6 +16,7 @@ import { makeBundle } from '../helpers/bundles.ts';
 import { startContractNode, type Contract } from '../helpers/contract.ts';
 import type { TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
+import { rawPrivateSeed } from '../../src/crypto/keys.ts';
 
 const X = '1'.repeat(64);
 const Y = '2'.repeat(64);
@@ -181,8 +182,7 @@ it('revokes an invitation (hearth), by the invitation or by its id; again answer
 });
 
 it("registers the node's own signing key for a group", async () => {
-  const jwk = createPrivateKey(await readFile(node.paths.nodeKey)).export({ format: 'jwk' });
-  const signingKey = Buffer.from(jwk.d as string, 'base64url').toString('hex');
+  const signingKey = rawPrivateSeed(createPrivateKey(await readFile(node.paths.nodeKey))).toString('hex');
   expect(await c.groups.registerSigningKey(ns, { signingKey })).toEqual({ publicKey: me.publicKey });
 });
 

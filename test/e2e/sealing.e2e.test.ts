@@ -10,6 +10,7 @@ import { createClient, MemoryTokenStore, type Client } from '../../src/client/in
 import { makeBundle } from '../helpers/bundles.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
+import { rawPublicKeyBytes } from '../../src/crypto/keys.ts';
 
 let node: TestNode;
 let c: Client;
@@ -38,7 +39,7 @@ describe('sealing in a context', () => {
   });
 
   it('does not open what is sealed to another account’s root; refuses a key that is no point', async () => {
-    const other = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('hex');
+    const other = rawPublicKeyBytes(generateKeyPairSync('ed25519').publicKey).toString('hex');
     expect(await c.rpc.execute(ctx, 'seal_open', { key: other, text: 'not yours' })).toEqual({ sealed: 1, opened: 0, text: null });
     expect(await c.rpc.execute(ctx, 'seal_open', { key: '02' + '00'.repeat(31), text: 'x' })).toEqual({ sealed: 0, opened: 0, text: null });
   });

@@ -15,6 +15,7 @@ import { CliUser } from '../helpers/cli.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { httpError } from '../helpers/status.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
+import { rawPrivateSeed } from '../../src/crypto/keys.ts';
 
 let node: TestNode;
 let c: Client;
@@ -30,8 +31,7 @@ beforeAll(async () => {
   const { applicationId } = await c.applications.installDev(bundle.path);
   ns = (await c.namespaces.create({ applicationId })).namespaceId;
   // the node's own Ed25519 secret, as its operator holds it in the home directory
-  const jwk = createPrivateKey(await readFile(node.paths.nodeKey)).export({ format: 'jwk' });
-  seed = Buffer.from(jwk.d as string, 'base64url').toString('hex');
+  seed = rawPrivateSeed(createPrivateKey(await readFile(node.paths.nodeKey))).toString('hex');
   tmp = await mkdtemp(join(tmpdir(), 'hearth-sk-'));
 }, 120_000);
 afterAll(async () => {

@@ -3,7 +3,7 @@
  * (mero-js) would: Ed25519 keys from seeds with node:crypto, the reference-layout
  * `AccountProof<DeviceCert>` and the signed `calimero/presence/1` statement.
  */
-import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import {
   ACCOUNT_GENESIS_VERSION,
   deviceCertPayload,
@@ -14,6 +14,7 @@ import {
   type RootKeyHandoff,
 } from '../../src/accounts/account-proof.ts';
 import { presenceSigningBytes } from '../../src/events/presence-intents-statement.ts';
+import { rawPublicKeyBytes } from '../../src/crypto/keys.ts';
 
 export interface Ed25519 {
   key: KeyObject;
@@ -23,8 +24,7 @@ export interface Ed25519 {
 
 export function ed25519FromSeed(seed: Uint8Array): Ed25519 {
   const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
-  const jwk = createPublicKey(key).export({ format: 'jwk' });
-  return { key, publicKey: Buffer.from(jwk.x as string, 'base64url').toString('hex'), sign: (m) => sign(null, m, key) };
+  return { key, publicKey: rawPublicKeyBytes(key).toString('hex'), sign: (m) => sign(null, m, key) };
 }
 
 export const seedOf = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);

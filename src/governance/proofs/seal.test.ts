@@ -7,10 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { accountIdOf } from '../../crypto/ids.ts';
 import { openSealed, sealToRoot } from './seal.ts';
 import { ed25519SeedOfPkcs8 } from './x25519.ts';
+import { rawPublicKeyBytes } from '../../crypto/keys.ts';
 
 function root() {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const rootPublicKey = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('hex');
+  const rootPublicKey = rawPublicKeyBytes(publicKey).toString('hex');
   const seed = ed25519SeedOfPkcs8(privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'));
   return { rootPublicKey, seed, accountId: accountIdOf(Buffer.from(rootPublicKey, 'hex')) };
 }

@@ -13,6 +13,7 @@
  */
 import { createCipheriv, createDecipheriv, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { ed25519PublicToX25519, ed25519SeedToX25519Scalar, x25519PrivateKey } from './x25519.ts';
+import { rawPublicKeyBytes } from '../../crypto/keys.ts';
 
 /** HKDF `info` prefix of a seal to an account root (NUL-terminated, like the reference's domains). */
 export const SEAL_KDF_LABEL = 'hearth.seal.account-root.v1\0';
@@ -41,9 +42,6 @@ function x25519PublicKey(raw: Uint8Array): KeyObject {
   return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
 }
 
-function rawX25519Public(key: KeyObject): Buffer {
-  return Buffer.from(key.export({ format: 'jwk' }).x as string, 'base64url');
-}
 
 function derivedKey(shared: Buffer, ephemeralPublic: Buffer, recipientX: Buffer, accountId: string, epoch: number): Buffer {
   const epochLe = Buffer.alloc(4);
@@ -62,7 +60,7 @@ function recipientX25519(rootPublicKey: string): Buffer {
 export function sealToRoot(to: SealRecipient, plaintext: Uint8Array): SealedEnvelope {
   const recipientX = recipientX25519(to.rootPublicKey);
   const ephemeral = generateKeyPairSync('x25519');
-  const ephemeralPublic = rawX25519Public(ephemeral.publicKey);
+  const ephemeralPublic = rawPublicKeyBytes(ephemeral.publicKey);
   const shared = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: x25519PublicKey(recipientX) });
   const key = derivedKey(shared, ephemeralPublic, recipientX, to.accountId, to.rootEpoch);
   const nonce = randomBytes(NONCE_BYTES);
@@ -78,7 +76,7 @@ export function sealToRoot(to: SealRecipient, plaintext: Uint8Array): SealedEnve
 export function openSealed(rootSeed: Uint8Array, accountId: string, envelope: SealedEnvelope): Buffer {
   const scalar = ed25519SeedToX25519Scalar(rootSeed);
   const privateKey = x25519PrivateKey(scalar);
-  const recipientX = rawX25519Public(createPublicKey(privateKey));
+  const recipientX = rawPublicKeyBytes(createPublicKey(privateKey));
   const ephemeralPublic = Buffer.from(envelope.ephemeralPublicKey, 'hex');
   const shared = diffieHellman({ privateKey, publicKey: x25519PublicKey(ephemeralPublic) });
   const key = derivedKey(shared, ephemeralPublic, recipientX, accountId, envelope.accountRootEpoch);
