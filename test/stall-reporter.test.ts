@@ -19,10 +19,10 @@ it('ends a frozen run with exit code 1, naming the frozen file, and ends its tes
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   // the streams close only when every process holding them ended: no leftover test process
   const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const deadline = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 60_000).unref());
+  const deadline = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 120_000).unref());
   const code = await Promise.race([closed, deadline]);
   if (code === 'still running') child.kill('SIGKILL');
   expect(code).toBe(1);
   expect(out).toMatch(/no test started or ended for 0\.1 min; the run is frozen/);
   expect(out).toMatch(/frozen\.fixture\.ts/);
-}, 90_000);
+}, 150_000);
