@@ -8,14 +8,14 @@
  * has started or ended for STALL_MS while files are running, it prints the files still running
  * (and their tests, when vitest heard of their start before the freeze), ends the processes under
  * vitest (so no leftover holds the output open) and exits 1. It does the same when vitest has not
- * exited EXIT_MS after the run ended. HEARTH_TEST_STALL_MS overrides the stall limit (the longest
- * test deadline here is 10 min).
+ * exited EXIT_MS after the run ended (not in watch mode). HEARTH_TEST_STALL_MS and
+ * HEARTH_TEST_EXIT_MS override the two limits (the longest test deadline here is 10 min).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 
 const STALL_MS = Number(process.env.HEARTH_TEST_STALL_MS ?? 15 * 60_000);
-const EXIT_MS = 120_000;
+const EXIT_MS = Number(process.env.HEARTH_TEST_EXIT_MS ?? 120_000);
 
 /** Pids of every process under `root` (Linux /proc; none elsewhere). */
 function descendants(root: number): number[] {
@@ -61,6 +61,12 @@ export default class StallReporter implements Reporter {
   private readonly running = new Map<string, TestModule>();
   private readonly cases = new Set<TestCase>();
   private timer: NodeJS.Timeout | undefined;
+  /** `vitest` in watch mode stays up after each run by design */
+  private watching = false;
+
+  onInit(ctx: Vitest): void {
+    this.watching = ctx.config.watch;
+  }
 
   private touch(): void {
     clearTimeout(this.timer);
@@ -102,6 +108,7 @@ export default class StallReporter implements Reporter {
 
   onTestRunEnd(): void {
     clearTimeout(this.timer);
+    if (this.watching) return;
     const t = setTimeout(() => {
       process.stderr.write(`tests: the run ended ${EXIT_MS / 1000} s ago and vitest has not exited; ending the processes under it\n`);
       endEverythingUnder();

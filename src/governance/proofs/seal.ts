@@ -42,7 +42,6 @@ function x25519PublicKey(raw: Uint8Array): KeyObject {
   return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
 }
 
-
 function derivedKey(shared: Buffer, ephemeralPublic: Buffer, recipientX: Buffer, accountId: string, epoch: number): Buffer {
   const epochLe = Buffer.alloc(4);
   epochLe.writeUInt32LE(epoch);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ed25519PublicToX25519, ed25519SeedOfPkcs8, ed25519SeedToX25519Scalar, x25519PrivateKey } from './x25519.ts';
 import { rawPublicKeyBytes } from '../../crypto/keys.ts';
 
-const rawPublic = (k: ReturnType<typeof createPublicKey>) => rawPublicKeyBytes(k);
+const rawPublic = rawPublicKeyBytes;
 
 describe('ed25519PublicToX25519', () => {
   it('matches the X25519 public key node:crypto derives from the same seed, for 64 random keys', () => {
