@@ -5,17 +5,17 @@
  * penalized; the stranger ends up banned and disconnected; the node never crashes or stalls, and an
  * honest member still joins and replicates through it.
  */
-import pino from 'pino';
 import { afterAll, expect, it } from 'vitest';
 import { namespaceTopic } from '../../network/contract.ts';
 import type { Libp2pNetwork } from '../../network/libp2p.ts';
-import { encodeJson, StreamRouter, SYNC_PROTOCOL } from '../../network/router.ts';
+import { encodeJson, SYNC_PROTOCOL } from '../../network/router.ts';
 import { newNodeKey, TestNodes } from '../../network/test-nodes.ts';
 import { NodeIdentity } from '../../accounts/identity.ts';
 import { MemoryStore } from '../../store/memory.ts';
 import { InvitationService } from '../invitations/service.ts';
 import { forgedOp, govNode, tickingClock, TEST_APP, type GovNode } from '../testkit.ts';
-import { GovernanceReplicator } from './replicator.ts';
+import type { GovernanceReplicator } from './replicator.ts';
+import { replicateOn } from './testkit.ts';
 import { KIND } from './wire.ts';
 
 const nets = new TestNodes();
@@ -32,21 +32,7 @@ async function member(startMs: number): Promise<GovNode & { net: Libp2pNetwork; 
   const identity = await NodeIdentity.load(store, key, clock.now());
   const g = await govNode(startMs, { store, identity, clock });
   const net = await nets.start({ privateKey: key });
-  const router = new StreamRouter(net);
-  let joiner!: InvitationService;
-  const replicator = new GovernanceReplicator({
-    governance: g.governance,
-    network: net,
-    router,
-    clock,
-    logger: pino({ level: 'silent' }),
-    options: { heartbeatMs: 200, requestTimeoutMs: 3_000, dialTimeoutMs: 3_000 },
-    onTick: async () => void (await joiner.resolvePending()),
-  });
-  joiner = new InvitationService({ governance: g.governance, identity, clock, store, remote: replicator, addresses: () => net.addresses() });
-  router.serve();
-  replicator.start();
-  replicators.push(replicator);
+  const { joiner } = replicateOn(g, net, replicators, { heartbeatMs: 200, requestTimeoutMs: 3_000, dialTimeoutMs: 3_000 });
   return { ...g, net, joiner };
 }
 
