@@ -1,8 +1,13 @@
 #!/bin/sh
 ':' //; exec env MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-131072}" node "$0" "$@"
 // The `hearth` executable: runs the compiled distribution (`npm run build`; `npm start` builds it
-// when the sources changed). `npm link` puts it on PATH; or alias hearth="node /path/to/hearth/bin/hearth.js".
+// when the sources changed; the package's tarball ships it, `prepack` builds it). `npm install
+// --global hearth-node` (or `npm link` in a clone) puts it on PATH, as a symlink to this file.
 // From the TypeScript sources without a build: `npm run hearth -- <command>`.
+//
+// This file is written for old Node.js too (no top-level await, nothing newer than ES2017 before the
+// version check), so an unsupported Node.js gets one line naming the supported lines instead of a
+// syntax error from deep inside the distribution (issue #32).
 //
 // Line 2 is read twice. Run as a program (`hearth` on PATH, `./bin/hearth.js`), /bin/sh runs it:
 // `:` does nothing, then `exec` replaces the shell with node on this same file, in the same process
@@ -18,10 +23,23 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+const SUPPORTED = 'Node.js 20.19+, 22, 24 or 26';
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  process.stderr.write(`hearth: Node.js ${process.versions.node} is not supported: hearth runs on ${SUPPORTED}\n`);
+  process.exit(1);
+}
+
 const entry = new URL('../dist/app/main.js', import.meta.url);
 if (!existsSync(entry)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  process.stderr.write(`hearth: not built yet: run \`npm run build\` in ${root}\n`);
+  // a clone has its sources and builds; an installed package ships dist/ and has no src/
+  const clone = existsSync(new URL('../src/main.ts', import.meta.url));
+  process.stderr.write(clone ? `hearth: not built yet: run \`npm run build\` in ${root}\n` : `hearth: this installation has no dist/ (${root}): install the package again\n`);
   process.exit(1);
 }
-await import(entry.href);
+import(entry.href).catch((err) => {
+  // what the entry did not catch itself (it reports its own errors): one line, the trace with --verbose
+  process.stderr.write(`hearth: ${process.argv.includes('--verbose') && err && err.stack ? err.stack : String(err && err.message ? err.message : err)}\n`);
+  process.exit(1);
+});

@@ -34,8 +34,12 @@ export const DIST = join(ROOT, 'dist');
 export const APP_DIR = 'app';
 /** Inputs besides `src/`: a change to any of them changes what the build produces. */
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
-/** Never part of the distribution (tsconfig.build.json excludes the same). */
-const NOT_SHIPPED = /(\.test\.ts|\/testkit\.ts|\/test-support\.ts|\/test-nodes\.ts|\/contract-suite\.ts|\/mdns-child\.ts)$/;
+/**
+ * Never part of the distribution (tsconfig.build.json excludes the same): tests and what only tests
+ * load — test kits, fake fetch, labs, the mDNS child, the contract suite (issue #32: the package
+ * ships `dist/`, so whatever lands there is installed on users' machines).
+ */
+export const NOT_SHIPPED = /(\.test\.ts|testkit\.ts|-lab\.ts|\/test-support\.ts|\/test-nodes\.ts|\/contract-suite\.ts|\/mdns-child\.ts|\/fake-fetch\.ts)$/;
 
 /** A digest of everything `dist/` is made from. */
 export async function distDigest(): Promise<string> {
@@ -59,7 +63,7 @@ function run(command: string, args: string[]): Promise<void> {
  * Declarations keep the sources' `./x.ts` specifiers (tsc rewrites them in JavaScript only): point
  * them at the `.js` files beside them, as a consumer's TypeScript resolves them.
  */
-async function rewriteDeclarations(dir: string): Promise<void> {
+export async function rewriteDeclarations(dir: string): Promise<void> {
   for (const file of (await filesUnder(dir)).filter((f) => f.endsWith('.d.ts'))) {
     const text = await readFile(file, 'utf8');
     const fixed = text.replace(/((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1$2.js$3');
