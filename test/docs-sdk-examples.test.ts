@@ -15,8 +15,8 @@ const DOCS = ['docs/sdk.md', 'docs/quick-start.md'];
 
 /** What blocks use without defining, with a type. Only the names a block does not declare are added. */
 const FREE: Record<string, string> = {
-  node: "import('hearth/client').Client",
-  other: "import('hearth/client').Client",
+  node: "import('hearth-sdk').Client",
+  other: "import('hearth-sdk').Client",
   contextId: 'string',
   groupId: 'string',
   namespaceId: 'string',
@@ -70,7 +70,7 @@ function blocks(): Block[] {
   return out;
 }
 
-/** The block as a module: what it uses but does not declare, declared; the SDK importable as `hearth/client`. */
+/** The block as a module: what it uses but does not declare, declared; the SDK importable as `hearth-sdk`. */
 function moduleOf(block: Block): string {
   const declared = new Set<string>();
   for (const m of block.code.matchAll(/\b(?:const|let|function|class)\s+([A-Za-z_$][\w$]*)/g)) declared.add(m[1]!);
@@ -100,7 +100,8 @@ function typeCheck(all: Block[]): Map<Block, string[]> {
     allowImportingTsExtensions: true,
     types: ['node'],
     baseUrl: ROOT,
-    paths: { 'hearth/client': ['src/client/index.ts'] },
+    // the SDK package's name (docs/sdk.md "Install") and the node package's entry for the same SDK
+    paths: { 'hearth-sdk': ['src/client/index.ts'], 'hearth/client': ['src/client/index.ts'] },
   };
   const host = ts.createCompilerHost(options);
   const read = host.readFile.bind(host);
@@ -135,7 +136,7 @@ describe('docs examples', () => {
   });
 
   it('would catch an example that does not type-check', () => {
-    const bad: Block = { file: 'x.md', line: 1, code: "import { EventStream } from 'hearth/client';\nconst s = new EventStream(node.http);\ns.on('frame', (f) => { if (f.type === 'SyncStatus') console.log(f.data.events); });" };
+    const bad: Block = { file: 'x.md', line: 1, code: "import { EventStream } from 'hearth-sdk';\nconst s = new EventStream(node.http);\ns.on('frame', (f) => { if (f.type === 'SyncStatus') console.log(f.data.events); });" };
     expect(typeCheck([bad]).get(bad)!.join('\n')).toMatch(/Property 'events' does not exist/);
   });
 });
