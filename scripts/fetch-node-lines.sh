@@ -11,11 +11,12 @@
 # folder current and does little when it is). Other scripts and tests find a line's binary at the
 # path above (scripts/release-check.ts, the QUIC tests on Node 26).
 #
-# Usage: scripts/fetch-node-lines.sh [major ...]   (default: 22 24 26; HEARTH_NODE_LINES overrides)
+# Usage: scripts/fetch-node-lines.sh [major ...]   (default: 18 22 24 26; HEARTH_NODE_LINES overrides)
+# 18 is no supported line: the release check runs bin/hearth.js on it for its one-line refusal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${HEARTH_NODE_LINES_DIR:-$PWD/.cache/node-lines}"
-if [ "$#" -gt 0 ]; then majors="$*"; else majors="${HEARTH_NODE_LINES:-22 24 26}"; fi
+if [ "$#" -gt 0 ]; then majors="$*"; else majors="${HEARTH_NODE_LINES:-18 22 24 26}"; fi
 
 fetch() {
   local major="$1" home="$dir/$1"

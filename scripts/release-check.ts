@@ -19,22 +19,26 @@
  *    first program (docs/sdk.md) type-checks against the installed types, runs from ESM and
  *    receives a state change; `require()` loads the package; the program bundles for the browser.
  *
+ * And on Node 18 (unsupported, fetched as well): `bin/hearth.js` parses and refuses in one line.
+ *
  * Prints each step with its time and a closing line; exits 1 on the first failure of a line (the
  * other lines still run). Not part of either package.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
 import { createClient, MemoryTokenStore, type Client } from '../src/client/index.ts';
+import { eventually, freePortRun } from '../test/helpers/cluster.ts';
 import { bundleExample, keepWriting, kvContext, sdkExampleSource } from '../test/helpers/sdk-example.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = process.env.HEARTH_NODE_LINES_DIR ?? join(ROOT, '.cache', 'node-lines');
 const LINES = (process.env.HEARTH_RELEASE_LINES ?? '22 24 26').split(/[\s,]+/).filter(Boolean);
+/** an unsupported line, for bin/hearth.js's refusal */
+const OLD_LINE = '18';
 const VERSION: string = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version;
 const ADMIN = { username: 'admin', password: 'release-check-password' };
 /** What the node's tarball must not hold. */
@@ -73,17 +77,6 @@ function run(line: Line, command: string, args: string[], opts: { cwd?: string; 
       clearTimeout(timer);
       if (code === 0 || opts.allowFail) return resolve({ code, stdout, stderr });
       reject(new Error(`${command} ${args.join(' ')} exited with ${code ?? signal}:\n${(stderr || stdout).trim().split('\n').slice(-15).join('\n')}`));
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
     });
   });
 }
@@ -128,20 +121,6 @@ function startNode(line: Line, hearth: string, home: string, name: string): Prom
   });
 }
 
-async function eventually(what: string, ok: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      if (await ok()) return;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`);
-}
-
 async function login(url: string): Promise<Client> {
   const client = createClient({ baseUrl: url, tokenStore: new MemoryTokenStore(), timeoutMs: 30_000 });
   await client.auth.login(ADMIN);
@@ -176,7 +155,8 @@ async function checkLine(line: Line, step: <T>(name: string, f: () => Promise<T>
   });
 
   const homes = join(line.work, 'homes');
-  const [portA, swarmA, portB, swarmB] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const base = await freePortRun(2); // HTTP base, base + 1; swarm base + 1000, base + 1001
+  const [portA, portB, swarmA, swarmB] = [base, base + 1, base + 1000, base + 1001];
   const initArgs = (name: string, port: number, swarm: number) => ['init', '--home', homes, '--node', name, '--admin-user', ADMIN.username, '--server-host', '127.0.0.1', '--server-port', String(port), '--swarm-host', '127.0.0.1', '--swarm-port', String(swarm)];
   const nodes: Running[] = [];
   try {
@@ -221,9 +201,9 @@ async function checkLine(line: Line, step: <T>(name: string, f: () => Promise<T>
       const { invitation } = await clientA.invitations.inviteToNamespace(kv.namespaceId);
       await clientB.invitations.joinNamespace(kv.namespaceId, invitation);
       await clientB.groups.sync(kv.namespaceId);
-      await eventually('node b reads what node a wrote', async () => (await clientB.rpc.execute(kv.contextId, 'get', { key: 'greeting' })) === `hello from Node ${line.major}`);
+      await eventually('node b reads what node a wrote', async () => (await clientB.rpc.execute(kv.contextId, 'get', { key: 'greeting' })) === `hello from Node ${line.major}`, 60_000);
       await clientB.rpc.execute(kv.contextId, 'set', { key: 'reply', value: 'from b' });
-      await eventually('node a reads what node b wrote', async () => (await clientA.rpc.execute(kv.contextId, 'get', { key: 'reply' })) === 'from b');
+      await eventually('node a reads what node b wrote', async () => (await clientA.rpc.execute(kv.contextId, 'get', { key: 'reply' })) === 'from b', 60_000);
     });
 
     const project = join(line.work, 'sdk-project');
@@ -276,10 +256,26 @@ async function checkLine(line: Line, step: <T>(name: string, f: () => Promise<T>
   }
 }
 
+/** Node 18, an unsupported line: bin/hearth.js parses there and refuses in one line naming the lines. */
+async function checkOldLine(failed: string[]): Promise<void> {
+  const node = lineBinary(OLD_LINE);
+  const line: Line = { major: OLD_LINE, node, work: ROOT, children: new Set(), env: { PATH: [dirname(node), process.env.PATH ?? ''].join(delimiter) } };
+  const expected = /^hearth: Node\.js 18\.\d+\.\d+ is not supported: hearth runs on Node\.js 20\.19\+, 22, 24 or 26\n$/;
+  try {
+    const r = await run(line, join(ROOT, 'bin', 'hearth.js'), ['--version'], { allowFail: true, timeoutMs: 60_000 });
+    if (r.code !== 1 || r.stdout !== '' || !expected.test(r.stderr)) throw new Error(`exit ${r.code}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+    process.stdout.write(`  ok   Node ${OLD_LINE} (unsupported): bin/hearth.js refuses in one line: ${r.stderr.trim()}\n`);
+  } catch (err) {
+    process.stdout.write(`  FAIL Node ${OLD_LINE} (unsupported): ${err instanceof Error ? err.message : String(err)}\n`);
+    failed.push(`Node ${OLD_LINE}: no one-line refusal`);
+  }
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   const passed: string[] = [];
   const failed: string[] = [];
+  await checkOldLine(failed);
   for (const major of LINES) {
     const node = lineBinary(major);
     const lineStarted = Date.now();
