@@ -20,8 +20,9 @@
 // goals (issue #22, 2026-11-27, second pass)"). They must be in the environment before the process
 // starts, hence the shell line. `node bin/hearth.js` skips it: set them yourself there (or in a
 // service's environment).
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// bare 'fs' and 'url', not 'node:…': Node.js before 14.13 loads no `node:` specifier in an ES module
+import { existsSync } from 'fs';
+import { fileURLToPath } from 'url';
 
 const SUPPORTED = 'Node.js 20.19+, 22, 24 or 26';
 const [major, minor] = process.versions.node.split('.').map(Number);
