@@ -11,7 +11,7 @@
  * 2. `npm install --global --prefix <empty>` of the node's tarball puts `hearth` on PATH; it answers
  *    `--version`.
  * 3. `hearth init` + `hearth run` (through npm's bin symlink: the process is the line's node, with
- *    the malloc settings of bin/hearth.js's shell line); `hearth health`; the dashboard is served;
+ *    the malloc settings of bin/hearth.js's shell line); `hearth dev`; `hearth health`; the dashboard is served;
  *    the kv_store test application installed, JSON-RPC calls on it.
  * 4. A second installed node booting from the first joins the namespace and replicates the
  *    context both ways.
@@ -25,6 +25,7 @@
  * other lines still run). Not part of either package.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -88,9 +89,9 @@ interface Running {
   output(): string;
 }
 
-/** `hearth run` from the installed package; resolves at its "listening" event. */
-function startNode(line: Line, hearth: string, home: string, name: string): Promise<Running> {
-  const child = spawn(hearth, ['run', '--home', home, '--node', name, '--output', 'json'], { cwd: line.work, env: { ...line.env, HEARTH_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `hearth run` (or `dev`, with `command`) from the installed package; resolves at its "listening" event. */
+function startNode(line: Line, hearth: string, home: string, name: string, command: string[] = ['run']): Promise<Running> {
+  const child = spawn(hearth, [...command, '--home', home, '--node', name, '--output', 'json'], { cwd: line.work, env: { ...line.env, HEARTH_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
   line.children.add(child);
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -169,6 +170,15 @@ async function checkLine(line: Line, step: <T>(name: string, f: () => Promise<T>
       const environ = (await readFile(`/proc/${a.pid}/environ`, 'utf8')).split('\0');
       if (!environ.includes('MALLOC_ARENA_MAX=2') || !environ.includes('MALLOC_TRIM_THRESHOLD_=131072')) throw new Error('the installed hearth runs without the malloc settings of its shell line');
       return a;
+    });
+    await step('hearth dev: a development node initialises itself and serves', async () => {
+      const dev = await startNode(line, hearth, join(line.work, 'dev-home'), 'dev', ['dev', '--port', '0', '--swarm-port', '0']);
+      try {
+        const res = await fetch(`${dev.url}/admin-api/health`, { signal: AbortSignal.timeout(15_000) });
+        if (res.status !== 200) throw new Error(`GET /admin-api/health answered ${res.status}`);
+      } finally {
+        await dev.stop();
+      }
     });
     await step('hearth health; the dashboard and the login page are served', async () => {
       const { stdout } = await run(line, hearth, ['health', '--node', a.url]);
@@ -259,6 +269,11 @@ async function checkLine(line: Line, step: <T>(name: string, f: () => Promise<T>
 /** Node 18, an unsupported line: bin/hearth.js parses there and refuses in one line naming the lines. */
 async function checkOldLine(failed: string[]): Promise<void> {
   const node = lineBinary(OLD_LINE);
+  if (!existsSync(node)) {
+    process.stdout.write(`  FAIL Node ${OLD_LINE} (unsupported): no binary at ${node}: run scripts/fetch-node-lines.sh\n`);
+    failed.push(`Node ${OLD_LINE}: not fetched`);
+    return;
+  }
   const line: Line = { major: OLD_LINE, node, work: ROOT, children: new Set(), env: { PATH: [dirname(node), process.env.PATH ?? ''].join(delimiter) } };
   const expected = /^hearth: Node\.js 18\.\d+\.\d+ is not supported: hearth runs on Node\.js 20\.19\+, 22, 24 or 26\n$/;
   try {
@@ -286,6 +301,7 @@ async function main(): Promise<number> {
       // the line's node first on PATH; nothing of an enclosing npm run or test run leaks in
       const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_') && !k.startsWith('MALLOC_') && k !== 'NODE_OPTIONS' && k !== 'INIT_CWD'));
       line.env = { ...base, PATH: [dirname(node), process.env.PATH ?? ''].join(delimiter), npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? tmpdir(), '.npm') };
+      if (!existsSync(node)) throw new Error(`no Node ${major} at ${node}: run scripts/fetch-node-lines.sh`);
       version = (await run(line, node, ['--version'], { timeoutMs: 30_000 })).stdout.trim();
       if (!version.startsWith(`v${major}.`)) throw new Error(`${node} is Node ${version}, not ${major}: run scripts/fetch-node-lines.sh`);
       process.stdout.write(`release check on Node ${version} (${node})\n`);
