@@ -25,6 +25,15 @@ interface ControlOpts extends GlobalOpts {
 const CONTROL_TIMEOUT_MS = 90_000;
 const STATUS_TIMEOUT_MS = 10_000;
 
+/**
+ * The options of a `dev` subcommand: its own `--node`/`--home` first. `optsWithGlobals()` lets an
+ * ancestor's value win, and `hearth dev` has `--node` with a default of its own, so `dev status
+ * --node web` read "default" there.
+ */
+function controlOpts(command: Command): ControlOpts {
+  return { ...command.optsWithGlobals(), ...command.opts() } as ControlOpts;
+}
+
 async function clusterOf(opts: ControlOpts): Promise<ClusterState> {
   const root = resolve(opts.home ?? process.env.HEARTH_HOME ?? join(homedir(), '.hearth'));
   const prefix = opts.node ?? DEFAULT_NODE_NAME;
@@ -105,7 +114,7 @@ export function registerDevControlCommands(dev: Command): void {
   for (const verb of ['stop', 'start', 'restart'] as const) {
     const what = { stop: 'stop one node of a running hearth dev --nodes cluster (the others keep running)', start: 'start a stopped node of the cluster again (it catches up with the others)', restart: 'stop one node of the cluster and start it again' }[verb];
     options(dev.command(verb).description(what).argument('<node>', 'the node: its name (default-2) or its number (2)')).action(async (given: string, _o: unknown, command: Command) => {
-      const opts = command.optsWithGlobals() as ControlOpts;
+      const opts = controlOpts(command);
       const state = await clusterOf(opts);
       const name = nodeName(state, given);
       const r = (await control(state, 'POST', `/nodes/${encodeURIComponent(name)}/${verb}`)) as NodeRow;
@@ -116,7 +125,7 @@ export function registerDevControlCommands(dev: Command): void {
   }
 
   options(dev.command('status').description('the nodes of a running hearth dev --nodes cluster: state, URL, peers and each context\'s sync state')).action(async (_o: unknown, command: Command) => {
-    const opts = command.optsWithGlobals() as ControlOpts;
+    const opts = controlOpts(command);
     const state = await clusterOf(opts);
     const nodes = (await control(state, 'GET', '/nodes')) as NodeRow[];
     const rows = (await Promise.all(nodes.map(statusOf))).flat();

@@ -115,6 +115,12 @@ it('says plainly when no cluster runs', async () => {
     const r = await runCli(['dev', 'status', '--home', empty]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`hearth: no development cluster "default" is running under ${empty}: start one with: hearth dev --nodes <n> --home ${empty}\n`);
+    // --node names the cluster, for status and for stop/start/restart alike (it was read as "default")
+    for (const args of [['dev', 'status', '--node', 'web'], ['dev', 'stop', '2', '--node', 'web']]) {
+      const named = await runCli([...args, '--home', empty]);
+      expect(named.code).toBe(2);
+      expect(named.stderr).toBe(`hearth: no development cluster "web" is running under ${empty}: start one with: hearth dev --nodes <n> --home ${empty}\n`);
+    }
   } finally {
     await rm(empty, { recursive: true, force: true });
   }
