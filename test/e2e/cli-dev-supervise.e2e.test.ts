@@ -84,6 +84,10 @@ it('keeps the others up, stops and brings back one node, refuses a second cluste
     const table = await hearth(['dev', 'status', '--wide']);
     expect(table.stdout).toMatch(/^NODE\s+STATE\s+URL\s+PEERS\s+CONTEXT\s+SYNC\n/);
     expect(table.stdout).toContain(`default-1  running  ${urls[0]}`);
+    // two status reads (and a third below) minted one mock root key per node, kept in its home
+    await hearth(['dev', 'status']);
+    const mockKeys = (await a!.auth.listRootKeys()).filter((k) => k.auth_method === 'mock_auth');
+    expect(mockKeys).toHaveLength(1);
 
     // start it again: it catches up on the member added while it was away
     const started = await hearth(['dev', 'start', 'default-3']);
