@@ -10,9 +10,9 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { createClient, MemoryTokenStore, type Client } from '../client/index.ts';
+import { createClient, MemoryTokenStore, NetworkError, type Client } from '../client/index.ts';
 import { loadConfig } from '../config/config.ts';
 import { DEFAULT_NODE_NAME, DEFAULT_SERVER_PORT } from '../config/defaults.ts';
 import { resolveHome } from '../config/home.ts';
@@ -215,15 +215,30 @@ export function withCli<O extends ConnectOpts>(
         process.stderr.write(`hearth: note: could not remember the ids used for @last (${err.code ?? err.message})\n`);
       });
     } catch (err) {
-      throw report(err, opts);
+      const local = err instanceof NetworkError ? await localNodeAt(err.url, homeRoot(opts.home)).catch(() => undefined) : undefined;
+      throw report(err, opts, local);
     }
   };
 }
 
+/**
+ * The local node home whose node answers at `url`'s origin, if any: its name is what starts that
+ * node again (`hearth run --node <name>`). Read only when a node could not be reached.
+ */
+export async function localNodeAt(url: string, root: string): Promise<string | undefined> {
+  const origin = new URL(url).origin;
+  const entries = await readdir(root, { withFileTypes: true });
+  for (const e of entries.filter((d) => d.isDirectory()).slice(0, 64)) {
+    const at = await resolveNodeUrl(e.name, root).catch(() => undefined);
+    if (at && new URL(at).origin === origin) return e.name;
+  }
+  return undefined;
+}
+
 /** Prints a failure in the command's output format; returns the {@link Reported} to throw. */
-export function report(err: unknown, opts: ConnectOpts): Reported | unknown {
+export function report(err: unknown, opts: ConnectOpts, localNode?: string): Reported | unknown {
   if (err instanceof InvalidArgumentError) return err;
-  const failure = describeFailure(err, opts.profile);
+  const failure = describeFailure(err, opts.profile, localNode);
   printFailure(failure, opts, err);
   return new Reported(failure.code);
 }

@@ -5,6 +5,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpError, NetworkError } from '../client/index.ts';
 import { badRequest, notFound } from '../errors.ts';
+import { initHome, resolveHome } from '../config/home.ts';
+import { localNodeAt } from './connect.ts';
 import { describeFailure, EXIT_AUTH, EXIT_NODE, EXIT_USAGE, UsageError } from './exit.ts';
 import { Output, renderTable } from './output.ts';
 import { Profiles, ProfileTokenStore } from './profiles.ts';
@@ -71,7 +73,19 @@ describe('exit codes', () => {
     expect(describeFailure(denied).code).toBe(EXIT_AUTH);
     expect(describeFailure(httpError(403, { error: 'the owner cannot leave' })).code).toBe(EXIT_NODE);
     expect(describeFailure(httpError(409, { error: 'exists' }))).toMatchObject({ code: EXIT_NODE, message: 'exists (HTTP 409)', status: 409 });
-    expect(describeFailure(new NetworkError('GET', 'http://n/x', new Error('ECONNREFUSED'))).hint).toMatch(/hearth dev/);
+    // node-down advice: start the local node serving that address; hearth dev only for a local
+    // address no home serves; never for a remote node (issue #34 §3)
+    const down = (url: string, local?: string) => describeFailure(new NetworkError('GET', url, new Error('ECONNREFUSED')), undefined, local).hint;
+    expect(down('http://127.0.0.1:2528/x')).toBe('is the node running? start one with: hearth dev (or pass --node <url|name>)');
+    expect(down('http://127.0.0.1:2600/x', 'b')).toBe('is the node running? start it with: hearth run --node b');
+    expect(down('http://n.example:2528/x')).toBe('is the node running, and reachable from here? (or pass --node <url|name>)');
+  });
+
+  it('finds the local node home that serves an address, for that advice', async () => {
+    const root = await tempDir();
+    await initHome(resolveHome({ home: root, node: 'b' }), { name: 'b', serverPort: 2600 });
+    expect(await localNodeAt('http://127.0.0.1:2600/admin-api/health', root)).toBe('b');
+    expect(await localNodeAt('http://127.0.0.1:2601/admin-api/health', root)).toBeUndefined();
   });
 });
 

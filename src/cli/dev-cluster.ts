@@ -16,7 +16,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
@@ -104,6 +104,17 @@ export async function liveCluster(root: string, prefix: string): Promise<Cluster
   } catch {
     return undefined;
   }
+}
+
+/** The name of a live development cluster under `root` one of whose nodes holds one of `ports`. */
+export async function clusterHolding(root: string, ports: number[]): Promise<string | undefined> {
+  const names = (await readdir(root).catch(() => [] as string[])).filter((f) => f.endsWith('.cluster.json'));
+  for (const file of names) {
+    const prefix = file.slice(0, -'.cluster.json'.length);
+    const state = await liveCluster(root, prefix);
+    if (state?.nodes.some((n) => ports.includes(n.port) || ports.includes(n.swarmPort))) return prefix;
+  }
+  return undefined;
 }
 
 type NodeState = 'starting' | 'running' | 'stopping' | 'stopped' | 'exited';

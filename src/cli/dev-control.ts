@@ -5,12 +5,16 @@
  * context it holds, its sync state, as one table (one row per node and context).
  *
  * The nodes are development nodes, so `status` reads them with a mock token
- * (`POST /auth/mock-token`, served by development nodes only) and needs no login.
+ * (`POST /auth/mock-token`, served by development nodes only) and needs no login. A mock token
+ * stores a root key on the node (auth-wire §2.4), so the pair is minted once per node and kept in
+ * its home (`dev-status-token.json`, 0600), refreshed as any session is; a new key only when the
+ * kept pair no longer works (issue #34 §3: every status read added a permanent admin key).
  */
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createClient, MemoryTokenStore, type Client } from '../client/index.ts';
+import { createClient, HttpError, MemoryTokenStore, type Client, type Tokens, type TokenStore } from '../client/index.ts';
 import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
 import { liveCluster, type ClusterState } from './dev-cluster.ts';
 import { NodeStartError, UsageError } from './exit.ts';
@@ -24,6 +28,15 @@ interface ControlOpts extends GlobalOpts {
 
 const CONTROL_TIMEOUT_MS = 90_000;
 const STATUS_TIMEOUT_MS = 10_000;
+
+/**
+ * The options of a `dev` subcommand: its own `--node`/`--home` first. `optsWithGlobals()` lets an
+ * ancestor's value win, and `hearth dev` has `--node` with a default of its own, so `dev status
+ * --node web` read "default" there.
+ */
+function controlOpts(command: Command): ControlOpts {
+  return { ...command.optsWithGlobals(), ...command.opts() } as ControlOpts;
+}
 
 async function clusterOf(opts: ControlOpts): Promise<ClusterState> {
   const root = resolve(opts.home ?? process.env.HEARTH_HOME ?? join(homedir(), '.hearth'));
@@ -77,13 +90,52 @@ function syncWords(s: { state?: string; caughtUp?: boolean; behind?: number; rea
   return `behind ${s.behind ?? '?'} (${s.state}${why ? `: ${why}` : ''})`;
 }
 
-async function statusOf(n: NodeRow): Promise<StatusRow[]> {
+/** The status pair of one node, in a file of its home, written whole (rename) so a reader never sees half. */
+export class StatusTokenFile implements TokenStore {
+  constructor(private readonly path: string) {}
+
+  async get(): Promise<Tokens | null> {
+    try {
+      const t = JSON.parse(await readFile(this.path, 'utf8')) as Tokens;
+      return typeof t.accessToken === 'string' && typeof t.refreshToken === 'string' ? t : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async set(tokens: Tokens): Promise<void> {
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    await writeFile(tmp, `${JSON.stringify(tokens)}\n`, { mode: 0o600 });
+    await rename(tmp, this.path);
+  }
+
+  async clear(): Promise<void> {
+    await this.set({ accessToken: '', refreshToken: '' });
+  }
+}
+
+export const STATUS_TOKEN_FILE = 'dev-status-token.json';
+
+/** Runs `read` with the node's kept status pair; mints one (a new mock root key) only when it has none that works. */
+async function withStatusToken<T>(client: Client, store: TokenStore, read: () => Promise<T>): Promise<T> {
+  if ((await store.get())?.accessToken) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 401) throw err;
+    }
+  }
+  await client.auth.mockToken({ client_name: 'hearth dev status', permissions: ['admin'] });
+  return read();
+}
+
+async function statusOf(n: NodeRow, home: string | undefined): Promise<StatusRow[]> {
   const base = { node: n.node, state: n.state, url: n.url };
   if (n.state !== 'running') return [{ ...base, peers: null, context: null, sync: null }];
-  const client: Client = createClient({ baseUrl: n.url, tokenStore: new MemoryTokenStore(), timeoutMs: STATUS_TIMEOUT_MS });
+  const store: TokenStore = home ? new StatusTokenFile(join(home, STATUS_TOKEN_FILE)) : new MemoryTokenStore();
+  const client: Client = createClient({ baseUrl: n.url, tokenStore: store, timeoutMs: STATUS_TIMEOUT_MS });
   try {
-    await client.auth.mockToken({ client_name: 'hearth dev status', permissions: ['admin'] });
-    const [{ count }, contexts] = await Promise.all([client.admin.peers(), client.contexts.list()]);
+    const [{ count }, contexts] = await withStatusToken(client, store, () => Promise.all([client.admin.peers(), client.contexts.list()]));
     if (!contexts.length) return [{ ...base, peers: count, context: null, sync: null }];
     // the sync state as the node reports it for each context it holds (hearth's bulk sync-status
     // route; a node without a network has none)
@@ -105,7 +157,7 @@ export function registerDevControlCommands(dev: Command): void {
   for (const verb of ['stop', 'start', 'restart'] as const) {
     const what = { stop: 'stop one node of a running hearth dev --nodes cluster (the others keep running)', start: 'start a stopped node of the cluster again (it catches up with the others)', restart: 'stop one node of the cluster and start it again' }[verb];
     options(dev.command(verb).description(what).argument('<node>', 'the node: its name (default-2) or its number (2)')).action(async (given: string, _o: unknown, command: Command) => {
-      const opts = command.optsWithGlobals() as ControlOpts;
+      const opts = controlOpts(command);
       const state = await clusterOf(opts);
       const name = nodeName(state, given);
       const r = (await control(state, 'POST', `/nodes/${encodeURIComponent(name)}/${verb}`)) as NodeRow;
@@ -116,10 +168,11 @@ export function registerDevControlCommands(dev: Command): void {
   }
 
   options(dev.command('status').description('the nodes of a running hearth dev --nodes cluster: state, URL, peers and each context\'s sync state')).action(async (_o: unknown, command: Command) => {
-    const opts = command.optsWithGlobals() as ControlOpts;
+    const opts = controlOpts(command);
     const state = await clusterOf(opts);
     const nodes = (await control(state, 'GET', '/nodes')) as NodeRow[];
-    const rows = (await Promise.all(nodes.map(statusOf))).flat();
+    const homes = new Map(state.nodes.map((m) => [m.name, m.home]));
+    const rows = (await Promise.all(nodes.map((n) => statusOf(n, homes.get(n.node))))).flat();
     const out = new Output(opts.output ?? 'table', process.stdout, { wide: opts.wide });
     out.table(rows, [
       { header: 'node', value: (r) => r.node },

@@ -42,18 +42,24 @@ export interface Failure {
   status?: number;
 }
 
-/** Classifies an error thrown by a command. `profile` names the profile for the login hint. */
-export function describeFailure(err: unknown, profile?: string): Failure {
+/**
+ * Classifies an error thrown by a command. `profile` names the profile for the login hint;
+ * `localNode` the local node home whose node could not be reached, when one matches.
+ */
+export function describeFailure(err: unknown, profile?: string, localNode?: string): Failure {
   const login = `hearth login${profile && profile !== 'default' ? ` --profile ${profile}` : ''}`;
   if (err instanceof UsageError || err instanceof HomeExistsError || err instanceof CredentialsError || err instanceof ConfigError) {
     return { code: EXIT_USAGE, message: err.message };
   }
-  if (err instanceof NodeStartError || err instanceof AdminMissingError || err instanceof HomeInUseError) return { code: EXIT_NODE, message: err.message };
+  if (err instanceof HomeInUseError) return { code: EXIT_NODE, message: err.message, hint: 'a second node needs a home of its own: add --node <name>' };
+  if (err instanceof NodeStartError || err instanceof AdminMissingError) return { code: EXIT_NODE, message: err.message };
   if (err instanceof AuthRequiredError) return { code: EXIT_AUTH, message: err.message, hint: login };
   if (err instanceof AuthRevokedError) return { code: EXIT_AUTH, message: err.message, hint: login, status: err.status };
   if (err instanceof HttpError) {
     const message = nodeMessage(err);
     // a refused login needs other credentials, not another login hint
+    // no token sent at all: the profile holds none (never logged in, or logged out)
+    if (err.status === 401 && err.authError === 'missing_token' && !isLogin(err)) return { code: EXIT_AUTH, message: `not logged in: ${login}`, status: 401 };
     if (err.status === 401) return { code: EXIT_AUTH, message, hint: isLogin(err) ? 'check the username and password' : login, status: 401 };
     // A 403 is an auth failure when the guard refused the credentials (it says so in X-Auth-Error:
     // a missing permission, a binding); a 403 from a domain rule (a group owner may not leave) is
@@ -62,7 +68,7 @@ export function describeFailure(err: unknown, profile?: string): Failure {
     return { code: EXIT_NODE, message, status: err.status };
   }
   if (err instanceof NetworkError) {
-    return { code: EXIT_NODE, message: unreachable(err), hint: 'is the node running? start one with: hearth dev (or pass --node <url|name>)' };
+    return { code: EXIT_NODE, message: unreachable(err), hint: nodeDownHint(err.url, localNode) };
   }
   if (err instanceof TimeoutError || err instanceof RpcError) return { code: EXIT_NODE, message: err.message };
   // Local checks reuse the node's error catalogue: a bad request is the caller's mistake.
@@ -73,6 +79,23 @@ export function describeFailure(err: unknown, profile?: string): Failure {
   // Not a failure this command knows: its message, one line (the trace only with --verbose).
   const message = err instanceof Error ? `${err.message.split('\n')[0]} (an unexpected ${err.name}; --verbose shows where)` : String(err);
   return { code: EXIT_NODE, message };
+}
+
+/**
+ * What to do about a node that does not answer: start the local node that serves that address
+ * (`hearth run --node <name>`), or, with no such home, a development node when the address is on
+ * this machine; a remote node is not for this CLI to start.
+ */
+function nodeDownHint(url: string, localNode?: string): string {
+  if (localNode) return `is the node running? start it with: hearth run --node ${localNode}`;
+  let host = '';
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    /* not a URL: treated as remote */
+  }
+  if (/^(127\.|localhost$|\[::1\]$)/.test(host)) return 'is the node running? start one with: hearth dev (or pass --node <url|name>)';
+  return 'is the node running, and reachable from here? (or pass --node <url|name>)';
 }
 
 const isLogin = (err: HttpError) => /\/auth\/token(\?|$)/.test(err.url);

@@ -5,6 +5,7 @@
  * routes (admin-wire-b §4, §6). Members live in group-members.ts, metadata in group-metadata.ts.
  * Delete, leave and detach confirm unless `--yes`.
  */
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import type { GroupInfo } from '../client/index.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
@@ -107,7 +108,7 @@ export function registerGroupCommands(program: Command): void {
   ).action(
     withCli<ConnectOpts & InvitationFileFlags & { expiresIn?: number; admitter?: string[] }>(async (cli, [id], o) => {
       const r = await cli.client.invitations.inviteToGroup(id, { expirationTimestamp: o.expiresIn, admitters: o.admitter }, { signal: cli.signal });
-      await printInvitation(cli.out, r, 'hearth group join', o);
+      await printInvitation(cli.out, r, 'hearth group join', o, { homeRoot: dirname(cli.profiles.dir), groupId: id });
     }),
   );
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { clientKeyIdArg, collect, idArg, idOrAliasArg, keyIdArg, rootKeyIdArg } from './id-args.ts';
+import { collect, idArg, idOrAliasArg } from './id-args.ts';
 
 const HEX = 'ab'.repeat(32);
 // base58 of 32 bytes of 0x00…01: 31 leading '1's and the digit 2
@@ -23,16 +23,6 @@ describe('id arguments', () => {
     expect(idOrAliasArg('kv-app.v1')).toEqual({ alias: 'kv-app.v1' });
     expect(() => idOrAliasArg('has space')).toThrow(InvalidArgumentError);
     expect(() => idOrAliasArg('a'.repeat(51))).toThrow(InvalidArgumentError);
-  });
-
-  it('tells root key ids (hex) from client key ids (UUID)', () => {
-    const uuid = '0B6E2C1A-1234-4ABC-8DEF-0123456789AB';
-    expect(keyIdArg(uuid)).toBe(uuid.toLowerCase());
-    expect(keyIdArg(HEX)).toBe(HEX);
-    expect(clientKeyIdArg(uuid)).toBe(uuid.toLowerCase());
-    expect(() => clientKeyIdArg(HEX)).toThrow(/UUID/);
-    expect(() => rootKeyIdArg(uuid)).toThrow(/64 hex/);
-    expect(() => keyIdArg('nope')).toThrow(InvalidArgumentError);
   });
 
   it('collects repeated options in order', () => {

@@ -16,7 +16,6 @@ import { UsageError } from './exit.ts';
 import { refArg, type RefKind } from './refs.ts';
 
 const ALIAS = /^[A-Za-z0-9._-]{1,50}$/;
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** An id as typed: a 32-byte id (normalised to hex) or an alias to look up. */
 export type IdRef = { id: string } | { alias: string };
@@ -60,27 +59,6 @@ export function idOrAliasArg(value: string): IdRef {
   if (id) return { id };
   if (ALIAS.test(value)) return { alias: value };
   throw new InvalidArgumentError('expected 64 hex characters, base58 of 32 bytes, or an alias (letters, digits, ".", "_", "-"; at most 50)');
-}
-
-/** commander parser: a root key id (64 hex) or a client key id (a UUID). */
-export function keyIdArg(value: string): string {
-  if (UUID.test(value)) return value.toLowerCase();
-  const id = parseId(value);
-  if (!id) throw new InvalidArgumentError('expected a root key id (64 hex characters) or a client key id (a UUID)');
-  return id;
-}
-
-/** commander parser: a root key id (64 hex). */
-export function rootKeyIdArg(value: string): string {
-  const id = parseId(value);
-  if (!id) throw new InvalidArgumentError('expected a root key id (64 hex characters; see "hearth key list")');
-  return id;
-}
-
-/** commander parser: a client key id (a UUID). */
-export function clientKeyIdArg(value: string): string {
-  if (!UUID.test(value)) throw new InvalidArgumentError('expected a client key id (a UUID; see "hearth key clients")');
-  return value.toLowerCase();
 }
 
 /** The id a reference names; an alias the node does not know is a usage error with the next command. */

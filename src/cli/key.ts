@@ -16,8 +16,8 @@ import { clientIdOf, type ClientKey, type GenerateClientKeyRequest, type RootKey
 import { conflict } from '../errors.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
 import { UsageError } from './exit.ts';
-import { clientKeyIdArg, collect, idArg, keyIdArg, rootKeyIdArg } from './id-args.ts';
-import { refArg } from './refs.ts';
+import { collect, idArg } from './id-args.ts';
+import { MIN_PREFIX, refArg } from './refs.ts';
 import { secondsArg } from './group-args.ts';
 import { when } from './output.ts';
 import { readSecretFrom } from './prompt.ts';
@@ -98,7 +98,7 @@ export function registerKeyCommands(program: Command): void {
   );
 
   connectOptions(
-    key.command('revoke').description('revoke a root key (the node keeps its last active one)').argument('<key>', 'root key id (64 hex)', rootKeyIdArg),
+    key.command('revoke').description('revoke a root key (the node keeps its last active one)').argument('<key>', `root key id (64 hex) or a unique prefix (${MIN_PREFIX}+)`, refArg('rootKey', 'root key id')),
     { destructive: true },
   ).action(
     withCli(async (cli, [keyId]) => {
@@ -114,7 +114,7 @@ export function registerKeyCommands(program: Command): void {
     key
       .command('permissions')
       .description("show a key's permissions, or change them with --add / --remove")
-      .argument('<key>', 'root key id (64 hex) or client key id (UUID)', keyIdArg)
+      .argument('<key>', `root key id (64 hex) or client key id (UUID), or a unique prefix (${MIN_PREFIX}+) of one`, refArg('key', 'key id'))
       .option('--add <permission>', 'grant a permission (repeatable)', collect)
       .option('--remove <permission>', 'withdraw a permission (repeatable)', collect),
   ).action(
@@ -198,8 +198,8 @@ export function registerKeyCommands(program: Command): void {
     client
       .command('revoke')
       .description('revoke a client key (its tokens stop working)')
-      .argument('<key>', 'the root key it belongs to (64 hex)', rootKeyIdArg)
-      .argument('<client>', 'client key id (UUID)', clientKeyIdArg),
+      .argument('<key>', `the root key it belongs to (64 hex, or a unique prefix of ${MIN_PREFIX}+)`, refArg('rootKey', 'root key id'))
+      .argument('<client>', `client key id (UUID, or a unique prefix of ${MIN_PREFIX}+)`, refArg('clientKey', 'client key id')),
     { destructive: true },
   ).action(
     withCli(async (cli, [keyId, clientId]) => {

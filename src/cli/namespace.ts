@@ -4,7 +4,8 @@
  * (admin-wire-b §2). Invitations print as JSON so they can be handed to `join` on another node
  * (`@file` or `-` for stdin). Delete and leave confirm unless `--yes`.
  */
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { stringifyJson, type InvitationResult, type Namespace, type RecursiveInvitationResult } from '../client/index.ts';
 import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
@@ -37,15 +38,28 @@ function renderNamespace(n: Namespace): string {
 }
 
 export interface InvitationFileFlags {
-  out?: string;
+  /** a path, or `true` for `--out` without one: a new file under the home root's `invitations/` */
+  out?: string | true;
   force?: boolean;
 }
 
-/** `--out <file>` and `--force` of `invite`. */
+/** `--out [file]` and `--force` of `invite`. */
 export function invitationFileOptions(cmd: Command): Command {
   return cmd
-    .option('--out <file>', 'write the invitation to this file (mode 0600: it is a credential) instead of stdout')
+    .option('--out [file]', 'write the invitation to a file of mode 0600 (it is a credential) instead of stdout; without a file name, a new one under <home>/invitations/')
     .option('--force', 'replace an existing --out file');
+}
+
+/**
+ * Where `--out` without a name writes: `<home root>/invitations/<group 12 hex>-<UTC time>.txt`, in a
+ * 0700 folder beside the profiles, so a credential never lands in a working tree (a clone, a
+ * package) by default (issue #34 §3).
+ */
+export async function defaultInvitationFile(homeRoot: string, groupId: string, now = new Date()): Promise<string> {
+  const dir = join(homeRoot, 'invitations');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const stamp = now.toISOString().replace(/[-:.]/g, ''); // to the millisecond: two invitations a second apart never meet
+  return join(dir, `${groupId.slice(0, 12)}-${stamp}.txt`);
 }
 
 /**
@@ -54,22 +68,24 @@ export function invitationFileOptions(cmd: Command): Command {
  * with `--output json`. With `--out <file>` the same text goes to a new file of mode 0600 (an
  * invitation admits whoever holds it until it expires), and stdout only says where.
  */
-export async function printInvitation(out: Output, result: InvitationResult | RecursiveInvitationResult, joinCommand: string, file: InvitationFileFlags = {}): Promise<void> {
+export async function printInvitation(out: Output, result: InvitationResult | RecursiveInvitationResult, joinCommand: string, file: InvitationFileFlags = {}, where: { homeRoot: string; groupId: string } = { homeRoot: '.', groupId: 'invitation' }): Promise<void> {
   const list = 'invitations' in result ? result.invitations : undefined;
-  const expires = (list ? list[0]?.invitation : (result as InvitationResult).invitation)?.invitation.expiration_timestamp;
+  const first = list ? list[0]?.invitation : (result as InvitationResult).invitation;
+  const expires = first?.invitation.expiration_timestamp;
   const what = list ? `${list.length} invitations` : 'invitation';
   const line = encodeInvitation(list ? result : (result as InvitationResult).invitation);
   if (file.out) {
+    const path = file.out === true ? await defaultInvitationFile(where.homeRoot, where.groupId) : file.out;
     const text = out.json ? `${stringifyJson(decodeByteFields(result))}\n` : `${line}\n`;
     try {
-      await writeFile(file.out, text, { mode: 0o600, flag: file.force ? 'w' : 'wx' });
+      await writeFile(path, text, { mode: 0o600, flag: file.force ? 'w' : 'wx' });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`${file.out} exists; pass --force to replace it`);
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`${path} exists; pass --force to replace it`);
       throw err;
     }
-    await chmod(file.out, 0o600); // --force on an existing file keeps its old mode otherwise
-    out.result({ file: file.out, mode: '0600', expires: when(expires) }, () => `${what} written to ${file.out} (mode 0600; it is a credential until ${when(expires)})`);
-    if (!out.json) process.stderr.write(`on the joining node run: ${joinCommand} @${file.out}\n`);
+    await chmod(path, 0o600); // --force on an existing file keeps its old mode otherwise
+    out.result({ file: path, mode: '0600', expires: when(expires) }, () => `${what} written to ${path} (mode 0600; it is a credential until ${when(expires)})`);
+    if (!out.json) process.stderr.write(`on the joining node run: ${joinCommand} @${path}\n`);
     return;
   }
   out.result(result, () => line);
@@ -155,7 +171,7 @@ export function registerNamespaceCommands(program: Command): void {
       const r = o.recursive
         ? await cli.client.invitations.inviteToNamespace(id, { ...body, recursive: true }, { signal: cli.signal })
         : await cli.client.invitations.inviteToNamespace(id, body, { signal: cli.signal });
-      await printInvitation(cli.out, r, 'hearth namespace join', o);
+      await printInvitation(cli.out, r, 'hearth namespace join', o, { homeRoot: dirname(cli.profiles.dir), groupId: id });
     }),
   );
 

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config/config.ts';
 import { initHome, isInitialised, resolveHome, type HomePaths } from '../config/home.ts';
@@ -22,7 +22,7 @@ import type { LogLevel } from '../http/logging.ts';
 import { adminCredentials } from '../node/credentials.ts';
 import type { AdminCredentials } from '../node/node.ts';
 import { LISTENING_FILE, localNodeOptions, portArg, positiveInt } from './connect.ts';
-import { MAX_DEV_NODES, runCluster } from './dev-cluster.ts';
+import { clusterHolding, MAX_DEV_NODES, runCluster } from './dev-cluster.ts';
 import { registerDevControlCommands } from './dev-control.ts';
 import { EXIT_NODE, NodeStartError, UsageError } from './exit.ts';
 import { chooseLogFormat, humanLogDestination, LOG_FORMATS, type LogFormat } from './log-format.ts';
@@ -54,6 +54,21 @@ async function nodeModules() {
 
 /** The refusal for a taken swarm port (issue #25 §1), never libp2p's own wording. */
 export const swarmPortInUse = (port: number) => new NodeStartError(`swarm port ${port} is in use: pass --swarm-port <port> or 0 for any`);
+
+/**
+ * A development node whose swarm port is taken (issue #34 §3: the advice took two tries, first
+ * --swarm-port, then --port): the one command that works — `--port` with a free port, with which a
+ * development node takes any free swarm port — and the development cluster holding the ports, if one does.
+ */
+async function devPortsInUse(paths: HomePaths, host: string, port: number, swarmPort: number): Promise<NodeStartError> {
+  const httpBusy = !(await portFree(host, port));
+  const holder = await clusterHolding(dirname(paths.dir), [port, swarmPort]);
+  let free = port;
+  while (httpBusy && free < port + 100 && !(await portFree(host, ++free)));
+  const what = httpBusy ? `ports ${port} and ${swarmPort} are in use` : `swarm port ${swarmPort} is in use`;
+  const by = holder ? ` by the development cluster "${holder}" (hearth dev status${holder === DEFAULT_NODE_NAME ? '' : ` --node ${holder}`})` : '';
+  return new NodeStartError(`${what}${by}: start this node with --port ${free} (a development node given --port takes any free swarm port)`);
+}
 
 /** Whether nothing listens on `host:port` now (tried by listening on it for an instant). */
 export function portFree(host: string, port: number): Promise<boolean> {
@@ -121,7 +136,7 @@ async function runLocked(paths: HomePaths, opts: CommonOpts & { port?: number; h
       config.swarm.port = 0;
     } else {
       await admin.onUnused?.();
-      throw swarmPortInUse(config.swarm.port);
+      throw config.node.development && opts.swarmPort === undefined ? await devPortsInUse(paths, config.server.host, opts.port ?? config.server.port, config.swarm.port) : swarmPortInUse(config.swarm.port);
     }
   }
   const format = chooseLogFormat(opts.logFormat, process.stdout.isTTY);

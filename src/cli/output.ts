@@ -60,7 +60,15 @@ export class Output {
       this.stdout.write(rows.map((r) => `${renderPlainRow(r, columns)}\n`).join(''));
       return;
     }
-    this.result(rows, () => (rows.length === 0 ? empty : renderTable(rows, columns, { wide: this.options.wide })));
+    let cut = false;
+    this.result(rows, () => {
+      if (rows.length === 0) return empty;
+      const laid = layoutTable(rows, columns, { wide: this.options.wide });
+      cut = laid.cut;
+      return laid.text;
+    });
+    // on stderr, so stdout stays the table alone for a reader that parses it
+    if (cut) process.stderr.write('(some values are cut short with …: --wide shows them whole)\n');
   }
 
   /** One record: `key: value` lines, `key<TAB>value` lines in plain output, an object in JSON. */
@@ -75,19 +83,28 @@ export class Output {
 
 /** Aligned columns under upper-case headers, shortened to fit `width` unless `wide`. */
 export function renderTable<T>(rows: readonly T[], columns: Column<T>[], opts: { wide?: boolean; width?: number } = {}): string {
+  return layoutTable(rows, columns, opts).text;
+}
+
+/** {@link renderTable}, and whether any value was cut short (so the caller can point at `--wide`). */
+export function layoutTable<T>(rows: readonly T[], columns: Column<T>[], opts: { wide?: boolean; width?: number } = {}): { text: string; cut: boolean } {
   const cells = rows.map((row) => columns.map((c) => oneLine(cell(c.value(row)))));
   const headers = columns.map((c) => c.header.toUpperCase());
   const widths = columns.map((_, i) => Math.max(headers[i].length, ...cells.map((r) => r[i].length)));
   if (!opts.wide) fit(widths, headers, opts.width ?? TABLE_WIDTH);
+  let cut = false;
   const line = (values: string[]) =>
     values
       .map((v, i) => {
-        const shown = v.length > widths[i] ? `${v.slice(0, Math.max(1, widths[i] - 1))}…` : v;
+        const short = v.length > widths[i];
+        cut ||= short;
+        const shown = short ? `${v.slice(0, Math.max(1, widths[i] - 1))}…` : v;
         return i === values.length - 1 ? shown : shown.padEnd(widths[i]);
       })
       .join('  ')
       .trimEnd();
-  return [line(headers), ...cells.map(line)].join('\n');
+  const text = [line(headers), ...cells.map(line)].join('\n');
+  return { text, cut };
 }
 
 /**

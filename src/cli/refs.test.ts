@@ -67,3 +67,33 @@ describe('resolveAll', () => {
     await expect(resolveAll(ctx, [refArg('context')('nope')], {})).rejects.toThrow('no context alias "nope" on this node (see: hearth alias list context)');
   });
 });
+
+describe('key ids (issue #34 §3: tables cut them, so prefixes are taken as for every other id)', () => {
+  const U1 = '0b6e2c1a-1234-4abc-8def-0123456789ab';
+  const U2 = '0b6e2c1a-9999-4abc-8def-0123456789ab';
+  const client = {
+    auth: {
+      listRootKeys: async () => [{ key_id: A, public_key: 'dev' }, { key_id: B, public_key: 'u2' }],
+      listClientKeysWithDetails: async () => [{ client_id: U1, name: 'one' }, { client_id: U2, name: 'two' }],
+    },
+  } as unknown as Client;
+  const ctx: RefContext = { client, nodeUrl: 'http://n', profile: 'default', recent: async () => ({}) };
+
+  it('takes whole ids at once and defers prefixes, a UUID prefix with its dashes', () => {
+    expect(refArg('clientKey')(U1.toUpperCase())).toBe(U1);
+    expect(refArg('rootKey')(A)).toBe(A);
+    expect(refArg('key')(U1)).toBe(U1);
+    expect(refArg('key')(A)).toBe(A);
+    expect((refArg('clientKey')('0B6E2C1A-12') as unknown as DeferredRef).text).toBe('0b6e2c1a-12');
+    expect(() => refArg('clientKey', 'client key id')('0b6e')).toThrow(/not a client key id: expected a client key id \(a UUID\), or a unique prefix of at least 6/);
+    expect(() => refArg('rootKey')('0b6e2c1a-12')).toThrow(InvalidArgumentError);
+  });
+
+  it('resolves root, client and either kind of key prefixes, and lists an ambiguous one', async () => {
+    const args: unknown[] = [refArg('rootKey')('abcdef02'), refArg('clientKey')('0b6e2c1a-1234'), refArg('key')('0b6e2c1a-99'), refArg('key')('abcdef01')];
+    await resolveAll(ctx, args, {});
+    expect(args).toEqual([B, U1, U2, A]);
+    await expect(resolveAll(ctx, [refArg('clientKey')('0b6e2c1a')], {})).rejects.toThrow(/client key prefix 0b6e2c1a is ambiguous: 0b6e2c1a-1234-4a… \(one\), 0b6e2c1a-9999-4a… \(two\)/);
+    await expect(resolveAll(ctx, [refArg('rootKey', undefined, '<key>')('ffffff')], {})).rejects.toThrow('<key>: no root key id on this node starts with ffffff (see: hearth key list)');
+  });
+});

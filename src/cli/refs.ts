@@ -19,7 +19,7 @@ import type { Client } from '../client/index.ts';
 import { UsageError } from './exit.ts';
 import { REMEMBERED_KINDS, type Recent, type RememberedKind } from './recent.ts';
 
-export type RefKind = 'context' | 'application' | 'namespace' | 'group' | 'identity' | 'blob';
+export type RefKind = 'context' | 'application' | 'namespace' | 'group' | 'identity' | 'blob' | 'rootKey' | 'clientKey' | 'key';
 
 export const MIN_PREFIX = 6;
 const ALIAS = /^[A-Za-z0-9._-]{1,50}$/;
@@ -35,7 +35,20 @@ const NAMES: Record<RefKind, { what: string; list: string }> = {
   group: { what: 'group', list: 'hearth namespace groups <namespace>' },
   identity: { what: 'identity', list: 'hearth group members list <group>' },
   blob: { what: 'blob', list: 'hearth blob list' },
+  rootKey: { what: 'root key', list: 'hearth key list' },
+  clientKey: { what: 'client key', list: 'hearth key clients' },
+  key: { what: 'root or client key', list: 'hearth key list, hearth key clients' },
 };
+
+/** A client key id is a UUID: its prefix may hold dashes. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_PREFIX = /^[0-9a-fA-F-]+$/;
+
+/** Whether `text` may be a prefix of an id of `kind` (hex; a UUID's characters for client keys). */
+function prefixOf(kind: RefKind, text: string): boolean {
+  if (text.length < MIN_PREFIX) return false;
+  return kind === 'clientKey' || kind === 'key' ? UUID_PREFIX.test(text) && text.length < 36 : HEX.test(text) && text.length < 64;
+}
 
 /** A reference to resolve against the node: a prefix, an alias or `@last`. */
 export class DeferredRef {
@@ -58,13 +71,21 @@ export function refArg(kind: RefKind, what?: string, label?: string): (value: st
   const prefix = what ? `not ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what}: ` : '';
   return (value) => {
     const deferred = (text: string) => new DeferredRef(kind, text, label) as unknown as string;
+    if (kind === 'clientKey' || kind === 'key') {
+      if (UUID.test(value)) return value.toLowerCase();
+      const root = kind === 'key' ? parseId(value) : undefined;
+      if (root) return root;
+      if (prefixOf(kind, value)) return deferred(value.toLowerCase());
+      const what = kind === 'key' ? 'a root key id (64 hex) or a client key id (a UUID)' : 'a client key id (a UUID)';
+      throw new InvalidArgumentError(`${prefix}expected ${what}, or a unique prefix of at least ${MIN_PREFIX} characters of one (see: ${NAMES[kind].list})`);
+    }
     // a full id first: base58 of 32 bytes (32-44 characters) wins over a hex prefix of that length,
     // which nobody types (tables show about 10 characters)
     const id = parseId(value);
     // a full id of a remembered kind still passes through withCli, which remembers it for @last
     if (id) return isRemembered(kind) ? deferred(id) : id;
     if (value === LAST && isRemembered(kind)) return deferred(value);
-    if (HEX.test(value) && value.length >= MIN_PREFIX && value.length < 64) return deferred(value.toLowerCase());
+    if (prefixOf(kind, value)) return deferred(value.toLowerCase());
     if (ALIASED.has(kind) && ALIAS.test(value)) return deferred(value);
     const forms = [
       '64 hex characters (or base58 of 32 bytes)',
@@ -104,6 +125,12 @@ export async function candidates(client: Client, kind: RefKind, signal?: AbortSi
     }
     case 'blob':
       return (await client.blobs.list(opts)).map((b) => ({ id: b.blob_id }));
+    case 'rootKey':
+      return (await client.auth.listRootKeys(opts)).map((k) => ({ id: k.key_id, name: k.public_key }));
+    case 'clientKey':
+      return (await client.auth.listClientKeysWithDetails(opts)).map((k) => ({ id: k.client_id, name: k.name }));
+    case 'key':
+      return [...(await candidates(client, 'rootKey', signal)), ...(await candidates(client, 'clientKey', signal))];
   }
 }
 
@@ -137,7 +164,7 @@ export async function resolveDeferred(ctx: RefContext, ref: DeferredRef, cache =
     if (!id) throw new UsageError(`${at}no ${what} to call @last yet for profile "${ctx.profile}" on ${ctx.nodeUrl}: create one, or name one with: hearth use ${ref.kind} <id|prefix${ALIASED.has(ref.kind) ? '|alias' : ''}>`);
     return id;
   }
-  if (HEX.test(ref.text) && ref.text.length >= MIN_PREFIX) {
+  if (prefixOf(ref.kind, ref.text)) {
     let pending = cache.get(ref.kind);
     if (!pending) cache.set(ref.kind, (pending = candidates(ctx.client, ref.kind, ctx.signal)));
     const id = matchPrefix(ref.kind, ref.text, await pending);

@@ -63,7 +63,8 @@ export function registerSessionCommands(program: Command): void {
       cli.out.result({ profile: cli.profile.name, loggedOut: result.loggedOut, revoked: result.revoked, problems }, () =>
         [
           `logged out of ${cli.profile.node ?? cli.nodeUrl} (profile "${cli.profile.name}")`,
-          `  session ended: ${result.loggedOut ? 'yes' : 'no'}; client key revoked: ${result.revoked === null ? 'n/a' : result.revoked ? 'yes' : 'no'}`,
+          // a password login holds no client key (auth spec rule 5b): nothing to say about one
+          `  session ended: ${result.loggedOut ? 'yes' : 'no'}${result.revoked === null ? '' : `; client key revoked: ${result.revoked ? 'yes' : 'no'}`}`,
           ...problems.map((p) => `  note: ${p}`),
         ].join('\n'),
       );

@@ -72,6 +72,11 @@ describe('AuthApi login and tokens', () => {
     expect(err.status).toBe(401);
     expect(err.message).toContain('Invalid username or password');
     expect(fake.calls('POST /auth/refresh')).toHaveLength(0);
+    // the reference's doubled wording is said once in the message; errorText keeps the node's words
+    fake.on('POST /auth/token', () => json({ data: null, error: 'Authentication failed: Authentication failed: Invalid username or password' }, 401));
+    const doubled = (await node.auth.login({ username: 'wrong', password: 'wrong' }).catch((e) => e)) as HttpError;
+    expect(doubled.message).toMatch(/: Authentication failed: Invalid username or password$/);
+    expect(doubled.errorText).toBe('Authentication failed: Authentication failed: Invalid username or password');
     expect(tokenStore.get()?.accessToken).toBe(ROOT_ACCESS);
     fake.on('POST /auth/token', () => json({ data: null, error: 'Access token still valid' }));
     await expect(node.auth.login({ username: 'dev', password: 'x' })).rejects.toBeInstanceOf(DecodeError);

@@ -180,7 +180,9 @@ export function errorText(body: unknown, bodyText: string): string | undefined {
 
 function describe(init: HttpErrorInit): string {
   let message = `${init.method} ${init.url} → HTTP ${init.status}${init.statusText ? ` ${init.statusText}` : ''}`;
-  const text = errorText(init.body, init.bodyText);
+  // The reference words a refused login "Authentication failed: Authentication failed: …"
+  // (auth-wire §2.1); the message says it once (`errorText` keeps the node's words as they are).
+  const text = errorText(init.body, init.bodyText)?.replace(/^(Authentication failed: )+/, 'Authentication failed: ');
   if (text) message += `: ${text}`;
   const auth = init.headers.get('x-auth-error');
   if (auth) message += ` [x-auth-error: ${auth}]`;

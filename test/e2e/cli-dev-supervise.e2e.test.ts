@@ -84,6 +84,10 @@ it('keeps the others up, stops and brings back one node, refuses a second cluste
     const table = await hearth(['dev', 'status', '--wide']);
     expect(table.stdout).toMatch(/^NODE\s+STATE\s+URL\s+PEERS\s+CONTEXT\s+SYNC\n/);
     expect(table.stdout).toContain(`default-1  running  ${urls[0]}`);
+    // two status reads (and a third below) minted one mock root key per node, kept in its home
+    await hearth(['dev', 'status']);
+    const mockKeys = (await a!.auth.listRootKeys()).filter((k) => k.auth_method === 'mock_auth');
+    expect(mockKeys).toHaveLength(1);
 
     // start it again: it catches up on the member added while it was away
     const started = await hearth(['dev', 'start', 'default-3']);
@@ -115,6 +119,12 @@ it('says plainly when no cluster runs', async () => {
     const r = await runCli(['dev', 'status', '--home', empty]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`hearth: no development cluster "default" is running under ${empty}: start one with: hearth dev --nodes <n> --home ${empty}\n`);
+    // --node names the cluster, for status and for stop/start/restart alike (it was read as "default")
+    for (const args of [['dev', 'status', '--node', 'web'], ['dev', 'stop', '2', '--node', 'web']]) {
+      const named = await runCli([...args, '--home', empty]);
+      expect(named.code).toBe(2);
+      expect(named.stderr).toBe(`hearth: no development cluster "web" is running under ${empty}: start one with: hearth dev --nodes <n> --home ${empty}\n`);
+    }
   } finally {
     await rm(empty, { recursive: true, force: true });
   }

@@ -3,7 +3,7 @@
  * invite on one node and join on another (@file and stdin), delete and leave with confirmation —
  * in human and JSON output — and the exit codes of parse-time, node and permission failures.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,6 +141,22 @@ describe('hearth namespace invite | join', { timeout: 120_000 }, () => {
     expect(answer.invitation.inviter_signature).toMatch(/^[0-9a-f]{128}$/);
     const viaStdin = await userB.json(['ns', 'join', other, '-'], { input: JSON.stringify(answer) });
     expect(viaStdin).toEqual({ namespaceId: other, memberIdentity: expect.stringMatching(HEX), memberAccount: accountB });
+  });
+
+  it('writes an invitation under the home root with --out and no file name, never into the working tree', async () => {
+    const r = await userA.run(['ns', 'invite', ns, '--out']);
+    expect(r.code, r.stderr).toBe(0);
+    const m = /^invitation written to (\S+) \(mode 0600; it is a credential until .+\)\n$/.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    const path = m![1]!;
+    expect(path.startsWith(join(userA.root, 'invitations', `${ns.slice(0, 12)}-`))).toBe(true);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(userA.root, 'invitations'))).mode & 0o777).toBe(0o700);
+    expect(r.stderr).toBe(`on the joining node run: hearth namespace join @${path}\n`);
+    expect(await readFile(path, 'utf8')).toMatch(/^inv1\.[A-Za-z0-9_-]+\n$/);
+    // a second one a moment later gets a name of its own
+    const again = await userA.json(['ns', 'invite', ns, '--out']);
+    expect(again.file).not.toBe(path);
   });
 
   it('invites recursively, one invitation per group', async () => {

@@ -25,11 +25,11 @@ describe('hearth login / logout', { timeout: 120_000 }, () => {
   it('refuses guarded commands before login with exit 3 and names the next command', async () => {
     const res = await user.run(['identity']);
     expect(res.code).toBe(3);
-    expect(res.stderr).toContain('HTTP 401');
-    expect(res.stderr).toMatch(/^hearth: .*; hearth login\n$/);
+    // in words, not as the node's missing-token refusal (issue #34 §3)
+    expect(res.stderr).toBe('hearth: not logged in: hearth login\n');
     const json = await user.run(['peers', '--output', 'json']);
     expect(json.code).toBe(3);
-    expect(JSON.parse(json.stderr)).toMatchObject({ exitCode: 3, status: 401, hint: 'hearth login' });
+    expect(JSON.parse(json.stderr)).toMatchObject({ exitCode: 3, status: 401, error: 'not logged in: hearth login' });
   });
 
   it('refuses a password on argv: there is no such flag, and no password source is a usage error', async () => {
@@ -89,6 +89,13 @@ describe('hearth login / logout', { timeout: 120_000 }, () => {
     });
     expect(res.status).toBe(401);
     expect(await user.human(['logout'])).toContain('is not logged in');
+    // a command after logout says so in words, not as the node's missing-token refusal
+    const after401 = await user.run(['context', 'list']);
+    expect(after401.code).toBe(3);
+    expect(after401.stderr).toBe('hearth: not logged in: hearth login\n');
+    // a password login holds no client key: logout says nothing of one (it said "n/a")
+    await user.login(node.adminUser, node.adminPassword);
+    expect(await user.human(['logout'])).toBe(`logged out of ${node.url} (profile "default")\n  session ended: yes\n`);
   });
 });
 

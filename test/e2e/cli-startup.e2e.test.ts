@@ -63,10 +63,10 @@ it('refuses a second node on a home in use with one line naming the running node
   const second = await runCli(['dev', '--node', 'a', '--home', root], env);
   expect(second.code).toBe(1);
   expect(second.stdout).toBe('');
-  expect(second.stderr).toBe(`hearth: home ${join(root, 'a')} is in use by a running node (pid ${first.child.pid}, http://127.0.0.1:${base})\n`);
+  expect(second.stderr).toBe(`hearth: home ${join(root, 'a')} is in use by a running node (pid ${first.child.pid}, http://127.0.0.1:${base}); a second node needs a home of its own: add --node <name>\n`);
   // `hearth run` and `hearth init --force` on it are refused the same way; the home is untouched
   const run = await runCli(['run', '--node', 'a', '--home', root, '--port', String(base + 3)], env);
-  expect(run.stderr).toMatch(/^hearth: home .* is in use by a running node \(pid \d+, http:\/\/127\.0\.0\.1:\d+\)\n$/);
+  expect(run.stderr).toMatch(/^hearth: home .* is in use by a running node \(pid \d+, http:\/\/127\.0\.0\.1:\d+\); a second node needs a home of its own: add --node <name>\n$/);
   const init = await runCli(['init', '--node', 'a', '--home', root, '--force']);
   expect(init.code).toBe(1);
   expect(init.stderr).toContain('is in use by a running node');
@@ -80,6 +80,12 @@ it('refuses a second node on a home in use with one line naming the running node
   expect((await runCli(['init', '--node', 'c', '--home', root, '--swarm-port', String(base + 1000)])).code).toBe(0);
   const configured = await runCli(['run', '--node', 'c', '--home', root, '--port', String(base + 1)], env);
   expect(configured.stderr).toBe(`hearth: swarm port ${base + 1000} is in use: pass --swarm-port <port> or 0 for any\n`);
+
+  // a development node whose HTTP and swarm ports are both taken: one line with the one command that works
+  expect((await runCli(['init', '--dev', '--node', 'e', '--home', root, '--server-port', String(base), '--swarm-port', String(base + 1000)])).code).toBe(0);
+  const both = await runCli(['dev', '--node', 'e', '--home', root], env);
+  expect(both.code).toBe(1);
+  expect(both.stderr).toMatch(new RegExp(`^hearth: ports ${base} and ${base + 1000} are in use: start this node with --port (\\d+) \\(a development node given --port takes any free swarm port\\)\n$`));
 
   // --port alone on a development node whose swarm port is taken: it takes a free one
   expect((await runCli(['init', '--dev', '--node', 'd', '--home', root, '--swarm-port', String(base + 1000)])).code).toBe(0);
