@@ -58,11 +58,12 @@ export async function loadWorkflow(file: string): Promise<Workflow> {
   } catch (err) {
     throw new WorkflowFileError(`cannot read the workflow ${file}: ${errnoText(err)}; check the path`);
   }
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length) {
     const e = doc.errors[0]!;
     const where = e.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
-    throw new WorkflowFileError(`${file}: not valid YAML${where}: ${e.message.split('\n')[0]}; fix the YAML syntax there`);
+    const what = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    throw new WorkflowFileError(`${file}: not valid YAML${where}: ${what}; fix the YAML syntax there`);
   }
   return checkWorkflow(file, doc.toJS() as unknown);
 }
