@@ -24,7 +24,7 @@ import { CALL_STEPS, errorInfo } from './steps/calls.ts';
 import { GOVERNANCE_STEPS } from './steps/governance.ts';
 import { LOCAL_STEPS } from './steps/local.ts';
 import { UPGRADE_STEPS } from './steps/upgrades.ts';
-import { extractPath, parseJsonLike, substituteDeep, type Values } from './values.ts';
+import { extractPath, parseJsonLike, substitute, substituteDeep, textOf, type Values } from './values.ts';
 
 const HANDLERS: Record<string, Handler> = { ...APP_STEPS, ...GOVERNANCE_STEPS, ...CALL_STEPS, ...UPGRADE_STEPS, ...LOCAL_STEPS };
 
@@ -207,7 +207,7 @@ class Runner {
   }
 
   private async runStep(step: Step, values: Values, path: string): Promise<void> {
-    const name = step.name ?? `Step ${path}`;
+    const name = displayName(step, values, path);
     const node = typeof step.node === 'string' ? step.node : undefined;
     this.report.stepStart(path, name, step.type, node);
     const t0 = Date.now();
@@ -290,6 +290,16 @@ class Runner {
   }
 }
 
+
+/** The step's name with its placeholders filled in where they can be (`Set key {{iteration}}` → `Set key 2`). */
+function displayName(step: Step, values: Values, path: string): string {
+  if (typeof step.name !== 'string') return `Step ${path}`;
+  try {
+    return textOf(substitute(step.name, values));
+  } catch {
+    return step.name;
+  }
+}
 
 function messageOf(err: unknown): string {
   if (err instanceof StepFailed) return err.record.error ?? err.message;
