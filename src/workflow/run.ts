@@ -109,16 +109,17 @@ export async function runWorkflow(opts: RunOptions): Promise<RunSummary> {
   const started = Date.now();
   const abort = new AbortController();
   let local: LocalNodes | undefined;
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
-    await local?.stop();
-    if (temporary) await rm(home, { recursive: true, force: true }).catch(() => undefined);
-  };
+  // one cleanup, however many paths ask for it: each waits until every node has stopped
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await local?.stop();
+      if (temporary) await rm(home, { recursive: true, force: true }).catch(() => undefined);
+    })());
   const onSignal = (signal: NodeJS.Signals) => {
     abort.abort(new StepFailure(`interrupted by ${signal}`));
     report.note(`${signal}: stopping the nodes`);
+    // the shell's code for a run ended by the signal, once the nodes are gone
     void cleanup().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
   process.on('SIGINT', onSignal);
@@ -165,9 +166,10 @@ export async function runWorkflow(opts: RunOptions): Promise<RunSummary> {
     if (failed) throw new StepFailed(failed);
     return summary;
   } finally {
+    await cleanup();
+    if (abort.signal.aborted) await new Promise(() => undefined); // the signal handler exits
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await cleanup();
   }
 }
 
