@@ -79,6 +79,7 @@ describe('workflow file checks', () => {
     expect(await refusal([{ type: 'wait_for_sync', context_id: 'c', nodes: ['n-1', 'n-2'], expect: { method: 'get', value: 1 } }])).toMatch(/unknown key\(s\) in expect: value/);
     expect(await refusal([{ type: 'assert', statements: [] }])).toMatch(/statements must be a non-empty list/);
     expect(await refusal([{ type: 'call', node: 'n-1', context_id: 'c', method: 'm', expected_error: 'x' }])).toMatch(/expected_error needs expected_failure: true/);
+    expect(await refusal([{ type: 'call', node: 'n-1', context_id: 'c', method: 'm', unauthenticated: true }])).toMatch(/unauthenticated: true is not supported/);
   });
 
   it('refuses a workflow without steps or nodes, and remote nodes', async () => {

@@ -266,6 +266,7 @@ function checkTypeSpecific(type: string, step: Record<string, unknown>, bad: (p:
     }
     case 'call':
       if (step.args !== undefined && (typeof step.args !== 'object' || step.args === null || Array.isArray(step.args))) bad('args must be a mapping');
+      if (step.unauthenticated === true) bad('unauthenticated: true is not supported: the runner calls as its own admin; remove it');
       if (step.exec_type !== undefined && !['function_call', 'contract_call', 'view_call'].includes(step.exec_type as string)) bad('exec_type must be function_call, contract_call or view_call');
       break;
     case 'script':
