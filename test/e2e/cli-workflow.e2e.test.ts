@@ -113,6 +113,15 @@ describe('hearth workflow run', () => {
     expect(run.events.find((e) => e.event === 'progress' && /Iteration 2\/3/.test(e.text))).toBeDefined();
   });
 
+  it('runs group administration, metadata, status and deletion steps on two nodes', { timeout: 180_000 }, async () => {
+    const run = await workflow([join(dir, 'admin-steps.yml'), '--output', 'json']);
+    expect(run.code, run.stdout.slice(-3000) + run.stderr.slice(-3000)).toBe(0);
+    const summary = JSON.parse(run.stdout);
+    expect(summary.steps.every((s: { status: string }) => s.status === 'passed')).toBe(true);
+    expect(summary.exported).toMatchObject({ member_name: 'second', room: 'lobby', upgrade: null, left: [], first_version: '0.0.0' });
+    expect(summary.exported.child).toBe(summary.exported.sub2);
+  });
+
   it('fails a step expected to fail that succeeds', { timeout: 120_000 }, async () => {
     const run = await workflow([join(dir, 'unexpected-success.yml')]);
     expect(run.code).toBe(1);
