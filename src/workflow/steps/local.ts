@@ -85,7 +85,10 @@ const downloadBlob: Handler = async (s, ctx) => {
 
 const deleteBlob: Handler = async (s, ctx) => {
   try {
-    return await clientOf(ctx, s).blobs.delete(str(s.blob_id));
+    const r = await clientOf(ctx, s).blobs.delete(str(s.blob_id));
+    // hearth answers an absent blob with deleted: false; merobox's missing_ok: false makes that a failure
+    if (!r.deleted && s.missing_ok === false) throw new StepFailure(`blob ${str(s.blob_id)} was not on ${str(s.node)} (missing_ok: false)`, r);
+    return r;
   } catch (err) {
     if (err instanceof HttpError && err.status === 404 && s.missing_ok !== false) return { blob_id: s.blob_id, deleted: false };
     throw err;
