@@ -88,6 +88,8 @@ export interface StartOptions {
   logSink: NodeJS.WritableStream;
   /** a started node exited on its own */
   onExit: (node: LocalNode, how: string) => void;
+  /** receives the function that stops every node launched so far, before the first one starts (Ctrl-C during the start) */
+  onStopper?: (stop: () => Promise<void>) => void;
 }
 
 /** Starts and logs in to every node; on any failure stops those started and rethrows. */
@@ -105,9 +107,11 @@ export async function startNodes(opts: StartOptions): Promise<LocalNodes> {
     stopping = true;
     await Promise.all(sup.map(stopOne));
   };
+  opts.onStopper?.(stop);
   try {
     await Promise.all(
       sup.map(async (r, i) => {
+        if (stopping) throw new Error('the run was stopped before the nodes started');
         launch(r, cluster);
         const ready = listening(r, false, opts.logSink);
         const deadline = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${opts.names[i]} did not start within wait_timeout (${opts.deadlineS} s)`)), opts.deadlineS * 1000).unref());

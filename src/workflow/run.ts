@@ -109,11 +109,12 @@ export async function runWorkflow(opts: RunOptions): Promise<RunSummary> {
   const started = Date.now();
   const abort = new AbortController();
   let local: LocalNodes | undefined;
+  let stopNodes: (() => Promise<void>) | undefined;
   // one cleanup, however many paths ask for it: each waits until every node has stopped
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
     (cleaning ??= (async () => {
-      await local?.stop();
+      await stopNodes?.();
       if (temporary) await rm(home, { recursive: true, force: true }).catch(() => undefined);
     })());
   const onSignal = (signal: NodeJS.Signals) => {
@@ -130,7 +131,7 @@ export async function runWorkflow(opts: RunOptions): Promise<RunSummary> {
   try {
     report.starting(wf.nodeNames, home);
     const t0 = Date.now();
-    local = await startNodes({ names: wf.nodeNames, root: home, deadlineS: wf.waitTimeout, logSink: opts.err ?? process.stderr, onExit: (n, how) => report.nodeExited(n.name, how) });
+    local = await startNodes({ names: wf.nodeNames, root: home, deadlineS: wf.waitTimeout, logSink: opts.err ?? process.stderr, onExit: (n, how) => report.nodeExited(n.name, how), onStopper: (stop) => (stopNodes = stop) });
     nodesStartMs = Date.now() - t0;
     report.ready(nodeList(local), nodesStartMs);
     try {
