@@ -7,7 +7,7 @@
  * succeeds, a node killed mid-run, Ctrl-C, and files refused before any node starts.
  */
 import { spawn } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -187,6 +187,14 @@ describe('hearth workflow run', () => {
     it('a step naming a node that does not exist', { timeout: 60_000 }, async () => {
       const { file, line } = await refused('no-node.yml', `${head}  - name: Who\n    type: create_identity\n    node: calimero-node-3\n`);
       expect(line).toBe(`hearth: ${file}: step 1 "Who" (create_identity): no node "calimero-node-3" in this workflow (it has calimero-node-1, calimero-node-2); name one of them`);
+    });
+
+    it('a --nodes-dir that already holds a node home', { timeout: 60_000 }, async () => {
+      const homes = join(dir, 'homes');
+      await mkdir(join(homes, 'calimero-node-1'), { recursive: true });
+      const run = await workflow([join(dir, 'kv-two-nodes.yml'), '--nodes-dir', homes]);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toBe(`hearth: --nodes-dir ${homes} already holds a node home (${join(homes, 'calimero-node-1')}); pass an empty or new folder`);
     });
 
     it('a {{var}} never exported', { timeout: 60_000 }, async () => {
