@@ -49,7 +49,7 @@ export interface ClusterOptions {
   maxNodes?: number;
 }
 
-interface Member {
+export interface Member {
   name: string;
   paths: HomePaths;
   port: number;
@@ -119,14 +119,14 @@ export async function clusterHolding(root: string, ports: number[]): Promise<str
 
 type NodeState = 'starting' | 'running' | 'stopping' | 'stopped' | 'exited';
 
-interface Supervised extends Member {
+export interface Supervised extends Member {
   child?: ChildProcess;
   state: NodeState;
   exitCode?: number | null;
   listening?: Record<string, unknown>;
 }
 
-function launch(m: Supervised, opts: ClusterOptions): void {
+export function launch(m: Supervised, opts: ClusterOptions): void {
   const args = [...process.execArgv, process.argv[1]!, 'dev', '--node', m.name, '--output', 'json', '--log-format', 'json'];
   if (opts.home) args.push('--home', opts.home);
   if (opts.logLevel) args.push('--log-level', opts.logLevel);
@@ -143,8 +143,11 @@ function relay(name: string, line: string, human: boolean): string {
   return `[${name}] ${human ? formatLogLine(line) : line}\n`;
 }
 
-/** Resolves with the node's `listening` line; rejects when it exits first or misses the deadline. */
-function listening(r: Supervised, human: boolean): Promise<Record<string, unknown>> {
+/**
+ * Resolves with the node's `listening` line; rejects when it exits first or misses the deadline.
+ * The node's other output lines are relayed to `sink` (stdout by default), prefixed with its name.
+ */
+export function listening(r: Supervised, human: boolean, sink: NodeJS.WritableStream = process.stdout): Promise<Record<string, unknown>> {
   const child = r.child!;
   return new Promise((resolve, reject) => {
     let buffered = '';
@@ -170,7 +173,7 @@ function listening(r: Supervised, human: boolean): Promise<Record<string, unknow
           started = true;
           clearTimeout(timer);
           resolve(msg);
-        } else if (line.trim()) process.stdout.write(relay(r.name, line, human));
+        } else if (line.trim()) sink.write(relay(r.name, line, human));
       }
     });
     child.once('exit', (code) => {
@@ -181,7 +184,7 @@ function listening(r: Supervised, human: boolean): Promise<Record<string, unknow
 }
 
 /** Sends SIGTERM and waits for the exit (SIGKILL after the deadline). */
-function stopOne(r: Supervised): Promise<void> {
+export function stopOne(r: Supervised): Promise<void> {
   return new Promise<void>((resolve) => {
     const child = r.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -18,6 +18,7 @@ import { registerCallCommand } from './call.ts';
 import { registerEventsCommands } from './events.ts';
 import { registerTeeCommands } from './tee.ts';
 import { registerUseCommand } from './use.ts';
+import { registerWorkflowCommands } from './workflow.ts';
 
 export function registerOperatorCommands(program: Command): void {
   registerSessionCommands(program);
@@ -34,4 +35,5 @@ export function registerOperatorCommands(program: Command): void {
   registerEventsCommands(program);
   registerTeeCommands(program);
   registerUseCommand(program);
+  registerWorkflowCommands(program);
 }
