@@ -509,7 +509,13 @@ export class ContextSync {
 
   private follow(contextId: string): void {
     if (!this.d.locate(contextId)) return;
-    this.life.follow(contextId, () => this.d.network.subscribe(contextTopic(contextId), (msg) => this.onGossip(contextId, msg)));
+    // only a member node's gossip is taken, and forwarded: checked by the network before it relays
+    // (issue #37 item 7); the content is verified in onGossip
+    const admit = (from: PeerKey) => {
+      const reg = this.d.locate(contextId);
+      return reg !== undefined && memberAccount(reg, from) !== undefined;
+    };
+    this.life.follow(contextId, () => this.d.network.subscribe(contextTopic(contextId), (msg) => this.onGossip(contextId, msg), admit));
   }
 
   // ——— serving ———
