@@ -92,6 +92,36 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       expect(a.topicPeers('t')).toEqual([b.self]);
     });
 
+    it('takes and forwards gossip only from publishers its topic admits, penalising the others (issue #37 item 7)', async () => {
+      // x and y publish through the hub alone; m hears the topic only from the hub
+      const [x, y, hub, m] = (await nodes(4)) as [Network, Network, Network, Network];
+      await connect(x, hub);
+      await connect(y, hub);
+      await connect(hub, m);
+      const [ihub, im] = [inbox(), inbox()];
+      hub.subscribe('t', ihub.handler, (from) => from !== x.self);
+      m.subscribe('t', im.handler);
+      x.subscribe('t', () => undefined);
+      y.subscribe('t', () => undefined);
+      await eventually(() => x.topicPeers('t').includes(hub.self) && y.topicPeers('t').includes(hub.self) && hub.topicPeers('t').includes(m.self), 'the topic to reach every link');
+      // an admitted publisher's message is delivered and forwarded (repeated while the mesh forms)
+      for (let i = 0; i < 40 && !im.got.some((g) => g.from === y.self); i++) {
+        await y.publish('t', enc(`ok${i}`));
+        await settle(250);
+      }
+      expect(im.got.some((g) => g.from === y.self)).toBe(true);
+      // a refused one: neither delivered at the hub nor forwarded to m, and its publisher penalised
+      const big = new Uint8Array(512 * 1024).fill(7);
+      for (let i = 0; i < 3; i++) {
+        big[0] = i;
+        await x.publish('t', big);
+      }
+      await eventually(() => (hub.status().penalties.unauthorized ?? 0) >= 3, 'the hub to penalise the refused publisher');
+      await settle(settleMs);
+      expect(ihub.got.some((g) => g.from === x.self)).toBe(false);
+      expect(im.got.some((g) => g.from === x.self)).toBe(false);
+    });
+
     it('stops delivering to a handler that unsubscribed, and leaves the topic with its last handler', async () => {
       const { a, b } = await three();
       const ib = inbox();

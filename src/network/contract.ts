@@ -28,6 +28,9 @@ export interface GossipMessage {
  */
 export type GossipHandler = (msg: GossipMessage) => void | Promise<void>;
 
+/** Whether gossip published by `from` may be delivered and forwarded (checked before forwarding). */
+export type GossipAdmission = (from: PeerKey) => boolean;
+
 export interface RequestContext {
   /** the authenticated remote node */
   peer: PeerKey;
@@ -111,8 +114,12 @@ export interface Network {
    * Delivers messages published on `topic` by other nodes (never this node's own). Subscribing
    * joins the topic's mesh; the returned function unsubscribes this handler, and the topic is left
    * when its last handler goes.
+   *
+   * `admit`, when given, says whether a message published by `from` (its signature already checked)
+   * may be taken at all: one it refuses is neither delivered nor **forwarded** to other peers, and its
+   * publisher is penalised (`unauthorized`). A topic with several handlers admits what any admits.
    */
-  subscribe(topic: string, handler: GossipHandler): () => void;
+  subscribe(topic: string, handler: GossipHandler, admit?: GossipAdmission): () => void;
 
   /**
    * Publishes to every subscribed peer (flood publish). Resolves with the number of peers it was

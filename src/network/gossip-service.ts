@@ -3,12 +3,14 @@
  * publish, strictly signed messages of at most 1 MiB (plus room for the RPC framing), 1 s back-offs,
  * and gossip over relayed (limited) connections too. Peers on loopback, private and link-local
  * addresses are exempt from gossipsub's IP colocation penalty (docs/decisions.md, issue #24).
+ * Every message is validated before gossipsub forwards it (`gossipValidator`, issue #37 item 7).
  */
 import './polyfill.ts';
 import { BlockList, isIP } from 'node:net';
-import { gossipsub } from '@libp2p/gossipsub';
+import { gossipsub, TopicValidatorResult, type TopicValidatorFn } from '@libp2p/gossipsub';
 import type { Connection, PeerId } from '@libp2p/interface';
-import { MAX_GOSSIP_BYTES } from './contract.ts';
+import { MAX_GOSSIP_BYTES, type PeerKey, type PenaltyReason } from './contract.ts';
+import { peerKeyOf } from './peer-id.ts';
 
 /** Gossip RPC frames may carry a full message plus its signature, key and topic. */
 const GOSSIP_RPC_SLACK = 64 * 1024;
@@ -77,6 +79,30 @@ export function gossipOptions() {
 
 export function gossipService(): ReturnType<typeof gossipsub> {
   return gossipsub(gossipOptions());
+}
+
+/**
+ * The check gossipsub runs on a message after its signature and before it delivers or forwards it
+ * (a topic validator): the publisher is an Ed25519 node key, the message within the gossip bound,
+ * and its topic admits the publisher (contract.ts `subscribe`'s `admit`: for a context topic, a
+ * member node of the context's group). A refused message is neither delivered nor forwarded — a
+ * hub no longer relays a non-member's megabytes to every member — and its publisher is penalised.
+ * gossipsub also scores the peer that relayed it down for an invalid delivery.
+ */
+export function gossipValidator(admits: (topic: string, from: PeerKey) => boolean, penalize: (peer: PeerKey, reason: PenaltyReason, detail: string) => void): TopicValidatorFn {
+  return (_relayedBy, msg) => {
+    const from = msg.type === 'signed' ? peerKeyOf(msg.from) : undefined;
+    if (!from) return TopicValidatorResult.Reject; // StrictSign: gossipsub refuses unsigned ones before this
+    if (msg.data.byteLength > MAX_GOSSIP_BYTES) {
+      penalize(from, 'invalid_message', `gossip message of ${msg.data.byteLength} bytes on ${msg.topic}`);
+      return TopicValidatorResult.Reject;
+    }
+    if (!admits(msg.topic, from)) {
+      penalize(from, 'unauthorized', `gossip on ${msg.topic} from a publisher the topic does not admit`);
+      return TopicValidatorResult.Reject;
+    }
+    return TopicValidatorResult.Accept;
+  };
 }
 
 /** Peers in this node's mesh for `topic` (the interface libp2p exports does not name the class's `getMeshPeers`). */

@@ -56,7 +56,11 @@ export function internetServices(o: InternetOptions, onComponents: (components: 
         ...(o.relayDurationLimitSecs > 0 ? { defaultDurationLimit: o.relayDurationLimitSecs * 1000 } : {}),
       },
     });
-    services.relay = ((components: object) => relay((guard ? guard.wrap(components) : components) as never)) as never;
+    services.relay = ((components: object) => {
+      const server = relay((guard ? guard.wrap(components) : components) as never);
+      guard?.serve(server.reservations);
+      return server;
+    }) as never;
   }
   // no @libp2p/autonat: hearth's dial-back probe (reachability.ts) decides reachability. In the NAT
   // lab, with public-looking addresses, its server side cut a forwarded home node off its only peer

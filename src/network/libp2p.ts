@@ -19,7 +19,8 @@ import type { CircuitRelayService } from '@libp2p/circuit-relay-v2';
 import type { KadDHT } from '@libp2p/kad-dht';
 import { yamux } from '@chainsafe/libp2p-yamux';
 import type { GossipSub, Message } from '@libp2p/gossipsub';
-import { gossipService, meshSize, regainGossipStream } from './gossip-service.ts';
+import { gossipService, gossipValidator, meshSize, regainGossipStream } from './gossip-service.ts';
+import { AddressBans } from './address-bans.ts';
 import { identify } from '@libp2p/identify';
 import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
 import { mdns } from '@libp2p/mdns';
@@ -34,6 +35,7 @@ import {
   MAX_FRAME_BYTES,
   MAX_GOSSIP_BYTES,
   NetworkError,
+  type GossipAdmission,
   type GossipHandler,
   type Network,
   type NetworkStatus,
@@ -130,6 +132,8 @@ export class Libp2pNetwork implements Network {
     this.log.debug({ peer: msg.from, topic: msg.topic, err: (err as Error)?.message }, 'network: gossip message dropped by its handler'),
   );
   private readonly box: PenaltyBox;
+  /** addresses from which several banned identities came: refused before the handshake */
+  private readonly addressBans = new AddressBans();
   private readonly stopper = new AbortController();
   private readonly exchangeHost: ExchangeHost;
   private readonly content: DhtContentRouting;
@@ -208,6 +212,7 @@ export class Libp2pNetwork implements Network {
         }),
       ],
       connectionGater: {
+        denyInboundConnection: (conn) => this.addressBans.denies(conn.remoteAddr.toString()),
         denyDialPeer: banned,
         denyInboundEncryptedConnection: banned,
         denyOutboundEncryptedConnection: banned,
@@ -243,7 +248,7 @@ export class Libp2pNetwork implements Network {
       throw new Error(`network: could not listen on ${this.listen.toString()}: ${(err as Error).message}`);
     }
     for (const served of this.served.values()) await this.register(served);
-    for (const topic of this.topics.names()) node.services.pubsub.subscribe(topic);
+    for (const topic of this.topics.names()) this.join(topic);
     this.bootstrapper.start();
     this.log.info({ peerId: node.peerId.toString(), addresses: this.addresses() }, 'network: listening');
   }
@@ -260,10 +265,19 @@ export class Libp2pNetwork implements Network {
     await this.node?.stop();
   }
 
-  subscribe(topic: string, handler: GossipHandler): () => void {
+  subscribe(topic: string, handler: GossipHandler, admit?: GossipAdmission): () => void {
     const live = () => (this.node && this.state === 'started' ? this.node.services.pubsub : undefined);
-    return this.topics.add(topic, handler, { joined: () => live()?.subscribe(topic), left: () => live()?.unsubscribe(topic) });
+    return this.topics.add(topic, handler, { joined: () => this.join(topic), left: () => (live()?.unsubscribe(topic), live()?.topicValidators.delete(topic)) }, admit);
   }
+
+  /** Joins a topic's mesh, every message validated before it is delivered or forwarded (issue #37 item 7). */
+  private join(topic: string): void {
+    const pubsub = this.node && this.state === 'started' ? this.node.services.pubsub : undefined;
+    pubsub?.topicValidators.set(topic, this.validator);
+    pubsub?.subscribe(topic);
+  }
+
+  private readonly validator = gossipValidator((topic, from) => this.topics.admits(topic, from), (peer, reason, detail) => this.penalize(peer, reason, detail));
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
     if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
@@ -366,7 +380,12 @@ export class Libp2pNetwork implements Network {
     this.log.debug({ peer, reason, detail }, 'network: peer penalized');
     if (!this.box.record(peer, reason)) return;
     this.log.info({ peer }, 'network: peer banned for sending garbage; disconnecting');
+    const direct = (this.node?.getConnections().filter((c) => peerKeyOf(c.remotePeer) === peer && !isRelayed(c)) ?? []).map((c) => c.remoteAddr.toString());
+    const addresses = this.addressBans.noteBan(peer, direct);
     this.disconnect(peer);
+    if (addresses.length === 0) return;
+    this.log.info({ addresses }, 'network: address banned: several identities from it were banned; disconnecting it');
+    for (const c of this.node?.getConnections() ?? []) if (this.addressBans.denies(c.remoteAddr.toString())) c.abort(new Error('the address is banned'));
   }
 
   provide = (key: string, o?: { signal?: AbortSignal }): Promise<void> => this.content.provide(key, o);

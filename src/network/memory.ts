@@ -13,6 +13,7 @@ import {
   MAX_GOSSIP_BYTES,
   NetworkError,
   PeerRefusal,
+  type GossipAdmission,
   type GossipHandler,
   type InboundOutcome,
   type Network,
@@ -170,8 +171,8 @@ export class MemoryNetwork implements Network {
     return this.counters.gossipDropped;
   }
 
-  subscribe(topic: string, handler: GossipHandler): () => void {
-    return this.topics.add(topic, handler);
+  subscribe(topic: string, handler: GossipHandler, admit?: GossipAdmission): () => void {
+    return this.topics.add(topic, handler, {}, admit);
   }
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
@@ -366,6 +367,8 @@ export class MemoryNetwork implements Network {
     this.seen.add(msg.id);
     if (this.seen.size > 10_000) this.seen.delete(this.seen.values().next().value!);
     if (!this.subscribed(msg.topic)) return;
+    // checked before delivering and forwarding, as gossipsub's topic validators are (libp2p.ts)
+    if (!this.topics.admits(msg.topic, msg.from)) return this.penalize(msg.from, 'unauthorized', `gossip on ${msg.topic} from a publisher the topic does not admit`);
     if (this.topics.deliver({ topic: msg.topic, from: msg.from, data: msg.data })) this.counters.bytesIn += msg.data.byteLength;
     for (const n of this.hub.neighbours(this.self)) {
       if (n.self === msg.via || n.self === msg.from || !n.subscribed(msg.topic)) continue;

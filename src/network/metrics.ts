@@ -85,10 +85,11 @@ function relaySeries(guard: () => RelayGuardStatus | undefined): GaugeSource[] {
     {
       name: 'hearth_relay_reservations_total',
       type: 'counter',
-      help: 'Relay reservation requests from peers, accepted by the guard or denied past its per-peer policy',
+      help: 'Relay reservation requests from peers, accepted by the guard or denied past its per-peer and per-address policy; dropped: reservations whose peer disconnected',
       read: read((g) => [
         { labels: { outcome: 'accepted' }, value: g.reservations.accepted },
         { labels: { outcome: 'denied' }, value: g.reservations.denied },
+        { labels: { outcome: 'dropped' }, value: g.reservations.dropped },
       ]),
     },
     {

@@ -12,11 +12,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from './contract-suite.ts';
 import { peerKeyOf } from './peer-id.ts';
 import { bareRelayClient, type RelayClient } from './relay-client-testkit.ts';
-import { RelayGuard, type RelayGuardPolicy } from './relay-guard.ts';
+import { addressGroups, DEFAULT_RELAY_GUARD, RelayGuard, type RelayGuardPolicy } from './relay-guard.ts';
 import { TestNodes } from './test-nodes.ts';
 
 const ECHO = '/hearth-test/sink/1.0.0';
-const POLICY: RelayGuardPolicy = { windowMs: 1_000, maxReservationsPerWindow: 2, maxCircuitsPerWindow: 3, maxOpenCircuits: 2 };
+const POLICY: RelayGuardPolicy = { windowMs: 1_000, maxReservationsPerWindow: 2, maxCircuitsPerWindow: 3, maxOpenCircuits: 2, maxReservationsPerAddress: 2, maxReservationsPerSubnet: 3, reservationGraceMs: 100 };
 
 describe('the relay guard, as a unit', () => {
   function guard() {
@@ -40,7 +40,32 @@ describe('the relay guard, as a unit', () => {
     expect(penalties[0]).toMatch(/^aa: more than 2 relay reservation requests/);
     advance(1_001);
     expect(g.denyReservation('aa')).toBe(false);
-    expect(g.status().reservations).toEqual({ accepted: 4, denied: 1 });
+    expect(g.status().reservations).toEqual({ accepted: 4, denied: 1, dropped: 0 });
+  });
+
+  it('refuses a reservation from an address or subnet already holding its share, with a penalty each; a refresh of its own passes', () => {
+    const { g, penalties } = guard();
+    const held: [string, string][] = [
+      ['p1', '/ip4/10.0.0.1/tcp/1'],
+      ['p2', '/ip4/10.0.0.1/tcp/2'],
+      ['p3', '/ip4/10.0.0.9/tcp/3'],
+    ];
+    // 10.0.0.1 holds its 2: a third identity there is refused, p1 refreshing its own is not
+    expect(g.denyReservation('p4', '/ip4/10.0.0.1/tcp/4', held)).toBe(true);
+    expect(g.denyReservation('p1', '/ip4/10.0.0.1/tcp/1', held)).toBe(false);
+    // 10.0.0.0/24 holds its 3: another address of the subnet is refused too, another subnet is not
+    expect(g.denyReservation('p5', '/ip4/10.0.0.7/tcp/5', held)).toBe(true);
+    expect(g.denyReservation('p6', '/ip4/10.0.1.7/tcp/6', held)).toBe(false);
+    expect(penalties).toEqual(['p4: address 10.0.0.1 already holds 2 relay reservations', 'p5: subnet 10.0.0.0/24 already holds 3 relay reservations']);
+    expect(g.status().reservations).toEqual({ accepted: 2, denied: 2, dropped: 0 });
+  });
+
+  it('groups addresses: IPv4 exact and /24, IPv6 /64 and /48, IPv4-mapped IPv6 as IPv4', () => {
+    expect(addressGroups('/ip4/192.168.1.20/tcp/4001')).toEqual({ address: '192.168.1.20', subnet: '192.168.1.0/24' });
+    expect(addressGroups('/ip6/2001:db8:1:2::5/tcp/1')).toEqual({ address: '2001:0db8:0001:0002::/64', subnet: '2001:0db8:0001::/48' });
+    expect(addressGroups('/ip6/2001:db8:1:2:aa:bb:cc:dd/tcp/1')!.address).toBe(addressGroups('/ip6/2001:db8:1:2::9/tcp/1')!.address);
+    expect(addressGroups('/ip6/::ffff:10.1.2.3/tcp/1')).toEqual({ address: '10.1.2.3', subnet: '10.1.2.0/24' });
+    expect(addressGroups('/dns4/example.org/tcp/1')).toBeUndefined();
   });
 
   it('refuses circuits past the open count and past the window count, and classifies how circuits end', () => {
@@ -140,6 +165,31 @@ describe('a hearth relay guarded', () => {
     await eventually(() => relay.status().internet!.relayGuard!.ended.duration_limit === 1, 'the relay to cut the circuit after a second', 5_000);
     expect(relay.status().internet!.relayGuard!.circuits.open).toBe(0);
   });
+
+  it('fresh identities reserving and hanging up hold no slot past the grace, and one address holds at most its share (issue #37 item 5)', async () => {
+    const relay = await nodes.start({ internet: { relayServer: true } });
+    const share = DEFAULT_RELAY_GUARD.maxReservationsPerAddress;
+    const guard = () => relay.status().internet!.relayGuard!;
+    const held = () => relay.status().internet!.relayServer!.reservations;
+    // share + 2 fresh identities on 127.0.0.1, each reserving, then all hanging up
+    const sybils: RelayClient[] = [];
+    for (let i = 0; i < share + 2; i++) {
+      const c = await client();
+      sybils.push(c);
+      await Promise.race([c.listen(`${relay.addresses()[0]}/p2p-circuit`), new Promise((r) => setTimeout(r, 6_000))]).catch(() => undefined);
+    }
+    expect(held()).toBe(share);
+    expect(guard().reservations).toMatchObject({ accepted: share, denied: 2 });
+    expect(relay.status().penalties.relay_abuse).toBe(2);
+    await Promise.all(sybils.map((c) => c.node.stop()));
+    await eventually(() => held() === 0, 'the relay to drop the reservations of peers gone', DEFAULT_RELAY_GUARD.reservationGraceMs + 5_000);
+    expect(guard().reservations.dropped).toBe(share);
+    // a newcomer from the same address gets a slot again
+    const honest = await client();
+    await honest.listen(`${relay.addresses()[0]}/p2p-circuit`);
+    expect(honest.node.getMultiaddrs().some((a) => a.toString().includes('/p2p-circuit'))).toBe(true);
+    expect(held()).toBe(1);
+  }, 60_000);
 
   it('penalises a peer that opens circuits in a loop with relay_abuse until it is banned', async () => {
     const { relay, dialer, relayed } = await circuit({});

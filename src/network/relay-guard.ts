@@ -13,7 +13,11 @@
  * - reservation requests and circuits are counted per peer, within a sliding window; past the
  *   policy the request is refused (`PERMISSION_DENIED`) and the peer penalised with `relay_abuse`,
  *   which bans it through the penalties box like any other hostile input;
- * - a circuit's end is classified: cut by the data limit, by the duration limit, or closed.
+ * - a circuit's end is classified: cut by the data limit, by the duration limit, or closed;
+ * - reservations are bounded per client address and per subnet (issue #37 item 5: fresh identities
+ *   are free, addresses are not), refused past that with a penalty, and a reservation whose peer is
+ *   no longer connected after a short grace is dropped (the relay cannot reach it through a
+ *   reservation without a connection, and libp2p's relay server would hold it for its whole TTL).
  *
  * The relay never sees plaintext: a circuit carries the two peers' own Noise session (the relayed
  * connection is upgraded end to end, relay-guard.test.ts shows the bytes it forwards are
@@ -23,6 +27,7 @@
 import './polyfill.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { PeerKey } from './contract.ts';
 import { peerKeyOf } from './peer-id.ts';
 
@@ -38,10 +43,24 @@ export interface RelayGuardPolicy {
   maxCircuitsPerWindow: number;
   /** circuits one peer may hold open at once through this relay */
   maxOpenCircuits: number;
+  /** reservations held at once by peers on one address (an IPv6 /64 counts as one address) */
+  maxReservationsPerAddress: number;
+  /** reservations held at once by peers in one subnet (IPv4 /24, IPv6 /48) */
+  maxReservationsPerSubnet: number;
+  /** how long a reservation outlives its peer's last connection (or is kept unconnected after it was made) */
+  reservationGraceMs: number;
 }
 
 /** docs/network.md "Relay limits and abuse"; decisions.md records why these figures */
-export const DEFAULT_RELAY_GUARD: RelayGuardPolicy = { windowMs: 60_000, maxReservationsPerWindow: 10, maxCircuitsPerWindow: 60, maxOpenCircuits: 16 };
+export const DEFAULT_RELAY_GUARD: RelayGuardPolicy = {
+  windowMs: 60_000,
+  maxReservationsPerWindow: 10,
+  maxCircuitsPerWindow: 60,
+  maxOpenCircuits: 16,
+  maxReservationsPerAddress: 8,
+  maxReservationsPerSubnet: 32,
+  reservationGraceMs: 5_000,
+};
 
 /** peers tracked at most; idle peers (nothing open, nothing in the window) are swept past it */
 const MAX_PEERS = 4096;
@@ -50,7 +69,8 @@ const MAX_PEERS = 4096;
 export type CircuitEnd = 'data_limit' | 'duration_limit' | 'closed';
 
 export interface RelayGuardStatus {
-  reservations: { accepted: number; denied: number };
+  /** denied: past the per-peer rate or the per-address and per-subnet bounds; dropped: the peer left */
+  reservations: { accepted: number; denied: number; dropped: number };
   circuits: { opened: number; denied: number; open: number };
   /** circuits ended, by how */
   ended: Record<CircuitEnd, number>;
@@ -67,8 +87,17 @@ interface PeerRecord {
   bytes: number;
 }
 
+/** the relay server's reservations, as libp2p's relay server holds them (a PeerMap) */
+export interface HeldReservations {
+  get(peer: PeerId): { addr: { toString(): string } } | undefined;
+  delete(peer: PeerId): void;
+  entries(): IterableIterator<[PeerId, { addr: { toString(): string } }]>;
+}
+
 /** the parts of libp2p's components the relay server reads that the guard stands in front of */
 interface GuardedComponents {
+  events?: { addEventListener(type: 'peer:disconnect', listener: (e: CustomEvent<PeerId>) => void): void };
+  connectionManager?: { getConnections(peer: PeerId): unknown[] };
   connectionGater: {
     denyInboundRelayReservation?(source: PeerId): boolean | Promise<boolean>;
     denyOutboundRelayedConnection?(source: PeerId, destination: PeerId): boolean | Promise<boolean>;
@@ -78,9 +107,12 @@ interface GuardedComponents {
 
 export class RelayGuard {
   private readonly peers = new Map<PeerKey, PeerRecord>();
-  private readonly hop = new AsyncLocalStorage<Stream>();
+  private readonly hop = new AsyncLocalStorage<{ stream: Stream; connection: Connection }>();
+  /** the relay server's reservations and libp2p's connections (`serve`, `wrap`) */
+  private held?: HeldReservations;
+  private connections?: GuardedComponents['connectionManager'];
   private readonly totals: RelayGuardStatus = {
-    reservations: { accepted: 0, denied: 0 },
+    reservations: { accepted: 0, denied: 0, dropped: 0 },
     circuits: { opened: 0, denied: 0, open: 0 },
     ended: { data_limit: 0, duration_limit: 0, closed: 0 },
     bytes: { in: 0, out: 0 },
@@ -94,19 +126,77 @@ export class RelayGuard {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Whether a reservation request from `peer` is refused (counted; refused past the policy, with a penalty). */
-  denyReservation(peer: PeerKey | undefined): boolean {
+  /**
+   * Whether a reservation request from `peer`, connected from `remote` (a multiaddr) when known, is
+   * refused (counted; refused past the policy, with a penalty).
+   */
+  denyReservation(peer: PeerKey | undefined, remote?: string, others: Iterable<[string, string]> = []): boolean {
     if (!peer) return true; // peers are Ed25519 node keys, nothing else
     const rec = this.record(peer);
     rec.reservations = this.recent(rec.reservations);
-    if (rec.reservations.length >= this.policy.maxReservationsPerWindow) {
+    let why: string | undefined;
+    if (rec.reservations.length >= this.policy.maxReservationsPerWindow) why = `more than ${this.policy.maxReservationsPerWindow} relay reservation requests within ${this.policy.windowMs} ms`;
+    else why = this.crowded(peer, remote, others);
+    if (why) {
       this.totals.reservations.denied++;
-      this.penalize(peer, `more than ${this.policy.maxReservationsPerWindow} relay reservation requests within ${this.policy.windowMs} ms`);
+      this.penalize(peer, why);
       return true;
     }
     rec.reservations.push(this.now());
     this.totals.reservations.accepted++;
     return false;
+  }
+
+  /**
+   * Why a reservation from `remote` would crowd out others: its address or subnet already holds its
+   * share of the reservations (`others`: the peers holding one, with the address each reserved from).
+   */
+  private crowded(peer: PeerKey, remote: string | undefined, others: Iterable<[string, string]>): string | undefined {
+    const mine = remote ? addressGroups(remote) : undefined;
+    if (!mine) return undefined;
+    let sameAddress = 0;
+    let sameSubnet = 0;
+    for (const [holder, addr] of others) {
+      if (holder === peer) continue; // its own reservation, refreshed
+      const g = addressGroups(addr);
+      if (g?.subnet !== mine.subnet) continue;
+      sameSubnet++;
+      if (g.address === mine.address) sameAddress++;
+    }
+    if (sameAddress >= this.policy.maxReservationsPerAddress) return `address ${mine.address} already holds ${sameAddress} relay reservations`;
+    if (sameSubnet >= this.policy.maxReservationsPerSubnet) return `subnet ${mine.subnet} already holds ${sameSubnet} relay reservations`;
+    return undefined;
+  }
+
+  /** The relay server's reservations: the guard bounds them per address and drops those whose peer left. */
+  serve(reservations: HeldReservations): void {
+    this.held = reservations;
+  }
+
+  /** The reservations held, as (peer, address reserved from). */
+  private *holders(): Iterable<[string, string]> {
+    for (const [peer, r] of this.held?.entries() ?? []) {
+      const key = peerKeyOf(peer);
+      if (key) yield [key, r.addr.toString()];
+    }
+  }
+
+  /**
+   * After the grace, drops `peer`'s reservation when it holds no connection to this relay: called
+   * when a reservation is made (its peer may have hung up already) and when a peer disconnects.
+   */
+  private checkLater(peer: PeerId): void {
+    const timer = setTimeout(() => {
+      const held = this.held?.get(peer);
+      if (!held || (this.connections?.getConnections(peer).length ?? 1) > 0) return;
+      // the relay server's expiry timer (not in its types) would fire in hours and delete whatever
+      // reservation the peer holds then
+      const expiry = (held as { signal?: { clear?(): void } }).signal;
+      expiry?.clear?.();
+      this.held!.delete(peer);
+      this.totals.reservations.dropped++;
+    }, this.policy.reservationGraceMs);
+    timer.unref?.();
   }
 
   /**
@@ -161,10 +251,18 @@ export class RelayGuard {
   wrap<C extends object>(components: C): C {
     const c = components as unknown as GuardedComponents;
     const gater: GuardedComponents['connectionGater'] = {
-      denyInboundRelayReservation: async (source) => this.denyReservation(peerKeyOf(source)) || ((await c.connectionGater.denyInboundRelayReservation?.(source)) ?? false),
+      denyInboundRelayReservation: async (source) => {
+        const denied = this.denyReservation(peerKeyOf(source), this.hop.getStore()?.connection.remoteAddr.toString(), this.holders()) || ((await c.connectionGater.denyInboundRelayReservation?.(source)) ?? false);
+        if (!denied) this.checkLater(source);
+        return denied;
+      },
       denyOutboundRelayedConnection: async (source, destination) =>
-        ((await c.connectionGater.denyOutboundRelayedConnection?.(source, destination)) ?? false) || this.denyCircuit(peerKeyOf(source), this.hop.getStore()),
+        ((await c.connectionGater.denyOutboundRelayedConnection?.(source, destination)) ?? false) || this.denyCircuit(peerKeyOf(source), this.hop.getStore()?.stream),
     };
+    this.connections = c.connectionManager;
+    c.events?.addEventListener('peer:disconnect', (e) => {
+      if (this.held?.get(e.detail)) this.checkLater(e.detail);
+    });
     const registrar: GuardedComponents['registrar'] = {
       handle: (protocol, handler, opts) => {
         if (protocol !== HOP_PROTOCOL) return c.registrar.handle(protocol, handler, opts);
@@ -172,7 +270,7 @@ export class RelayGuard {
           protocol,
           (stream, connection) => {
             this.watchHop(stream, peerKeyOf(connection.remotePeer));
-            return this.hop.run(stream, () => handler(stream, connection));
+            return this.hop.run({ stream, connection }, () => handler(stream, connection));
           },
           opts,
         );
@@ -241,4 +339,30 @@ export class RelayGuard {
       if (rec.open === 0 && last <= since) this.peers.delete(peer);
     }
   }
+}
+
+/**
+ * The groups a client address falls in, from a multiaddr: `address` (IPv4 exact, IPv6 its /64, a
+ * site's usual allocation) and `subnet` (IPv4 /24, IPv6 /48). IPv4-mapped IPv6 counts as IPv4.
+ */
+export function addressGroups(multiaddr: string): { address: string; subnet: string } | undefined {
+  const m = /^\/(ip4|ip6)\/([^/]+)/.exec(multiaddr);
+  if (!m) return undefined;
+  let ip = m[2]!;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) ip = mapped[1]!;
+  if (isIPv4(ip)) return { address: ip, subnet: `${ip.split('.').slice(0, 3).join('.')}.0/24` };
+  if (!isIPv6(ip)) return undefined;
+  const groups = expandIPv6(ip);
+  return { address: `${groups.slice(0, 4).join(':')}::/64`, subnet: `${groups.slice(0, 3).join(':')}::/48` };
+}
+
+/** The eight 16-bit groups of an IPv6 address, as 4-digit hex. */
+function expandIPv6(ip: string): string[] {
+  const [head, tail] = ip.split('::') as [string, string | undefined];
+  const parts = (s: string | undefined) => (s ? s.split(':') : []);
+  const h = parts(head);
+  const t = tail === undefined ? [] : parts(tail);
+  const all = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  return all.map((g) => g.padStart(4, '0').toLowerCase());
 }

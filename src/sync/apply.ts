@@ -30,6 +30,7 @@ import type { ContextStore } from '../contexts/store.ts';
 import { GENESIS_PARENT, UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
 import type { BatchOp } from '../store/store.ts';
 import { APPLY_RETRY, ApplyRetries, classifyApplyFailure, type ApplyFailureStats, type RetryPolicy } from './retries.ts';
+import { originOf, PENDING_LIMITS, PendingDeltas, type Held, type PendingLimits } from './pending.ts';
 import type { SyncStatusBoard } from './status.ts';
 
 export const SYNC_ENTRY = '__calimero_sync_next';
@@ -37,7 +38,11 @@ export const SYNC_ENTRY = '__calimero_sync_next';
 /** Held deltas applied under one hold of a context's write lock (issue 23 §5). */
 export const APPLY_BATCH = 32;
 
-export type ReceiveOutcome = 'applied' | 'duplicate' | 'pending' | 'deferred' | 'quarantined' | 'retrying' | 'unknown_context';
+/** `refused`: its parents are missing and a bound of the held deltas keeps it out (pending.ts) */
+export type ReceiveOutcome = 'applied' | 'duplicate' | 'pending' | 'refused' | 'deferred' | 'quarantined' | 'retrying' | 'unknown_context';
+
+/** Ids of quarantined deltas remembered per context (the oldest forgotten first). */
+const MAX_QUARANTINED_IDS = 10_000;
 
 export interface ApplierDeps {
   records: ContextStore;
@@ -48,8 +53,10 @@ export interface ApplierDeps {
   /** the account a member key speaks for in the context's group (the guest's executor id) */
   accountOf: (contextId: string, key: string) => string | undefined;
   now: () => number;
-  /** deltas held for missing parents, per context (domain.md §7: 10k) */
-  maxPending?: number;
+  /** bounds of the deltas held for missing parents (pending.ts) */
+  pending?: Partial<PendingLimits>;
+  /** a delta the application refuses for good: its origin is penalised (the delta came signed by it) */
+  penalize?: (origin: string, why: string) => void;
   /**
    * Why remote deltas of this context must wait, or undefined: its group moved to a version this
    * node's copy has not migrated to yet.
@@ -68,27 +75,21 @@ export interface Snapshot {
   deltas: DeltaRecord[];
 }
 
-interface Held {
-  delta: DeltaRecord;
-  from?: string;
-  at: number;
-}
-
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 const sortedHeads = (heads: Iterable<string>) => [...new Set(heads)].sort();
 
 export class DeltaApplier {
   private readonly dags = new Map<string, Promise<OpDag>>();
-  private readonly pending = new Map<string, Map<string, Held>>();
+  /** deltas waiting for their parents, bounded per context, per origin and in time */
+  readonly pending: PendingDeltas;
   private readonly quarantined = new Map<string, Set<string>>();
   private readonly draining = new Map<string, Promise<void>>();
-  /** per context, parent id → ids of held deltas naming it (entries may outlive an evicted child; dropped when nothing is held) */
-  private readonly children = new Map<string, Map<string, Set<string>>>();
   /** failed merges by outcome since start */
   readonly failures: ApplyFailureStats = { retried: 0, recovered: 0, exhausted: 0, quarantined: 0 };
   private readonly retries: ApplyRetries;
 
   constructor(private readonly d: ApplierDeps) {
+    this.pending = new PendingDeltas({ ...PENDING_LIMITS, ...d.pending }, d.now);
     this.retries = new ApplyRetries(d.retry ?? APPLY_RETRY, d.now, (delta, from) => {
       this.receive(delta, from).catch((e: unknown) => d.logger.warn({ contextId: delta.contextId, delta: delta.id, err: e }, 'retrying a remote delta failed'));
     }, this.failures);
@@ -117,20 +118,19 @@ export class DeltaApplier {
   }
 
   async knows(contextId: string, id: string): Promise<boolean> {
-    return id === GENESIS_PARENT || (await this.dag(contextId)).has(id) || (this.pending.get(contextId)?.has(id) ?? false) || this.retries.holds(contextId, id);
+    return id === GENESIS_PARENT || (await this.dag(contextId)).has(id) || this.pending.has(contextId, id) || this.retries.holds(contextId, id);
   }
 
   pendingCount(contextId: string): number {
-    return this.pending.get(contextId)?.size ?? 0;
+    return this.pending.count(contextId);
   }
 
   /** Parents pending deltas wait for that nobody sent yet. */
   async wanted(contextId: string): Promise<string[]> {
-    const held = this.pending.get(contextId);
-    if (!held) return [];
+    if (this.pending.count(contextId) === 0) return [];
     const dag = await this.dag(contextId);
     const want = new Set<string>();
-    for (const h of held.values()) for (const p of h.delta.parents) if (p !== GENESIS_PARENT && !dag.has(p) && !held.has(p)) want.add(p);
+    for (const h of this.pending.values(contextId)) for (const p of h.delta.parents) if (p !== GENESIS_PARENT && !dag.has(p) && !this.pending.has(contextId, p)) want.add(p);
     return [...want];
   }
 
@@ -152,6 +152,9 @@ export class DeltaApplier {
    * batches (`drain`), so a long catch-up lets reads and local writes in (issue 23 §5).
    */
   async receive(delta: DeltaRecord, from?: string): Promise<ReceiveOutcome> {
+    // an origin whose held deltas expired holds nothing: an orphan of its is dropped before the
+    // write lock, so a flood of them does not queue behind the context's reads and writes
+    if (this.pending.suspected(originOf(delta)) && (await this.orphan(delta))) return 'refused';
     const { outcome, more } = await this.d.executor.locks.run(delta.contextId, true, async (): Promise<{ outcome: ReceiveOutcome; more: boolean }> => {
       const meta = await this.d.records.getMeta(delta.contextId);
       if (!meta) return { outcome: 'unknown_context', more: false };
@@ -167,10 +170,7 @@ export class DeltaApplier {
         this.d.status.known(delta.contextId, delta.id);
         return { outcome: 'deferred', more: false };
       }
-      if (delta.parents.some((p) => p !== GENESIS_PARENT && !dag.has(p))) {
-        this.hold(delta, from);
-        return { outcome: 'pending', more: false };
-      }
+      if (delta.parents.some((p) => p !== GENESIS_PARENT && !dag.has(p))) return { outcome: this.hold(delta, from), more: false };
       const outcome = await this.applyOne(meta, dag, delta, from);
       return { outcome, more: await this.cascade(delta.contextId, dag, this.batch - 1) };
     });
@@ -253,8 +253,7 @@ export class DeltaApplier {
   /** Forgets what this node held in memory about a context (deleted or left). */
   forget(contextId: string): void {
     this.dags.delete(contextId);
-    this.pending.delete(contextId);
-    this.children.delete(contextId);
+    this.pending.forget(contextId);
     this.quarantined.delete(contextId);
     this.retries.forget(contextId);
   }
@@ -347,18 +346,21 @@ export class DeltaApplier {
     } else {
       this.failures.quarantined++;
       logger.warn(what, 'a remote delta failed to apply; quarantined');
+      // the application refuses it on every node: its signer sent garbage under a valid seal
+      this.d.penalize?.(originOf(delta), `${short}: the application refuses it (${kind})`);
     }
     let q = this.quarantined.get(contextId);
     if (!q) this.quarantined.set(contextId, (q = new Set()));
     q.add(delta.id);
+    if (q.size > MAX_QUARANTINED_IDS) q.delete(q.values().next().value!);
     status.quarantine(contextId, 'apply_failed', `${short}: ${message}`);
     return 'quarantined';
   }
 
   /** Whether a held delta of the context has every parent applied. */
   private readyIn(contextId: string, dag: OpDag): boolean {
-    const held = this.pending.get(contextId);
-    return held !== undefined && [...held.values()].some((h) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p)));
+    for (const h of this.pending.values(contextId)) if (h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p))) return true;
+    return false;
   }
 
   /**
@@ -367,16 +369,15 @@ export class DeltaApplier {
    * lock and goes on (`drain`).
    */
   private async cascade(contextId: string, dag: OpDag, limit: number): Promise<boolean> {
-    const held = this.pending.get(contextId);
     const isReady = (h: Held) => h.delta.parents.every((p) => p === GENESIS_PARENT || dag.has(p));
     // one scan for what is ready now; after that only the held children of what gets applied are
     // looked at (a long chain arriving children first must not cost a scan per delta)
     const queue: string[] = [];
-    for (const h of held?.values() ?? []) if (isReady(h)) queue.push(h.delta.id);
+    for (const h of this.pending.values(contextId)) if (isReady(h)) queue.push(h.delta.id);
     let applied = 0;
     let more = false;
     for (let i = 0; i < queue.length; i++) {
-      const ready = held!.get(queue[i]!);
+      const ready = this.pending.get(contextId, queue[i]!);
       if (!ready || !isReady(ready)) continue;
       if (applied >= limit) {
         more = true;
@@ -384,39 +385,46 @@ export class DeltaApplier {
       }
       const meta = await this.d.records.getMeta(contextId);
       if (!meta || this.defers(meta)) break; // held ones stay held until the context migrated
-      held!.delete(ready.delta.id);
+      this.pending.take(contextId, ready.delta.id);
       if (!dag.has(ready.delta.id)) {
         await this.applyOne(meta, dag, ready.delta, ready.from);
         applied++;
       }
-      const waiting = this.children.get(contextId);
-      for (const child of waiting?.get(ready.delta.id) ?? []) queue.push(child);
-      waiting?.delete(ready.delta.id);
+      queue.push(...this.pending.childrenOf(contextId, ready.delta.id));
     }
-    if (!held || held.size === 0) this.children.delete(contextId); // nothing waits: no index to keep
     this.d.status.setPending(contextId, this.pendingCount(contextId));
     return more;
   }
 
-  private hold(delta: DeltaRecord, from?: string): void {
-    let held = this.pending.get(delta.contextId);
-    if (!held) this.pending.set(delta.contextId, (held = new Map()));
-    if (held.has(delta.id)) return;
-    if (held.size >= (this.d.maxPending ?? 10_000)) {
-      const oldest = held.keys().next().value;
-      if (oldest !== undefined) held.delete(oldest);
-    }
-    held.set(delta.id, { delta, from, at: this.d.now() });
-    let waiting = this.children.get(delta.contextId);
-    if (!waiting) this.children.set(delta.contextId, (waiting = new Map()));
-    for (const p of delta.parents) {
-      if (p === GENESIS_PARENT) continue;
-      let kids = waiting.get(p);
-      if (!kids) waiting.set(p, (kids = new Set()));
-      kids.add(delta.id);
-    }
-    this.d.status.setPending(delta.contextId, held.size);
-    this.d.status.reason(delta.contextId, 'parents_pending', `${held.size} delta(s) wait for parents not received yet`);
+  /** Holds a delta for its parents, within the bounds (pending.ts); the status says what is held. */
+  private hold(delta: DeltaRecord, from?: string): ReceiveOutcome {
+    const outcome = this.pending.hold(delta, from);
+    const n = this.pending.count(delta.contextId);
+    this.d.status.setPending(delta.contextId, n);
+    if (outcome === 'origin_full' || outcome === 'suspect') return 'refused';
+    if (n > 0) this.d.status.reason(delta.contextId, 'parents_pending', `${n} delta(s) wait for parents not received yet`);
+    return 'pending';
+  }
+
+  /**
+   * Drops the deltas held since before `cutoff` whose parents never came (the caller asked every
+   * connected member for them since), with the held deltas waiting on them; the status says so.
+   */
+  expire(contextId: string, cutoff: number): Held[] {
+    const gone = this.pending.expire(contextId, cutoff);
+    if (gone.length === 0) return gone;
+    const n = this.pending.count(contextId);
+    this.d.status.setPending(contextId, n);
+    if (n > 0) this.d.status.reason(contextId, 'parents_pending', `${n} delta(s) wait for parents not received yet`);
+    const origins = [...new Set(gone.map((h) => originOf(h.delta).slice(0, 12)))];
+    this.d.status.expired(contextId, gone.length, `from ${origins.slice(0, 4).map((o) => `${o}…`).join(', ')}${origins.length > 4 ? ` and ${origins.length - 4} more` : ''}: their parents never arrived, though asked for from every connected member; their origins hold no deltas for a while`);
+    return gone;
+  }
+
+  /** Whether a delta names a parent this node does not hold (read without the write lock). */
+  private async orphan(delta: DeltaRecord): Promise<boolean> {
+    const dag = await this.dag(delta.contextId);
+    return delta.parents.some((p) => p !== GENESIS_PARENT && !dag.has(p));
   }
 }
 

@@ -26,6 +26,10 @@ async function node(hub: MemoryHub, startMs: number, existing?: SyncNode): Promi
   return n;
 }
 
+let injected = 0;
+/** A message B's network takes as published by `from` and relayed by `via` (a member's node gone rogue, in memory). */
+const inject = (to: SyncNode, via: string, from: string, topic: string, data: Uint8Array) => to.net.deliver({ id: `${from}/injected-${++injected}`, topic, from, via, data });
+
 const dec = (b: Uint8Array | null) => (b ? JSON.parse(new TextDecoder().decode(b)) : null);
 
 async function call(n: SyncNode, contextId: string, method: string, args: Record<string, string> = {}, readOnly = false) {
@@ -150,12 +154,19 @@ describe('context sync', () => {
     const head = { contextId, id: 'ab'.repeat(32), parents: (await meta(b, contextId)).dagHeads, origin: a.identity.publicKey, author: a.identity.publicKey, hlc: '1.000000' };
     const stranger = generateKeyPair('ed25519');
     const forgedSig = ed25519Sign(privateKeyObject(stranger.privateKey), deltaDigest(head));
-    await x.publish(contextTopic(contextId), encodeJson({ type: 'delta', ...head, signature: forgedSig, keyId: 'cd'.repeat(32), nonce: '00'.repeat(12), ciphertext: '00'.repeat(32) }));
+    // a non-member publishing on the topic is refused before anything reads it (issue #37 item 7)
+    await x.publish(contextTopic(contextId), new TextEncoder().encode('garbage from a non-member'));
+    await until('X refused at the door', () => b.net.penalties.some((p) => p.peer === x.self));
+    expect(b.net.penalties.filter((p) => p.peer === x.self).map((p) => p.reason)).toEqual(['unauthorized']);
+    // what a member's node publishes is read, and refused when forged (X relays it here)
+    const topic = contextTopic(contextId);
+    const from = a.identity.publicKey;
+    inject(b, x.self, from, topic, encodeJson({ type: 'delta', ...head, signature: forgedSig, keyId: 'cd'.repeat(32), nonce: '00'.repeat(12), ciphertext: '00'.repeat(32) }));
     const own = { ...head, origin: stranger.publicKey };
-    await x.publish(contextTopic(contextId), encodeJson({ type: 'delta', ...own, signature: ed25519Sign(privateKeyObject(stranger.privateKey), deltaDigest(own)), keyId: 'cd'.repeat(32), nonce: '00'.repeat(12), ciphertext: '00'.repeat(32) }));
-    await x.publish(contextTopic(contextId), new TextEncoder().encode('garbage'));
-    await until('three penalties', () => b.net.penalties.filter((p) => p.peer === x.self).length >= 3);
-    expect(b.net.penalties.filter((p) => p.peer === x.self).map((p) => p.reason).sort()).toEqual(['bad_signature', 'invalid_message', 'unauthorized']);
+    inject(b, x.self, from, topic, encodeJson({ type: 'delta', ...own, signature: ed25519Sign(privateKeyObject(stranger.privateKey), deltaDigest(own)), keyId: 'cd'.repeat(32), nonce: '00'.repeat(12), ciphertext: '00'.repeat(32) }));
+    inject(b, x.self, from, topic, new TextEncoder().encode('garbage'));
+    await until('three penalties', () => b.net.penalties.filter((p) => p.peer === from).length >= 3);
+    expect(b.net.penalties.filter((p) => p.peer === from).map((p) => p.reason).sort()).toEqual(['bad_signature', 'invalid_message', 'unauthorized']);
 
     await call(a, contextId, 'set', { key: '__trap', value: 'boom' });
     await until('quarantined on B', async () => (await b.sync.view(contextId)).quarantined === 1);
@@ -195,8 +206,10 @@ describe('context sync', () => {
     hub.link(x.self, b.identity.publicKey);
     await until('B hears X on the topic', () => b.net.topicPeers(topic).includes(x.self) && x.topicPeers(topic).includes(b.identity.publicKey));
     await x.publish(topic, seen[1]!);
-    await until('B holds the delta for its parent', async () => (await b.sync.view(contextId)).pending === 1);
+    // refused at the door: X is no member (issue #37 item 7), so it is neither held nor forwarded
+    await until('B refused X’s republication', () => b.net.penalties.some((p) => p.peer === x.self && p.reason === 'unauthorized'));
     await new Promise((r) => setTimeout(r, 300));
+    expect((await b.sync.view(contextId)).pending).toBe(0);
     expect(asked).toBe(0);
     expect((await b.sync.view(contextId)).peers.map((p) => p.peer)).not.toContain(x.self);
     // a member brings the parent, and both apply
@@ -217,7 +230,7 @@ describe('context sync', () => {
     const relay = hub.join('ee'.repeat(32));
     hub.link(relay.self, b.identity.publicKey);
     relay.subscribe(contextTopic(contextId), () => undefined);
-    await relay.publish(contextTopic(contextId), encodeJson({ ...signed({}), keyId, nonce: '00'.repeat(12), ciphertext: '11'.repeat(48) }));
+    inject(b, relay.self, a.identity.publicKey, contextTopic(contextId), encodeJson({ ...signed({}), keyId, nonce: '00'.repeat(12), ciphertext: '11'.repeat(48) }));
     await until('the bad seal is reported', async () => (await b.sync.view(contextId)).reasons.some((r) => r.reason === 'decrypt_failed'));
     // an artifact past the bound is refused before anything reads it
     const { deltaFrames, parseRecord } = await import('./wire.ts');

@@ -32,6 +32,7 @@ import { batches, decodeJson, encodeJson, type JsonObject, type KindContext, typ
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
 import { APPLY_RETRY, type RetryPolicy } from './retries.ts';
+import { originOf, PENDING_LIMITS, type PendingLimits } from './pending.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
 import { removedFrom } from '../governance/invitations/admission.ts';
 import { SyncStatusBoard, type ContextSyncStatus } from './status.ts';
@@ -52,6 +53,8 @@ export interface SyncOptions {
   snapshotAbove: number;
   /** retries of a remote delta whose merge failed for a transient reason (retries.ts) */
   applyRetry?: Partial<RetryPolicy>;
+  /** bounds of the deltas held for missing parents (pending.ts) */
+  pending?: Partial<PendingLimits>;
 }
 
 /** ids a backfill request names (the server takes at most 256) */
@@ -106,6 +109,8 @@ export class ContextSync {
       },
       deferral: (meta) => upgradePending(d.locate(meta.id), meta),
       retry: { ...APPLY_RETRY, ...this.opts.applyRetry },
+      pending: this.opts.pending,
+      penalize: (origin, why) => d.network.penalize(origin, 'invalid_message', why),
     });
     const serve = { maxRequestBytes: 64 * 1024, timeoutMs: 60_000 };
     d.router.register(KINDS.heads, (req, ctx) => this.serveHeads(req, ctx), serve);
@@ -298,6 +303,7 @@ export class ContextSync {
     void (async () => {
       while (chase.again && !this.life.signal.aborted) {
         chase.again = false;
+        const asked = this.d.clock.now();
         const holders = this.holders(contextId);
         const first = chase.preferred;
         const order = first !== undefined && holders.includes(first) ? [first, ...holders.filter((p) => p !== first)] : holders;
@@ -305,10 +311,23 @@ export class ContextSync {
           if (this.life.signal.aborted) break;
           if ((await this.pull(contextId, peer)) && !(await this.stillMissing(contextId, chase.want))) break;
         }
+        if (holders.length > 0 && !this.life.signal.aborted) this.expireHeld(contextId, asked);
       }
     })()
       .catch((e: unknown) => this.d.logger.debug({ contextId, err: (e as Error).message }, 'pulling missing deltas failed'))
       .finally(() => this.chasing.delete(contextId));
+  }
+
+  /**
+   * Held deltas whose parents every connected member was asked for (a round that began at `asked`)
+   * and that have waited `parentTimeoutMs`: dropped, and their origins penalised, once per delta —
+   * an honest node signs a delta only over heads it holds and serves (issue #37 item 6).
+   */
+  private expireHeld(contextId: string, asked: number): void {
+    const timeout = this.opts.pending?.parentTimeoutMs ?? PENDING_LIMITS.parentTimeoutMs;
+    const gone = this.applier.expire(contextId, Math.min(asked, this.d.clock.now() - timeout));
+    for (const h of gone) this.d.network.penalize(originOf(h.delta), 'invalid_message', `delta ${h.delta.id.slice(0, 12)}… of context ${contextId.slice(0, 12)}…: its parents never arrived`);
+    if (gone.length > 0) this.d.logger.info({ contextId, dropped: gone.length }, 'held deltas dropped: their parents never arrived');
   }
 
   /** Whether deltas wait for parents here, or one of `want` is still unknown. */
@@ -490,7 +509,13 @@ export class ContextSync {
 
   private follow(contextId: string): void {
     if (!this.d.locate(contextId)) return;
-    this.life.follow(contextId, () => this.d.network.subscribe(contextTopic(contextId), (msg) => this.onGossip(contextId, msg)));
+    // only a member node's gossip is taken, and forwarded: checked by the network before it relays
+    // (issue #37 item 7); the content is verified in onGossip
+    const admit = (from: PeerKey) => {
+      const reg = this.d.locate(contextId);
+      return reg !== undefined && memberAccount(reg, from) !== undefined;
+    };
+    this.life.follow(contextId, () => this.d.network.subscribe(contextTopic(contextId), (msg) => this.onGossip(contextId, msg), admit));
   }
 
   // ——— serving ———

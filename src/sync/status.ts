@@ -19,6 +19,8 @@ export type BehindReason =
   | 'no_peers'
   /** deltas wait for parents not received yet */
   | 'parents_pending'
+  /** held deltas were dropped: their parents never arrived, though asked for (issue #37 item 6) */
+  | 'parents_expired'
   /** deltas wait for a group key this node cannot get */
   | 'key_unavailable'
   /** a delta's seal did not open, or its content did not match its id */
@@ -61,6 +63,8 @@ interface Entry {
   retrying: number;
   advertised: Set<string>;
   quarantined: number;
+  /** held deltas dropped because their parents never arrived, since start */
+  expired: number;
   reasons: Map<BehindReason, { detail: string; at: number }>;
   /** since when a condition derived at view time (no peers, not initialized) has held */
   derived: Map<BehindReason, number>;
@@ -83,7 +87,7 @@ export class SyncStatusBoard {
 
   private entry(contextId: string): Entry {
     let e = this.entries.get(contextId);
-    if (!e) this.entries.set(contextId, (e = { state: 'idle', pending: 0, retrying: 0, advertised: new Set(), quarantined: 0, reasons: new Map(), derived: new Map(), peers: new Map(), failureCount: 0 }));
+    if (!e) this.entries.set(contextId, (e = { state: 'idle', pending: 0, retrying: 0, advertised: new Set(), quarantined: 0, expired: 0, reasons: new Map(), derived: new Map(), peers: new Map(), failureCount: 0 }));
     return e;
   }
 
@@ -124,6 +128,13 @@ export class SyncStatusBoard {
     const e = this.entry(contextId);
     e.quarantined++;
     e.reasons.set(reason, { detail, at: this.now() });
+  }
+
+  /** Held deltas dropped after their parents never came: no longer behind on them, and why. */
+  expired(contextId: string, n: number, detail: string): void {
+    const e = this.entry(contextId);
+    e.expired += n;
+    e.reasons.set('parents_expired', { detail: `${e.expired} held delta(s) dropped since start; the last ${n} ${detail}`, at: this.now() });
   }
 
   setPending(contextId: string, n: number): void {

@@ -144,6 +144,8 @@ export interface SyncNode extends Contexts {
   specialized: SpecializedInvites;
   /** auto-follow, when the node was made with it (`autoFollow` option) */
   autoFollow?: AutoFollow;
+  /** moves this node's clock forward (it also ticks by 1 ms at every reading) */
+  advanceClock(ms: number): void;
   /** stops every part (the store stays, for a restart) */
   stop(): Promise<void>;
 }
@@ -225,6 +227,7 @@ export async function syncNode(
     bus,
     specialized: invites,
     autoFollow: follow,
+    advanceClock: (ms) => void (t += ms),
     stop: async () => {
       await follow?.stop();
       invites.stop();
