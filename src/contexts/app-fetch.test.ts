@@ -20,12 +20,15 @@ import { BlobStore } from '../blobs/store.ts';
 import type { PeerKey } from '../network/contract.ts';
 import { MemoryHub, type MemoryNetwork } from '../network/memory.ts';
 import { MemoryStore } from '../store/memory.ts';
+import { until } from '../sync/testkit.ts';
 import { ApplicationFetch, bundleBlobsOf } from './app-fetch.ts';
 import type { Registration } from './service.ts';
 import { UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 
 const CTX = 'c1'.repeat(32);
 const ZERO = '0'.repeat(64);
+/** the shared poller, with room for a loaded machine */
+const wait = (what: string, ok: () => boolean | Promise<boolean>, ms = 15_000) => until(what, ok, ms);
 const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 
 interface Node {
@@ -104,14 +107,6 @@ function fetcherOn(n: Node, meta: Partial<ContextMeta> & { applicationId: string
   return { f, ready, meta: full };
 }
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function bundle(version = '1.0.0', key?: MadeBundle['key']): Promise<MadeBundle> {
   return makeBundle({ wasm: tinyWasm({ abi: testAbi() }), package: 'com.hearth.fetched', version, ...(key ? { key } : {}) });
 }
@@ -146,21 +141,21 @@ describe('a joined context brings its application', () => {
     expect(await b.apps.get(app.applicationId)).toBeNull();
     hub.linkAll();
     f.start();
-    await until('B installed the application', async () => (await b.apps.get(app.applicationId)) !== null);
+    await wait('B installed the application', async () => (await b.apps.get(app.applicationId)) !== null);
     const got = (await b.apps.get(app.applicationId))!;
     expect(got).toMatchObject({ bundleBlobId: blobId, version: '1.0.0', source: `blob:${blobId}` });
     expect(await b.apps.abi(app.applicationId)).toMatchObject({ methods: expect.any(Array) });
-    await until('the context is ready', () => ready.includes(CTX));
+    await wait('the context is ready', () => ready.includes(CTX));
     expect(f.problem(CTX)).toBeUndefined();
     // the fetch's own reference is dropped: the application holds the only one
-    await until('one reference left', async () => (await b.blobs.store.get(blobId))?.refcount === 1);
+    await wait('one reference left', async () => (await b.blobs.store.get(blobId))?.refcount === 1);
     // and B now serves it in turn: a third member without A gets it from B
     members.delete(a.key);
     const c = await node();
     hub.linkAll();
     const third = fetcherOn(c, { applicationId: app.applicationId, bundleBlobId: blobId }, () => registration({ applicationId: app.applicationId }));
     third.f.start();
-    await until('C installed it from B', async () => (await c.apps.get(app.applicationId)) !== null);
+    await wait('C installed it from B', async () => (await c.apps.get(app.applicationId)) !== null);
   });
 
   it('prefers the group’s resolved appKey (the version it runs now) to the registration’s', async () => {
@@ -173,7 +168,7 @@ describe('a joined context brings its application', () => {
     const { f } = fetcherOn(b, { applicationId: v1.applicationId }, () => registration({ applicationId: v1.applicationId, bundleBlobId: blob1, appKey: blob2 }));
     hub.linkAll();
     f.start();
-    await until('B installed v2', async () => (await b.apps.get(v1.applicationId))?.version === '2.0.0');
+    await wait('B installed v2', async () => (await b.apps.get(v1.applicationId))?.version === '2.0.0');
     expect((await b.apps.releases(v1.applicationId)).map((r) => r.bundleBlobId)).toEqual([blob2]);
   });
 
@@ -189,19 +184,19 @@ describe('a joined context brings its application', () => {
     hub.link(b.key, liar);
     const { f } = fetcherOn(b, { applicationId: app.applicationId }, () => registration({ applicationId: app.applicationId, bundleBlobId: blobId }));
     f.start();
-    await until('the liar penalized', () => b.net.penalties.some((p) => p.peer === liar && p.reason === 'invalid_message' && (p.detail ?? '').includes('hash to blob')));
-    await until('the problem names the breach', () => f.problem(CTX)?.detail.includes('hash to blob') === true);
+    await wait('the liar penalized', () => b.net.penalties.some((p) => p.peer === liar && p.reason === 'invalid_message' && (p.detail ?? '').includes('hash to blob')));
+    await wait('the problem names the breach', () => f.problem(CTX)?.detail.includes('hash to blob') === true);
     expect(f.problem(CTX)).toMatchObject({ reason: 'fetching_application', applicationId: app.applicationId, bundleBlobId: blobId });
     expect(f.problem(CTX)!.detail).toContain(`fetching application ${app.applicationId}`);
     expect(await b.apps.get(app.applicationId)).toBeNull();
     expect(await b.blobs.store.get(blobId)).toBeUndefined();
     // the honest member connects: a later attempt reaches it (the liar is left out for this blob)
     hub.link(b.key, a.key);
-    await until('B installed the application', async () => (await b.apps.get(app.applicationId)) !== null, 15_000);
+    await wait('B installed the application', async () => (await b.apps.get(app.applicationId)) !== null, 15_000);
     expect((await b.apps.get(app.applicationId))!.bundleBlobId).toBe(blobId);
     expect(f.problem(CTX)).toBeUndefined();
     // the fetch's own reference is dropped once installed: the application holds the only one
-    await until('one reference left', async () => (await b.blobs.store.get(blobId))?.refcount === 1);
+    await wait('one reference left', async () => (await b.blobs.store.get(blobId))?.refcount === 1);
   });
 
   it('refuses a member announcing more than a bundle may hold (penalized, skipped) and takes it from another', async () => {
@@ -216,10 +211,10 @@ describe('a joined context brings its application', () => {
     // B reaches only the oversized member at first
     hub.link(b.key, big);
     f.start();
-    await until('the oversized answer penalized', () => b.net.penalties.some((p) => p.peer === big && (p.detail ?? '').includes('exceeds the blob bound')));
+    await wait('the oversized answer penalized', () => b.net.penalties.some((p) => p.peer === big && (p.detail ?? '').includes('exceeds the blob bound')));
     expect(await b.apps.get(app.applicationId)).toBeNull();
     hub.link(b.key, a.key);
-    await until('B installed the application from the other member', async () => (await b.apps.get(app.applicationId)) !== null, 15_000);
+    await wait('B installed the application from the other member', async () => (await b.apps.get(app.applicationId)) !== null, 15_000);
   });
 
   it('refuses a member streaming more than a bundle may hold without announcing a size', async () => {
@@ -231,7 +226,7 @@ describe('a joined context brings its application', () => {
     hub.link(b.key, endless);
     const { f } = fetcherOn(b, { applicationId: app.applicationId }, () => registration({ applicationId: app.applicationId, bundleBlobId: blobId }), { maxBundleBytes: 5000 });
     f.start();
-    await until('the oversized stream penalized', () => b.net.penalties.some((p) => p.peer === endless && (p.detail ?? '').includes('sent more than the 5000 bytes')));
+    await wait('the oversized stream penalized', () => b.net.penalties.some((p) => p.peer === endless && (p.detail ?? '').includes('sent more than the 5000 bytes')));
     expect(await b.apps.get(app.applicationId)).toBeNull();
     expect(await b.blobs.store.get(blobId)).toBeUndefined();
   });
@@ -244,13 +239,13 @@ describe('a joined context brings its application', () => {
     await node(); // a member that does not hold it
     hub.linkAll();
     f.start();
-    await until('unavailable', () => f.problem(CTX)?.reason === 'application_unavailable');
+    await wait('unavailable', () => f.problem(CTX)?.reason === 'application_unavailable');
     const p = f.problem(CTX)!;
     expect(p.detail).toContain(`application ${app.applicationId} is not installed`);
     expect(p.detail).toContain(`no member serves its bundle ${missing}`);
     expect(p.detail).toContain('hearth app install-dev');
     await b.apps.installBytes(app.bytes, 'by hand');
-    await until('ready', () => ready.includes(CTX));
+    await wait('ready', () => ready.includes(CTX));
     expect(f.problem(CTX)).toBeUndefined();
   });
 
@@ -259,7 +254,7 @@ describe('a joined context brings its application', () => {
     const app = await bundle();
     const { f } = fetcherOn(b, { applicationId: app.applicationId }, () => registration({ applicationId: app.applicationId }));
     f.start();
-    await until('unavailable', () => f.problem(CTX) !== undefined);
+    await wait('unavailable', () => f.problem(CTX) !== undefined);
     expect(f.problem(CTX)).toMatchObject({ reason: 'application_unavailable', detail: expect.stringContaining('names no bundle to fetch') });
     expect(f.problem(CTX)!.detail).toContain('hearth app install-dev <bundle.mpk>');
   });
@@ -273,7 +268,7 @@ describe('a joined context brings its application', () => {
     const { f } = fetcherOn(b, { applicationId: named }, () => registration({ applicationId: named, bundleBlobId: blobId }));
     hub.linkAll();
     f.start();
-    await until('invalid', () => f.problem(CTX)?.reason === 'application_unavailable');
+    await wait('invalid', () => f.problem(CTX)?.reason === 'application_unavailable');
     expect(f.problem(CTX)!.detail).toContain(`holds application ${other.applicationId}`);
     expect(await b.apps.get(other.applicationId)).toBeNull();
     expect(await b.blobs.store.get(blobId)).toBeUndefined();
@@ -291,6 +286,6 @@ describe('a joined context brings its application', () => {
     hub.linkAll();
     f.start();
     expect(f.problem(CTX)).toBeUndefined();
-    await until('B installed v2', async () => (await b.apps.releases(v1.applicationId)).some((r) => r.bundleBlobId === blob2));
+    await wait('B installed v2', async () => (await b.apps.releases(v1.applicationId)).some((r) => r.bundleBlobId === blob2));
   });
 });
