@@ -153,7 +153,9 @@ export class ApplicationFetch {
   private async sweep(): Promise<void> {
     const metas = await this.d.records.listMeta();
     const held = new Set(metas.map((m) => m.id));
-    for (const meta of metas) await this.check(meta);
+    // one look-up per application and bundle in a sweep, however many contexts share them
+    const memo = new Map<string, Promise<unknown>>();
+    for (const meta of metas) await this.check(meta, memo);
     // contexts deleted or left meanwhile want nothing any more
     for (const id of this.unnamed.keys()) if (!held.has(id)) this.unnamed.delete(id);
     for (const [blobId, w] of this.wants) {
@@ -163,11 +165,16 @@ export class ApplicationFetch {
   }
 
   /** What the context lacks here, if anything: its own version (blocking), or its group's upgrade target. */
-  private async check(meta: ContextMeta): Promise<void> {
+  private async check(meta: ContextMeta, memo = new Map<string, Promise<unknown>>()): Promise<void> {
     const apps = this.d.applications;
+    const once = <T>(key: string, f: () => Promise<T>): Promise<T> => {
+      if (!memo.has(key)) memo.set(key, f());
+      return memo.get(key) as Promise<T>;
+    };
+    const installed = (bundle: string) => once(`r:${bundle}`, async () => (apps.installedRelease ? apps.installedRelease(bundle) : null));
     const reg = this.d.locate(meta.id);
-    const app = await apps.get(meta.applicationId);
-    const own = meta.bundleBlobId && apps.installedRelease ? await apps.installedRelease(meta.bundleBlobId) : app;
+    const app = await once(`a:${meta.applicationId}`, () => apps.get(meta.applicationId));
+    const own = meta.bundleBlobId && apps.installedRelease ? await installed(meta.bundleBlobId) : app;
     if (!app || !own) {
       const bundle = meta.bundleBlobId ?? namedBundle(reg, meta.id);
       this.settle(meta.id, bundle);
@@ -181,7 +188,7 @@ export class ApplicationFetch {
     // a group upgrade's target version this member lacks (its migration waits for it)
     const target = reg?.group.appKey;
     const upgrade =
-      reg && target && !UNRESOLVED.test(target) && target !== meta.bundleBlobId && reg.group.targetApplicationId === meta.applicationId && apps.installedRelease && !(await apps.installedRelease(target))
+      reg && target && !UNRESOLVED.test(target) && target !== meta.bundleBlobId && reg.group.targetApplicationId === meta.applicationId && apps.installedRelease && !(await installed(target))
         ? target
         : undefined;
     this.unnamed.delete(meta.id);
