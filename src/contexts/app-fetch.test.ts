@@ -4,7 +4,7 @@
  * a bundle it lacks takes it from a member, verifies and installs it; a member serving other bytes
  * or announcing more than a bundle may hold is refused and penalized and another member serves
  * it; while nothing serves it the context's problem names the application and the fix; a bundle of
- * another application is never installed; a group upgrade's target version is fetched too.
+ * another application is never installed.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -272,20 +272,5 @@ describe('a joined context brings its application', () => {
     expect(f.problem(CTX)!.detail).toContain(`holds application ${other.applicationId}`);
     expect(await b.apps.get(other.applicationId)).toBeNull();
     expect(await b.blobs.store.get(blobId)).toBeUndefined();
-  });
-
-  it('fetches a group upgrade’s target version a member lacks, without blocking the context meanwhile', async () => {
-    const a = await node();
-    const b = await node();
-    const v1 = await bundle('1.0.0');
-    const v2 = await bundle('2.0.0', v1.key);
-    const blob1 = await installOn(b, v1);
-    await installOn(a, v1);
-    const blob2 = await installOn(a, v2);
-    const { f } = fetcherOn(b, { applicationId: v1.applicationId, bundleBlobId: blob1 }, () => registration({ applicationId: v1.applicationId, appKey: blob2 }));
-    hub.linkAll();
-    f.start();
-    expect(f.problem(CTX)).toBeUndefined();
-    await wait('B installed v2', async () => (await b.apps.releases(v1.applicationId)).some((r) => r.bundleBlobId === blob2));
   });
 });

@@ -8,8 +8,8 @@
  * limit, checked against its blob id on the way (a peer sending other bytes or more bytes is
  * penalized and the next member asked), verified as every install is (signature, signer, digests,
  * runtime floor, and that it is the context's application: ApplicationService.installFetched),
- * and installed. The same holds for a group upgrade's target version a member lacks: the migration
- * waiting for it resumes once it is installed (src/upgrades).
+ * and installed. (A group upgrade's target version a member lacks is not fetched: that member's
+ * migration waits for an install by hand, as docs/governance.md describes.)
  *
  * While a bundle is on its way the context's sync status says so (`fetching_application`) and calls
  * answer `ApplicationNotInstalled` naming it; when no member serves it (or it fails verification)
@@ -72,7 +72,7 @@ interface Want {
   bundleBlobId: string;
   /** contexts naming this bundle; the peers of each are asked in turn */
   contexts: Set<string>;
-  /** blocking: a context's own version is missing (an upgrade target only is not) */
+  /** contexts that cannot run until it is installed (every context naming it, today) */
   blocking: Set<string>;
   phase: 'fetching' | 'unavailable' | 'invalid';
   since: number;
@@ -164,7 +164,7 @@ export class ApplicationFetch {
     }
   }
 
-  /** What the context lacks here, if anything: its own version (blocking), or its group's upgrade target. */
+  /** What the context lacks here, if anything: the version it runs. */
   private async check(meta: ContextMeta, memo = new Map<string, Promise<unknown>>()): Promise<void> {
     const apps = this.d.applications;
     const once = <T>(key: string, f: () => Promise<T>): Promise<T> => {
@@ -172,11 +172,10 @@ export class ApplicationFetch {
       return memo.get(key) as Promise<T>;
     };
     const installed = (bundle: string) => once(`r:${bundle}`, async () => (apps.installedRelease ? apps.installedRelease(bundle) : null));
-    const reg = this.d.locate(meta.id);
     const app = await once(`a:${meta.applicationId}`, () => apps.get(meta.applicationId));
     const own = meta.bundleBlobId && apps.installedRelease ? await installed(meta.bundleBlobId) : app;
     if (!app || !own) {
-      const bundle = meta.bundleBlobId ?? namedBundle(reg, meta.id);
+      const bundle = meta.bundleBlobId ?? namedBundle(this.d.locate(meta.id), meta.id);
       this.settle(meta.id, bundle);
       if (!bundle) {
         if (!this.unnamed.has(meta.id)) this.unnamed.set(meta.id, { applicationId: meta.applicationId, since: this.d.now() });
@@ -185,15 +184,10 @@ export class ApplicationFetch {
       this.unnamed.delete(meta.id);
       return this.want(meta.applicationId, bundle, meta.id, true);
     }
-    // a group upgrade's target version this member lacks (its migration waits for it)
-    const target = reg?.group.appKey;
-    const upgrade =
-      reg && target && !UNRESOLVED.test(target) && target !== meta.bundleBlobId && reg.group.targetApplicationId === meta.applicationId && apps.installedRelease && !(await installed(target))
-        ? target
-        : undefined;
+    // its version is installed. A group upgrade's target version this member lacks is not fetched:
+    // the migration waits for an install by hand (docs/governance.md "Upgrades and migrations")
     this.unnamed.delete(meta.id);
-    this.settle(meta.id, upgrade);
-    if (upgrade) this.want(meta.applicationId, upgrade, meta.id, false);
+    this.settle(meta.id, undefined);
   }
 
   /** The context wants `bundle` only (or nothing): it leaves every other wait, and waits ending so are dropped. */
