@@ -145,11 +145,6 @@ export class ApplicationFetch {
     return undefined;
   }
 
-  /** Bundles being fetched now (tests, the logs). */
-  pending(): { applicationId: string; bundleBlobId: string; phase: Want['phase']; contexts: string[] }[] {
-    return [...this.wants.values()].map((w) => ({ applicationId: w.applicationId, bundleBlobId: w.bundleBlobId, phase: w.phase, contexts: [...w.contexts] }));
-  }
-
   private async sweep(): Promise<void> {
     const metas = await this.d.records.listMeta();
     const held = new Set(metas.map((m) => m.id));
