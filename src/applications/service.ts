@@ -122,6 +122,20 @@ export class ApplicationService implements ApplicationCatalog {
     return this.installBytes(bytes, `upload:sha256:${createHash('sha256').update(bytes).digest('hex')}`);
   }
 
+  /**
+   * Installs a bundle taken from the peers of a context this node joined (src/contexts/app-fetch.ts),
+   * with the checks of every install (bundle.ts: signature, signer, digests, runtime floor), and
+   * only when it is the application the context names: a bundle of another application is refused
+   * (400) and nothing is installed. The source shown is `blob:<bundle blob id>`.
+   */
+  async installFetched(bytes: Uint8Array, expected: { applicationId: string; bundleBlobId: string }): Promise<{ applicationId: string }> {
+    const bundle = await this.verify(bytes);
+    if (bundle.applicationId !== expected.applicationId) {
+      throw badRequest(`bundle blob ${expected.bundleBlobId} holds application ${bundle.applicationId} (${bundle.manifest.package}), not the context's ${expected.applicationId}`);
+    }
+    return this.commit(bundle, bytes, `blob:${expected.bundleBlobId}`);
+  }
+
   /** Verifies and installs bundle bytes (the dev path and tests). */
   async installBytes(bytes: Uint8Array, source: string): Promise<{ applicationId: string }> {
     return this.commit(await this.verify(bytes), bytes, source);

@@ -89,18 +89,23 @@ export class PeerBlobFetcher implements PeerBlobSource {
     this.life.abort();
   }
 
-  async fetch(blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null> {
+  /**
+   * `opts.maxBytes` bounds this blob below the fetcher's own bound (an application bundle: 512 MiB):
+   * a peer announcing more is skipped and penalized, one sending more breaks the transfer.
+   */
+  async fetch(blobId: string, contextId: string, signal: AbortSignal, opts: { maxBytes?: number } = {}): Promise<PeerBlobStream | null> {
+    const bound = Math.min(opts.maxBytes ?? this.maxBytes, this.maxBytes);
     const skip = this.breached.get(blobId);
     const peers = this.d.network.peers().filter((p) => this.d.membership(p, contextId) === true && !skip?.has(p));
     if (peers.length === 0) this.d.stats.noPeers++;
-    const offer = peers.length > 0 ? await this.sweep(peers, blobId, contextId, signal) : null;
-    return offer ?? this.viaDht(blobId, contextId, signal, new Set(peers));
+    const offer = peers.length > 0 ? await this.sweep(peers, blobId, contextId, signal, bound) : null;
+    return offer ?? this.viaDht(blobId, contextId, signal, new Set(peers), bound);
   }
 
   /** Asks every connected member at once; the first `found` wins and the others are dropped. */
-  private sweep(peers: PeerKey[], blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null> {
+  private sweep(peers: PeerKey[], blobId: string, contextId: string, signal: AbortSignal, bound: number): Promise<PeerBlobStream | null> {
     const controllers = peers.map(() => new AbortController());
-    const asks = peers.map((peer, i) => this.ask(peer, blobId, contextId, controllers[i]!, signal, this.chunkTimeoutMs));
+    const asks = peers.map((peer, i) => this.ask(peer, blobId, contextId, controllers[i]!, signal, this.chunkTimeoutMs, bound));
     return new Promise((resolve) => {
       let left = asks.length;
       let won = false;
@@ -110,7 +115,7 @@ export class PeerBlobFetcher implements PeerBlobSource {
           if (offer && !won) {
             won = true;
             controllers.forEach((c, j) => j !== i && c.abort());
-            resolve(this.transfer(offer, blobId));
+            resolve(this.transfer(offer, blobId, bound));
           } else if (offer) offer.close();
           if (left === 0 && !won) resolve(null);
         });
@@ -122,7 +127,7 @@ export class PeerBlobFetcher implements PeerBlobSource {
    * The DHT step (module doc): providers of the blob, members of the context not asked yet, asked
    * one after another until one answers `found`.
    */
-  private async viaDht(blobId: string, contextId: string, signal: AbortSignal, asked: Set<PeerKey>): Promise<PeerBlobStream | null> {
+  private async viaDht(blobId: string, contextId: string, signal: AbortSignal, asked: Set<PeerKey>, bound: number): Promise<PeerBlobStream | null> {
     if (signal.aborted || this.life.signal.aborted) return null;
     const stats = this.d.stats.dht;
     stats.lookups++;
@@ -138,10 +143,10 @@ export class PeerBlobFetcher implements PeerBlobSource {
           continue;
         }
         asked.add(peer);
-        const offer = await this.ask(peer, blobId, contextId, new AbortController(), signal, this.dht.answerMs);
+        const offer = await this.ask(peer, blobId, contextId, new AbortController(), signal, this.dht.answerMs, bound);
         if (offer) {
           stats.located++;
-          return this.transfer(offer, blobId);
+          return this.transfer(offer, blobId, bound);
         }
         if (++tried >= this.dht.maxAsked || signal.aborted) break;
       }
@@ -152,8 +157,8 @@ export class PeerBlobFetcher implements PeerBlobSource {
     return null;
   }
 
-  private transfer(offer: Offer, blobId: string): PeerTransfer {
-    return new PeerTransfer(offer, blobId, this.d, this.chunkTimeoutMs, this.maxBytes, (peer) => this.remember(blobId, peer));
+  private transfer(offer: Offer, blobId: string, bound: number): PeerTransfer {
+    return new PeerTransfer(offer, blobId, this.d, this.chunkTimeoutMs, bound, (peer) => this.remember(blobId, peer));
   }
 
   /** A peer broke the checks on this blob: left out of its next lookups. */
@@ -166,7 +171,7 @@ export class PeerBlobFetcher implements PeerBlobSource {
   }
 
   /** Asks one peer; its offer when it has the blob, null otherwise (never rejects). */
-  private async ask(peer: PeerKey, blobId: string, contextId: string, ctl: AbortController, discovery: AbortSignal, answerMs: number): Promise<Offer | null> {
+  private async ask(peer: PeerKey, blobId: string, contextId: string, ctl: AbortController, discovery: AbortSignal, answerMs: number, bound: number): Promise<Offer | null> {
     const stopping = () => ctl.abort();
     this.life.signal.addEventListener('abort', stopping, { once: true });
     // the discovery deadline bounds the question only; once found, the transfer has its own
@@ -193,7 +198,7 @@ export class PeerBlobFetcher implements PeerBlobSource {
     try {
       const first = await nextWithin(frames, answerMs, ctl);
       if (first.done) return count('bad_answer', 'the exchange ended without an answer');
-      const answer = parseAnswer(first.value, this.maxBytes);
+      const answer = parseAnswer(first.value, bound);
       if (typeof answer === 'string') return count('bad_answer', answer);
       if (!answer.found) return count('not_found');
       this.d.stats.asked.found++;

@@ -23,7 +23,7 @@ export interface PeerBlobSource {
    * it; the stream then carries its own deadlines and ends with an error (before its end) when
    * the bytes are not the blob's, so a store consuming it keeps nothing.
    */
-  fetch(blobId: string, contextId: string, signal: AbortSignal): Promise<PeerBlobStream | null>;
+  fetch(blobId: string, contextId: string, signal: AbortSignal, opts?: { maxBytes?: number }): Promise<PeerBlobStream | null>;
 }
 
 /**
@@ -157,13 +157,25 @@ export class BlobService {
     return { info: { ...infoOf(blobId, meta), source: 'peer' }, body: this.store.read(meta) };
   }
 
+  /**
+   * A blob held here or taken from the peers of a context, with a bound below the store's (an
+   * application bundle fetched on a join: src/contexts/app-fetch.ts). `fetched` says a peer's copy
+   * was stored now, with one reference the caller owns (release it when done). Not shared with
+   * concurrent GETs: its bound is its own.
+   */
+  async obtain(blobId: string, contextId: string, opts: { maxBytes: number }): Promise<{ meta: BlobMeta; fetched: boolean }> {
+    const local = await this.store.get(blobId);
+    if (local) return { meta: local, fetched: false };
+    return { meta: await this.fetchFromPeers(blobId, contextId, opts.maxBytes), fetched: true };
+  }
+
   /** Streams a peer's copy into the store (verified against the id on the way), then reads its meta. */
-  private async fetchFromPeers(blobId: string, contextId: string): Promise<BlobMeta> {
+  private async fetchFromPeers(blobId: string, contextId: string, maxBytes?: number): Promise<BlobMeta> {
     let breach: SourceBreach | undefined;
     for (let attempt = 1; ; attempt++) {
       let peer: PeerBlobStream;
       try {
-        peer = await this.discover(blobId, contextId);
+        peer = await this.discover(blobId, contextId, maxBytes);
       } catch (err) {
         throw breach ?? err; // no other peer had it: the breach is what the caller should hear of
       }
@@ -187,7 +199,7 @@ export class BlobService {
     return { blobId, deleted: true, refcount: r.refcount };
   }
 
-  private async discover(blobId: string, contextId: string | undefined) {
+  private async discover(blobId: string, contextId: string | undefined, maxBytes?: number) {
     if (!contextId) throw notLocal(blobId);
     const signal = AbortSignal.timeout(this.timeoutMs);
     let onAbort: (() => void) | undefined;
@@ -196,7 +208,7 @@ export class BlobService {
       signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      const fetching = this.peers.fetch(blobId, contextId, signal);
+      const fetching = maxBytes === undefined ? this.peers.fetch(blobId, contextId, signal) : this.peers.fetch(blobId, contextId, signal, { maxBytes });
       const found = await Promise.race([fetching, deadline]);
       if (found === 'timeout') {
         // a peer found just too late: end its transfer rather than leave it open

@@ -95,7 +95,13 @@ export class ContextCalls {
 
     const meta = await this.rpcMeta(contextId, principal);
     if (!(await this.d.applications.get(meta.applicationId))) {
-      throw new RpcMethodError('ApplicationNotInstalled', { application_id: meta.applicationId });
+      // the reference's `{application_id}`, and hearth's `message` saying what this node is doing about it
+      const problem = this.d.contexts.applicationProblem(contextId);
+      const message =
+        problem?.reason === 'fetching_application'
+          ? `application ${meta.applicationId} is being fetched from peers (bundle ${problem.bundleBlobId}); try again shortly`
+          : (problem?.detail ?? `application ${meta.applicationId} is not installed on this node: install it with hearth app install-dev <bundle.mpk>`);
+      throw new RpcMethodError('ApplicationNotInstalled', { application_id: meta.applicationId, message });
     }
     const deviceId = await this.d.contexts.executorKey(contextId);
     if (!deviceId) throw new RpcMethodError('FunctionCallError', 'No owned identity found for this context');

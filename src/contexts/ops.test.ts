@@ -49,6 +49,15 @@ describe('context registration ops', () => {
     expect(kind(() => apply(ns, A, ns.id, CONTEXT_OPS.registered, { contextId: 'nope', applicationId: APP }))).toBe('bad_request');
   });
 
+  it('keeps the bundle blob a registration names (what joiners lacking the application fetch); a malformed one is left out', () => {
+    const ns = founded();
+    const blob = 'b1'.repeat(32);
+    const s = apply(ns, A, ns.id, CONTEXT_OPS.registered, { contextId: CTX, applicationId: APP, bundleBlobId: blob });
+    expect(s.groups[ns.id].contexts[CTX]).toEqual({ metadata: null, registeredAt: 5_000, bundleBlobId: blob });
+    const bad = apply(ns, A, ns.id, CONTEXT_OPS.registered, { contextId: CTX, applicationId: APP, bundleBlobId: '../x' });
+    expect(bad.groups[ns.id].contexts[CTX]).toEqual({ metadata: null, registeredAt: 5_000 });
+  });
+
   it('a member needs CAN_CREATE_CONTEXT; a read-only member and a stranger are refused', () => {
     const ns = apply(founded(), A, founded().id, 'group.member_added', { members: [{ account: B, role: 'Member' }] });
     const g = ns.id;

@@ -19,6 +19,8 @@ export interface ContextRegisteredBody {
   contextId: string;
   applicationId: string;
   name?: string;
+  /** the bundle blob of the version the context was created with (hearth; older ops lack it) */
+  bundleBlobId?: string;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -49,6 +51,8 @@ function registered({ ns, op }: ApplyContext): void {
     ...(typeof body.name === 'string' ? { name: body.name } : {}),
     metadata: null,
     registeredAt: op.timestampMs,
+    // a hint for joiners: a malformed one is left out rather than refusing the registration
+    ...(typeof body.bundleBlobId === 'string' && HEX64.test(body.bundleBlobId) ? { bundleBlobId: body.bundleBlobId } : {}),
   };
 }
 

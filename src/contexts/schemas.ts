@@ -84,7 +84,10 @@ export const ContextSyncStatus = Type.Object(
     quarantined: Type.Integer({ minimum: 0, description: 'deltas refused for good (bad seal, failed apply)' }),
     reasons: Type.Array(
       Type.Object({
-        reason: Type.String({ description: 'no_peers, parents_pending, parents_expired, key_unavailable, decrypt_failed, apply_failed, apply_retrying, not_initialized, pull_failed, upgrade_pending or removed' }),
+        reason: Type.String({
+          description:
+            'no_peers, parents_pending, parents_expired, key_unavailable, decrypt_failed, apply_failed, apply_retrying, not_initialized, pull_failed, upgrade_pending, removed, fetching_application or application_unavailable',
+        }),
         detail: Type.String(),
         at: Type.String({ description: 'when it was first noted (RFC 3339)' }),
       }),

@@ -179,7 +179,10 @@ describe('execute', () => {
     expect((await w.contexts.get(id)).contextStateHash).toBe(UNINITIALIZED_HASH);
     expect(await rpcError(exec(w, id, 'get', { key: 'k' }))).toEqual({ type: 'Uninitialized', data: undefined });
     w.catalog.apps.clear();
-    expect(await rpcError(exec(w, id, 'get'))).toEqual({ type: 'ApplicationNotInstalled', data: { application_id: APP_ID } });
+    expect(await rpcError(exec(w, id, 'get'))).toEqual({
+      type: 'ApplicationNotInstalled',
+      data: { application_id: APP_ID, message: `application ${APP_ID} is not installed on this node: install it with hearth app install-dev <bundle.mpk>` },
+    });
   });
 
   it('refuses a client key bound elsewhere with 403, and has no executor after leave', async () => {

@@ -19,11 +19,13 @@ import type { BatchOp } from '../store/store.ts';
 import type { ContextExecutor } from './executor.ts';
 import { keyFromSeed, parseSeed, randomKey } from './keys.ts';
 import { CONTEXT_OPS, groupHoldingContext, requireMayCreateContext } from './ops.ts';
+import type { AppProblem, AppProblemReason } from './app-fetch.ts';
+import { namedBundle } from './app-fetch.ts';
 import { releaseForGroup, releaseOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
 import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 
-import type { ContextSyncStatus } from '../sync/status.ts';
+import type { BehindReason, ContextSyncStatus } from '../sync/status.ts';
 
 export interface ContextServiceDeps {
   store: ContextStore;
@@ -63,7 +65,10 @@ export interface ContextView {
 }
 
 /** hearth's sync status of one context on this node (`GET /contexts/{id}/sync`; src/sync/status.ts). */
-export type ContextSyncView = { contextId: string } & ContextSyncStatus;
+export type ContextSyncView = { contextId: string } & Omit<ContextSyncStatus, 'reasons'> & {
+  /** sync's reasons, and first the application's when it is missing here (app-fetch.ts) */
+  reasons: { reason: BehindReason | AppProblemReason; detail: string; at: string }[];
+};
 
 export interface Registration {
   ns: NamespaceState;
@@ -81,14 +86,31 @@ export interface SyncPort {
   forget(contextId: string): void;
 }
 
+/** What the contexts domain asks of the application fetch (app-fetch.ts), when the node has a network. */
+export interface AppFetchPort {
+  ensure(contextId: string): void;
+  problem(contextId: string): AppProblem | undefined;
+}
+
 export class ContextService {
   private syncer?: SyncPort;
+  private appFetch?: AppFetchPort;
 
   constructor(private readonly d: ContextServiceDeps) {}
 
   /** Connects context state sync (the composition root does, once the network exists). */
   attachSync(syncer: SyncPort): void {
     this.syncer = syncer;
+  }
+
+  /** Connects the fetch of missing applications from members (app-fetch.ts). */
+  attachAppFetch(fetch: AppFetchPort): void {
+    this.appFetch = fetch;
+  }
+
+  /** Why the context's application cannot run here yet (being fetched, or no member serves it). */
+  applicationProblem(contextId: string): AppProblem | undefined {
+    return this.appFetch?.problem(contextId);
   }
 
   // ---- reading -------------------------------------------------------------------------------
@@ -209,14 +231,21 @@ export class ContextService {
   async syncStatus(contextId: string): Promise<ContextSyncView> {
     const syncer = this.requireSyncer();
     await this.requireMeta(contextId);
-    return { contextId, ...(await syncer.view(contextId)) };
+    return this.withApplication(contextId, await syncer.view(contextId));
   }
 
   /** The sync status of every context this node holds, in the order of `list()`. */
   async syncStatuses(): Promise<ContextSyncView[]> {
     const syncer = this.requireSyncer();
     const metas = await this.d.store.listMeta();
-    return Promise.all(metas.map(async (m) => ({ contextId: m.id, ...(await syncer.view(m.id)) })));
+    return Promise.all(metas.map(async (m) => this.withApplication(m.id, await syncer.view(m.id))));
+  }
+
+  /** A context whose application is missing here is not caught up, and its reasons say why (app-fetch.ts). */
+  private withApplication(contextId: string, view: ContextSyncStatus): ContextSyncView {
+    const p = this.appFetch?.problem(contextId);
+    if (!p) return { contextId, ...view };
+    return { contextId, ...view, caughtUp: false, reasons: [{ reason: p.reason, detail: p.detail, at: new Date(p.since).toISOString() }, ...view.reasons] };
   }
 
   private requireSyncer(): SyncPort {
@@ -281,6 +310,8 @@ export class ContextService {
         contextId,
         applicationId,
         ...(input.name !== undefined ? { name: input.name } : {}),
+        // joiners lacking the application fetch this bundle from members (app-fetch.ts)
+        bundleBlobId: release.bundleBlobId,
         ...input.delegated?.body,
       });
       const extra: BatchOp[] = [store.memberOp(contextId, { publicKey: memberPublicKey, owned: true, addedAt: now })];
@@ -341,12 +372,14 @@ export class ContextService {
       const ops: BatchOp[] = [store.memberOp(contextId, { publicKey: memberPublicKey, owned: true, addedAt: this.d.clock.now() })];
       if (!meta && reg) {
         const release = await releaseForGroup(this.d.applications, reg.group, reg.group.targetApplicationId);
+        // not installed here: the version governance names, which app-fetch.ts takes from members
+        const bundleBlobId = release?.bundleBlobId ?? namedBundle(reg, contextId);
         ops.push(
           store.meta.putOp(contextId, {
             id: contextId,
             applicationId: reg.group.targetApplicationId,
             groupId: reg.group.id,
-            ...(release ? { bundleBlobId: release.bundleBlobId } : {}),
+            ...(bundleBlobId ? { bundleBlobId } : {}),
             rootHash: UNINITIALIZED_HASH,
             dagHeads: [],
             createdAt: this.d.clock.now(),
@@ -355,6 +388,7 @@ export class ContextService {
       }
       await store.store.batch([...ops, ...extra]);
       this.syncer?.syncNow(contextId);
+      this.appFetch?.ensure(contextId);
       return { contextId, memberPublicKey };
     });
   }

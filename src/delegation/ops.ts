@@ -62,7 +62,7 @@ export function registerDelegationOps(registry: ApplierRegistry): void {
     spendNonce(ns, group.id, w);
     registry.get(CONTEXT_OPS.registered)({
       ...ctx,
-      op: { ...op, kind: CONTEXT_OPS.registered, account: w.authorAccount, body: { contextId: b.contextId, applicationId: w.applicationId, ...(w.name !== null ? { name: w.name } : {}) } },
+      op: { ...op, kind: CONTEXT_OPS.registered, account: w.authorAccount, body: { contextId: b.contextId, applicationId: w.applicationId, ...(w.name !== null ? { name: w.name } : {}), ...(b.bundleBlobId !== undefined ? { bundleBlobId: b.bundleBlobId } : {}) } },
     });
   });
 

@@ -57,6 +57,12 @@ export interface ContextEntry {
   name?: string;
   metadata: MetadataRecord | null;
   registeredAt: number;
+  /**
+   * the bundle blob id of the version the context was created with (its registration carries it, as
+   * the reference's `ContextRegistered{blob_id}`): what a joiner lacking the application fetches
+   * from members while the group's `appKey` is unresolved (src/contexts/app-fetch.ts)
+   */
+  bundleBlobId?: string;
 }
 
 export interface GroupState extends GroupExtensions {

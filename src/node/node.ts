@@ -10,6 +10,7 @@ import { AuthService } from '../auth/service.ts';
 import { KeyStore } from '../auth/store.ts';
 import { TokenIssuer } from '../auth/tokens.ts';
 import { BlobPeers } from '../blobs/peers.ts';
+import { ApplicationFetch, bundleBlobsOf } from '../contexts/app-fetch.ts';
 import { BlobService } from '../blobs/service.ts';
 import { BlobStore } from '../blobs/store.ts';
 import { createApplications } from '../applications/factory.ts';
@@ -172,6 +173,8 @@ export class HearthNode {
   specialized?: SpecializedInvites;
   /** joins the contexts of this node's groups by itself (src/contexts/auto-follow.ts; absent when standalone) */
   autoFollow?: AutoFollow;
+  /** fetches from members the application a held context names when it is missing here (issue #34 §1) */
+  appFetch?: ApplicationFetch;
   /** TEE information and attestation through the configured provider (docs/tee.md) */
   tee!: TeeService;
   /** group signing keys this node holds (`POST /groups/{id}/signing-key`) */
@@ -332,6 +335,22 @@ export class HearthNode {
         logger,
       });
       this.contexts.contexts.attachSync(this.sync);
+      const fetchLog = this.opts.logger.child({ component: 'app-fetch' });
+      this.appFetch = new ApplicationFetch({
+        records: this.contexts.records,
+        applications: this.applications,
+        blobs: bundleBlobsOf(this.blobs),
+        locate: (id) => this.contexts.contexts.registration(id),
+        now: () => clock.now(),
+        // deltas that failed (or were quarantined) without the application are pulled and applied again
+        onReady: (id) => {
+          this.sync?.applier.forget(id);
+          this.sync?.status.setPending(id, 0);
+          this.sync?.syncNow(id);
+        },
+        onError: (err, what) => fetchLog.info({ ...what, err: (err as Error).message }, 'fetching an application from members did not succeed yet (retried)'),
+      });
+      this.contexts.contexts.attachAppFetch(this.appFetch);
       const followLog = this.opts.logger.child({ component: 'auto-follow' });
       this.autoFollow = new AutoFollow({
         governance: this.governance,
@@ -521,6 +540,7 @@ export class HearthNode {
       this.replicator?.start();
       this.groupKeys?.start();
       await this.sync?.start();
+      this.appFetch?.start();
       this.autoFollow?.start();
       this.specialized?.start();
       await this.upgrades.start();
@@ -586,6 +606,7 @@ export class HearthNode {
     this.presence?.stop();
     await this.drainHttp();
     await this.upgrades?.stop();
+    this.appFetch?.stop();
     this.blobPeers?.stop();
     this.specialized?.stop();
     await this.autoFollow?.stop();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextSyncStatus } from '../../../src/client/index.ts';
-import { ago, syncSummary } from './sync-status.ts';
+import { ago, applicationProblem, syncSummary } from './sync-status.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const base: ContextSyncStatus = { contextId: 'c'.repeat(64), state: 'idle', caughtUp: true, behind: 0, pending: 0, quarantined: 0, reasons: [], peers: [], lastSyncAt: null, lastError: null, failureCount: 0 };
@@ -8,6 +8,15 @@ const status = (over: Partial<ContextSyncStatus>): ContextSyncStatus => ({ ...ba
 const because = (...reasons: string[]) => reasons.map((reason) => ({ reason, detail: reason, at: AT }));
 
 describe('syncSummary', () => {
+  it('says first that the application is being fetched, or missing with the fix (issue #34)', () => {
+    const fetching = { reason: 'fetching_application', detail: 'fetching application ab… from the context’s peers', at: AT };
+    expect(syncSummary(status({ caughtUp: false, reasons: [fetching, ...because('not_initialized')] }))).toMatchObject({ label: 'fetching its application', tone: 'warn' });
+    const missing = { reason: 'application_unavailable', detail: 'application ab is not installed: …; install it on this node: hearth app install-dev <bundle.mpk>', at: AT };
+    expect(syncSummary(status({ caughtUp: false, reasons: [missing] }))).toMatchObject({ label: 'application missing', tone: 'bad', explanation: missing.detail });
+    expect(applicationProblem(status({ reasons: [missing] }))).toEqual(missing);
+    expect(applicationProblem(base)).toBeUndefined();
+  });
+
   it('says nothing for a context without a status (a node without a network)', () => {
     expect(syncSummary(undefined)).toBeUndefined();
   });

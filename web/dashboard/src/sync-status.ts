@@ -41,6 +41,13 @@ export function syncSummary(sync: ContextSyncStatus | undefined): SyncSummary | 
       explanation: "An admin removed this node's account from the context's group: its copy is read-only, no longer syncs, and writes are refused. An invitation issued after the removal lets it back.",
     };
   }
+  // the context cannot run here until its application is installed (docs/applications.md "Joining a context brings its application")
+  const app = applicationProblem(sync);
+  if (app) {
+    return app.reason === 'fetching_application'
+      ? { label: 'fetching its application', tone: 'warn', explanation: `${app.detail}.` }
+      : { label: 'application missing', tone: 'bad', explanation: app.detail };
+  }
   if (sync.caughtUp) {
     if (noPeers) {
       return { label: `no peers${refused}`, tone: 'warn', explanation: 'Caught up with everything this node has heard of, but no connected peer holds this context: writes made elsewhere cannot reach it until one connects.' };
@@ -74,6 +81,11 @@ export function syncSummary(sync: ContextSyncStatus | undefined): SyncSummary | 
     return { label: 'pull failed', tone: 'bad', explanation: `The last pull from a peer failed${sync.lastError ? `: ${sync.lastError}` : ''}.` };
   }
   return { label: 'not caught up', tone: 'warn', explanation: 'This node has no state of this context yet.' };
+}
+
+/** The context's application is missing here: being fetched from peers, or unavailable (the detail names the fix). */
+export function applicationProblem(sync: ContextSyncStatus | undefined): { reason: string; detail: string } | undefined {
+  return sync?.reasons.find((r) => r.reason === 'fetching_application' || r.reason === 'application_unavailable');
 }
 
 /** How long ago an ISO time was, in words ("12 s ago", "3 min ago", "2 h ago", "4 d ago"). */

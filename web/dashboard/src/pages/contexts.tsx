@@ -71,7 +71,7 @@ function StatePanel({ row }: PanelProps) {
       <dd>{context.dagHeads?.length ?? 0}</dd>
       <dt>Application</dt>
       <dd>
-        {row.application ? `${appName(row.application)} ${context.applicationVersion ?? row.application.version ?? ''}` : '–'}
+        {row.application ? `${appName(row.application)} ${context.applicationVersion ?? row.application.version ?? ''}` : <span class="muted">{context.applicationId.slice(0, 12)}… not installed on this node</span>}
         {context.serviceName ? ` (service ${context.serviceName})` : ''}
       </dd>
       <ErrorNote error={storage.error} />
