@@ -59,7 +59,7 @@ import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
 import { DhtContentRouting } from './content-routing.ts';
 import { dialProtocolRetrying } from './dial-retry.ts';
-import { checkPeerAddresses, dialableHere, loadQuicTransport, quicFirstSorter, quicListenAddress, quicPortOf, quicRequirement } from './quic.ts';
+import { checkPeerAddresses, dialableHere, loadQuicTransport, quicFirstAddresses, quicFirstSorter, quicListenAddress, quicPortOf, quicRequirement } from './quic.ts';
 import { boundedRelayTransport, boundListenAddress, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, ProvedAddress, RelayedAllowance, RelayGuard, relaysHeld, tcpPortsOf, type InternetComponents, type InternetOptions } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
@@ -303,7 +303,8 @@ export class Libp2pNetwork implements Network {
 
   addresses(): string[] {
     if (!this.node || this.state !== 'started') return [];
-    return this.node.getMultiaddrs().map(String);
+    // QUIC first: an invitation's addresses are dialed at once, and the dial started first is the one the others join
+    return quicFirstAddresses(this.node.getMultiaddrs()).map(String);
   }
 
   keep(address: string): void {
@@ -550,7 +551,7 @@ export class Libp2pNetwork implements Network {
     } catch {
       throw new NetworkError('unreachable', `${what}: not a multiaddr: ${address}`);
     }
-    if (!dialableHere(address)) throw new NetworkError('unreachable', `${what} ${quicRequirement(address)}`);
+    if (!dialableHere(target)) throw new NetworkError('unreachable', `${what} ${quicRequirement(address)}`);
     const named = bootstrapPeer(address);
     if (named && this.box.isBanned(named)) throw new NetworkError('unreachable', `${what} ${address}: the peer is banned`);
     try {

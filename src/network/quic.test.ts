@@ -7,7 +7,7 @@ import type { Address } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { checkPeerAddress, checkPeerAddresses, dialableHere, isQuicAddress, loadQuicTransport, quicFirstSorter, quicListenAddress, quicPortOf, quicSupported } from './quic.ts';
+import { checkPeerAddress, checkPeerAddresses, dialableHere, isQuicAddress, loadQuicTransport, quicFirstAddresses, quicFirstSorter, quicListenAddress, quicPortOf, quicSupported } from './quic.ts';
 
 const ID = '12D3KooWShNVPbjfqyhSM2E9dJKVdT5tCLvdKajRVUapAXrVGNph';
 const TCP = `/ip4/127.0.0.1/tcp/2428/p2p/${ID}`;
@@ -70,6 +70,11 @@ describe('the dial order', () => {
   it('puts QUIC before TCP for a peer that offers both', () => {
     expect(order([at('/ip4/11.0.0.1/tcp/1'), at('/ip4/11.0.0.1/udp/1/quic-v1')])).toEqual(['/ip4/11.0.0.1/udp/1/quic-v1', '/ip4/11.0.0.1/tcp/1']);
     expect(order([at('/ip4/127.0.0.1/tcp/1'), at('/ip4/127.0.0.1/udp/1/quic-v1')])).toEqual(['/ip4/127.0.0.1/udp/1/quic-v1', '/ip4/127.0.0.1/tcp/1']);
+  });
+
+  it('lists a node’s own addresses QUIC first, each kind in its order', () => {
+    const own = ['/ip4/127.0.0.1/tcp/5', '/ip4/10.0.0.2/tcp/5', '/ip4/127.0.0.1/udp/5/quic-v1', '/ip4/10.0.0.2/udp/5/quic-v1'].map((a) => multiaddr(a));
+    expect(quicFirstAddresses(own).map(String)).toEqual(['/ip4/127.0.0.1/udp/5/quic-v1', '/ip4/10.0.0.2/udp/5/quic-v1', '/ip4/127.0.0.1/tcp/5', '/ip4/10.0.0.2/tcp/5']);
   });
 
   it('keeps libp2p’s order before that: public first, then direct before relayed, loopback last', () => {

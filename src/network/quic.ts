@@ -65,7 +65,7 @@ export function checkPeerAddresses(addresses: readonly string[], version: string
  * Whether this Node.js can dial `address` at all: false for a QUIC address on Node.js 20 (a peer
  * address remembered while the node ran on 22+, then started on 20, is left out, not refused).
  */
-export function dialableHere(address: string, version: string = process.versions.node): boolean {
+export function dialableHere(address: string | Multiaddr, version: string = process.versions.node): boolean {
   try {
     return !isQuicAddress(address) || quicSupported(version);
   } catch {
@@ -93,6 +93,11 @@ function quicFirst(a: Multiaddr, b: Multiaddr): -1 | 0 | 1 {
   const qa = isQuicAddress(a);
   const qb = isQuicAddress(b);
   return qa === qb ? 0 : qa ? -1 : 1;
+}
+
+/** `addresses` with the QUIC ones first, each kind in its order (a stable sort). */
+export function quicFirstAddresses(addresses: Multiaddr[]): Multiaddr[] {
+  return [...addresses].sort(quicFirst);
 }
 
 /**
