@@ -11,6 +11,9 @@
  *
  * Every node joins H's context and reads H's write; H reads each one's write. The DHT is off, so
  * the connections are only those the configuration and the invitation make.
+ *
+ * On the test run's Node.js 20 (no other binary needed): a QUIC boot address is refused by `init`
+ * and by `run` with one line naming the requirement, and a node says once that QUIC needs 22.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,7 @@ import { loadConfig, saveConfig } from '../../src/config/config.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { ClusterNode, eventually, freePortRun, joinContext } from '../helpers/cluster.ts';
 import { nodeLine } from '../helpers/node-lines.ts';
+import { runCli, spawnNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 const line = nodeLine(26);
@@ -123,5 +127,56 @@ describe('QUIC on Node.js 26 beside TCP', { timeout: 240_000 }, () => {
     }, 60_000);
     // P's link to H stayed QUIC throughout
     for (const a of await linksTo(p, ids[h.name]!)) expect(a).toContain('/quic-v1/');
+  });
+});
+
+describe('QUIC addresses on Node.js 20', { timeout: 120_000 }, () => {
+  const PEER = '12D3KooWShNVPbjfqyhSM2E9dJKVdT5tCLvdKajRVUapAXrVGNph';
+  const QUIC = `/ip4/127.0.0.1/udp/2428/quic-v1/p2p/${PEER}`;
+  let dir: string;
+  beforeAll(async () => void (dir = await mkdtemp(join(tmpdir(), 'hearth-quic20-'))));
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+  const oneLine = (stderr: string) => stderr.trim().split('\n');
+
+  it(`init --boot-nodes <quic address> is refused with one line naming Node.js 22 (this is Node.js ${process.versions.node})`, async () => {
+    const r = await runCli(['init', '--home', join(dir, 'a'), '--boot-nodes', `/ip4/127.0.0.1/tcp/2428/p2p/${PEER}`, QUIC]);
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toEqual([`hearth: --boot-nodes: ${QUIC} is a QUIC address: QUIC needs Node.js 22 or later, this is Node.js ${process.versions.node} (give a /tcp/ address, or run the node on Node.js 22+)`]);
+    const again = await runCli(['init', '--home', join(dir, 'a'), '--boot-nodes', `/ip4/127.0.0.1/udp/2428/quic/p2p/${PEER}`]);
+    expect(again.code).toBe(2);
+    expect(oneLine(again.stderr)).toEqual([expect.stringMatching(/draft-29 \(\/quic\) is not supported; use \/udp\/<port>\/quic-v1$/)]);
+  });
+
+  it('run with a QUIC address in [bootstrap] nodes exits with one line; a TCP-only node says once that QUIC needs Node.js 22', async () => {
+    const home = join(dir, 'b');
+    const init = await runCli(['init', '--home', home, '--dev', '--server-port', '0', '--swarm-port', '0', '--boot-nodes', `/ip4/127.0.0.1/tcp/1/p2p/${PEER}`]);
+    expect(init.code, init.stderr).toBe(0);
+    const config = join(home, 'default', 'config.toml');
+    const cfg = await loadConfig(config, 'default');
+    cfg.bootstrap.nodes = [QUIC];
+    await saveConfig(config, cfg);
+    const env = { MERO_AUTH_ADMIN_USER: 'dev', MERO_AUTH_ADMIN_PASSWORD: 'dev-password' };
+    const r = await runCli(['run', '--home', home], env);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toEqual([`hearth: [bootstrap] nodes: ${QUIC} is a QUIC address: QUIC needs Node.js 22 or later, this is Node.js ${process.versions.node} (give a /tcp/ address, or run the node on Node.js 22+)`]);
+
+    cfg.bootstrap.nodes = [];
+    await saveConfig(config, cfg);
+    const node = await spawnNode(['run', '--home', home, '--port', '0', '--log-format', 'json'], { ...env, HEARTH_LOG: 'info' });
+    try {
+      const told = node.output().split('\n').filter((l) => l.includes('QUIC needs Node.js 22 or later'));
+      expect(told).toHaveLength(1);
+      expect(node.output()).toMatch(/"msg":"network: listening"/);
+      expect(node.output()).not.toContain('quic-v1');
+    } finally {
+      node.child.kill('SIGTERM');
+      await node.exited;
+    }
+  });
+
+  it.skipIf(!line.binary)('init --boot-nodes <quic address> is accepted on Node.js 26', async () => {
+    const r = await runCli(['init', '--home', join(dir, 'c'), '--boot-nodes', QUIC], {}, { nodeBinary: line.binary });
+    expect(r.code, r.stderr).toBe(0);
+    expect((await loadConfig(join(dir, 'c', 'default', 'config.toml'), 'default')).bootstrap.nodes).toEqual([QUIC]);
   });
 });
