@@ -104,8 +104,9 @@ async function bundleApp(distDir: string): Promise<void> {
     // it is 3.6 MB of one-byte source. Names stay as written (stack traces read the same; the
     // linked source map gives the lines). docs/performance.md "Memory and restart".
     minifyWhitespace: true,
-    // a native addon: loaded from node_modules as installed
-    external: ['classic-level'],
+    // native addons: loaded from node_modules as installed (QUIC's prebuilt binary, found by its
+    // loader beside its own package, only on Node.js 22+: src/network/quic.ts)
+    external: ['classic-level', '@chainsafe/libp2p-quic'],
     // CommonJS dependencies call `require`, which an ES module does not have
     banner: { js: "import { createRequire as __hearthCreateRequire } from 'node:module'; const require = __hearthCreateRequire(import.meta.url);" },
     plugins: [twinImportMetaUrl(appDir, distDir)],

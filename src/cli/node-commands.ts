@@ -79,13 +79,15 @@ export function portFree(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** A failure to listen, in words: the port is taken, or not ours to take. */
+/** A failure to start, in words: the port is taken or not ours to take, a peer address unusable here. */
 function listenFailure(err: unknown, host: string, port: number, swarmPort: number): Error {
   // the network says "network: could not listen on /ip4/…/tcp/<port>: <libp2p's message>"
   if (err instanceof Error && /^network: could not listen on/.test(err.message)) {
     if (/EADDRINUSE|address already in use|NO_FATAL|faultTolerance/i.test(err.message)) return swarmPortInUse(swarmPort);
     return new NodeStartError(`the peer-to-peer network could not listen on port ${swarmPort}: ${err.message.replace(/^network: could not listen on \S+: /, '').split('\n')[0]}`);
   }
+  // a configured peer address this node cannot use (a QUIC one on Node.js 20: network/quic.ts)
+  if (err instanceof Error && /^network: bootstrap address /.test(err.message)) return new NodeStartError(`[bootstrap] nodes: ${err.message.replace(/^network: bootstrap address /, '')}`);
   const code = (err as NodeJS.ErrnoException).code;
   const where = `${host}:${port}`;
   if (code === 'EADDRINUSE') return new NodeStartError(`port ${port} is in use on ${host} (another hearth node?): stop that process, or start this one with --port <n>`);
@@ -228,6 +230,15 @@ async function devAdmin(paths: HomePaths, opts: CommonOpts) {
 
 async function initNode(paths: HomePaths, opts: CommonOpts & InitFlags): Promise<void> {
   const admin = adminCredentials(opts);
+  if (opts.bootNodes?.length) {
+    // loaded here only: the address checks bring the multiaddr parser, which other commands never need
+    const { checkPeerAddresses } = await import('../network/quic.ts');
+    try {
+      checkPeerAddresses(opts.bootNodes);
+    } catch (err) {
+      throw new UsageError(`--boot-nodes: ${(err as Error).message}`);
+    }
+  }
   // --force replaces the home: never under a running node
   const running = await runningNode(paths.dir);
   if (running) throw new HomeInUseError(paths.dir, running);
@@ -290,7 +301,7 @@ export function registerNodeCommands(program: Command): void {
     .option('--server-port <port>', 'HTTP port', portArg)
     .option('--swarm-port <port>', 'peer-to-peer port (0 = any free port)', portArg)
     .option('--swarm-host <host>', 'peer-to-peer bind address (default 0.0.0.0; 127.0.0.1 for --dev)')
-    .option('--boot-nodes <multiaddr...>', 'peers to dial at start and keep connected (/ip4/…/tcp/…/p2p/<peer id>)')
+    .option('--boot-nodes <multiaddr...>', 'peers to dial at start and keep connected (/ip4/…/tcp/…/p2p/<peer id>; /ip4/…/udp/…/quic-v1/p2p/<peer id> on Node.js 22+)')
     .option('--mdns', 'discover peers on the local network by multicast DNS')
     .option('--server-host <host>', 'HTTP bind address')
     .option('--dev', 'development node: mock tokens enabled')

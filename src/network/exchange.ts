@@ -249,8 +249,17 @@ async function answer(host: ExchangeHost, served: Served, stream: Stream, peer: 
   await write(stream, responseFrame(TAG.end), signal);
   end('ok');
   await closeWrite(stream, signal);
-  // a requester that never closed its side would keep the stream until yamux's idle timeout
-  if (stream.remoteWriteStatus !== 'closed') reset(stream, new Error('the requester kept its side open'));
+  // a requester that never closed its side would keep the stream until yamux's idle timeout. It gets
+  // a grace to read the answer first: a QUIC stream reset at once drops the answer still in flight
+  // (over QUIC a slow answer, the dial-back probe's, never arrived), where yamux delivers it first
+  if (stream.remoteWriteStatus !== 'closed') resetLater(stream, REFUSAL_GRACE_MS, new Error('the requester kept its side open'));
+}
+
+/** Resets `stream` after `ms` unless it closes first; holds nothing (no slot, no event loop). */
+function resetLater(stream: Stream, ms: number, reason: Error): void {
+  const timer = setTimeout(() => reset(stream, reason), ms);
+  timer.unref();
+  stream.addEventListener('close', () => clearTimeout(timer), { once: true });
 }
 
 

@@ -61,6 +61,7 @@ import { ReachabilityProbe, type Reachability } from './reachability.ts';
 import { DirectUpgrades } from './upgrades.ts';
 import { DhtContentRouting } from './content-routing.ts';
 import { dialProtocolRetrying } from './dial-retry.ts';
+import { checkPeerAddresses, dialableHere, loadQuicTransport, quicFirstAddresses, quicFirstSorter, quicListenAddress, quicPortOf, quicRequirement } from './quic.ts';
 import { boundedRelayTransport, boundListenAddress, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, ProvedAddress, RelayedAllowance, RelayGuard, relaysHeld, tcpPortsOf, type InternetComponents, type InternetOptions } from './internet.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
@@ -147,6 +148,11 @@ export class Libp2pNetwork implements Network {
     if (family === 0) throw new Error(`network: the listen host must be an IP address, got ${JSON.stringify(opts.host)}`);
     if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65_535) throw new Error(`network: invalid swarm port ${opts.port}`);
     this.listen = multiaddr(`/ip${family}/${opts.host}/tcp/${opts.port}`);
+    try {
+      checkPeerAddresses(opts.bootstrap ?? []); // a QUIC address on Node.js 20: one line at start, not a dial failing for ever
+    } catch (err) {
+      throw new Error(`network: bootstrap address ${(err as Error).message}`);
+    }
     const bootstrap = (opts.bootstrap ?? []).map((address) => ({ address, peer: bootstrapPeer(address) }));
     this.bootstrapper = new Bootstrapper(
       bootstrap,
@@ -191,13 +197,14 @@ export class Libp2pNetwork implements Network {
       const key = peerKeyOf(id);
       return key === undefined || this.box.isBanned(key); // peers are Ed25519 node keys, nothing else
     };
+    const quic = await loadQuicTransport(this.log);
     const node = await createLibp2p({
       start: false,
       privateKey: libp2pPrivateKey(this.opts.privateKey),
       // no `/p2p-circuit` here: listening on it starts relay discovery, a DHT random walk (in bounded
       // rounds: relay-search.ts) while no relay is reserved; the node asks once it knows it is private
       addresses: { listen: [this.listen.toString()] },
-      transports: [tcp(), ...(this.internet.relayClient ? [boundedRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
+      transports: [tcp(), ...(quic ? [quic] : []), ...(this.internet.relayClient ? [boundedRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
       connectionEncrypters: [noise()],
       streamMuxers: [
         trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION, streamOptions: { maxStreamWindowSize: STREAM_WINDOW_BYTES } }), {
@@ -224,7 +231,8 @@ export class Libp2pNetwork implements Network {
       // merges concurrent dials to one peer; an invitation's LAN address of a home behind NAT hangs
       // (no answer at all), and at libp2p's 6 s per address the relayed one is never reached
       // within a 5 s join dial (the NAT lab, test/e2e/nat-relay.e2e.test.ts)
-      connectionManager: { maxConnections: 1024, reconnectRetries: 0, addressDialTimeout: ADDRESS_DIAL_TIMEOUT_MS },
+      // addressSorter: a peer that offers QUIC and TCP is reached over QUIC (quic.ts)
+      connectionManager: { maxConnections: 1024, reconnectRetries: 0, addressDialTimeout: ADDRESS_DIAL_TIMEOUT_MS, addressSorter: quicFirstSorter },
       peerDiscovery: this.opts.mdns ? [mdns({ interval: this.opts.mdnsIntervalMs ?? 10_000 })] : [],
       services: {
         identify: identify(),
@@ -247,6 +255,7 @@ export class Libp2pNetwork implements Network {
       await Promise.resolve(node.stop()).catch(() => undefined);
       throw new Error(`network: could not listen on ${this.listen.toString()}: ${(err as Error).message}`);
     }
+    if (quic) await this.listenQuic();
     for (const served of this.served.values()) await this.register(served);
     for (const topic of this.topics.names()) this.join(topic);
     this.bootstrapper.start();
@@ -308,7 +317,8 @@ export class Libp2pNetwork implements Network {
 
   addresses(): string[] {
     if (!this.node || this.state !== 'started') return [];
-    return this.node.getMultiaddrs().map(String);
+    // QUIC first: an invitation's addresses are dialed at once, and the dial started first is the one the others join
+    return quicFirstAddresses(this.node.getMultiaddrs()).map(String);
   }
 
   keep(address: string): void {
@@ -414,7 +424,7 @@ export class Libp2pNetwork implements Network {
     return {
       peerKey: this.self,
       peerId: libp2pPeerIdOf(this.self),
-      listenAddresses: node ? boundListenAddress(this.listen, this.components?.transportManager.getAddrs() ?? []) : [],
+      listenAddresses: node ? this.listenAddresses() : [],
       externalAddresses: this.addresses(),
       connections,
       topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length, mesh: meshSize(node?.services.pubsub, topic) })),
@@ -524,6 +534,28 @@ export class Libp2pNetwork implements Network {
     return peer;
   }
 
+  /**
+   * QUIC on the UDP port of the same number as the bound TCP port (the reference's layout; with
+   * port 0 that is the port TCP was given). A UDP port that is taken costs QUIC, not the node.
+   */
+  private async listenQuic(): Promise<void> {
+    const port = this.tcpPorts()[0];
+    if (port === undefined || !this.components) return;
+    const address = quicListenAddress(this.listen, port);
+    try {
+      await this.components.transportManager.listen([address]);
+    } catch (err) {
+      this.log.warn({ address: address.toString(), err: (err as Error).message }, 'network: could not listen over QUIC; carrying on over TCP');
+    }
+  }
+
+  /** The configured host with the bound ports: TCP, and QUIC where it listens. */
+  private listenAddresses(): string[] {
+    const bound = this.components?.transportManager.getAddrs() ?? [];
+    const quic = quicPortOf(bound);
+    return [...boundListenAddress(this.listen, bound), ...(quic === undefined ? [] : [quicListenAddress(this.listen, quic).toString()])];
+  }
+
   /** The TCP ports this node listens on. */
   private tcpPorts(): number[] {
     return tcpPortsOf(this.components?.transportManager.getAddrs() ?? []); // not getMultiaddrs(): a public address is unverified until proved
@@ -538,6 +570,7 @@ export class Libp2pNetwork implements Network {
     } catch {
       throw new NetworkError('unreachable', `${what}: not a multiaddr: ${address}`);
     }
+    if (!dialableHere(target)) throw new NetworkError('unreachable', `${what} ${quicRequirement(address)}`);
     const named = bootstrapPeer(address);
     if (named && this.box.isBanned(named)) throw new NetworkError('unreachable', `${what} ${address}: the peer is banned`);
     try {

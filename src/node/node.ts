@@ -65,6 +65,7 @@ import { StreamRouter } from '../network/router.ts';
 import { createLibp2pNetwork } from '../network/libp2p.ts';
 import { libp2pPeerIdOf } from '../network/peer-id.ts';
 import { AddressBook } from '../network/address-book.ts';
+import { dialableHere } from '../network/quic.ts';
 import { registerNetworkMetrics } from '../network/metrics.ts';
 import { replicationSeries } from '../governance/replication/metrics.ts';
 import { replicationView } from '../governance/replication/view.ts';
@@ -87,7 +88,9 @@ const libp2pFromConfig: NetworkFactory = ({ key, config, logger, remembered }) =
     privateKey: key,
     host: config.swarm.host,
     port: config.swarm.port,
-    bootstrap: [...new Set([...config.bootstrap.nodes, ...remembered])],
+    // configured addresses are checked (a QUIC one on Node.js 20 is refused); remembered ones this
+    // Node.js cannot dial are left out (learnt while the node ran on Node.js 22+)
+    bootstrap: [...new Set([...config.bootstrap.nodes, ...remembered.filter((a) => dialableHere(a))])],
     mdns: config.discovery.mdns,
     internet: config.network,
     logger, // the network names itself (component: network) in its own child logger

@@ -48,6 +48,8 @@ export class ClusterNode {
     private readonly callTimeoutMs?: number,
     /** how long the process may take to answer after its spawn (default 60 s) */
     private readonly startTimeoutMs = 60_000,
+    /** the Node.js that runs it (default the test run's own; another line: helpers/node-lines.ts) */
+    private readonly nodeBinary = process.execPath,
   ) {}
 
   get url(): string {
@@ -56,7 +58,7 @@ export class ClusterNode {
   }
 
   async start(): Promise<void> {
-    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, this.startTimeoutMs, this.wrap);
+    this.process = await spawnNode(['dev', '--home', this.root, '--node', this.name, '--swarm-port', String(this.swarmPort)], ENV, this.startTimeoutMs, this.wrap, this.nodeBinary);
     this.client = createClient({ baseUrl: this.process.url, tokenStore: new MemoryTokenStore(), ...(this.callTimeoutMs ? { timeoutMs: this.callTimeoutMs } : {}) });
     await this.client.auth.login({ username: ADMIN_USER, password: ADMIN_PASSWORD });
   }

@@ -245,15 +245,22 @@ export const LAB_SWARM_PORT = 2428;
 
 /**
  * One development node per lab host, homes under `root`: R serves as a relay; A and B know only R
- * (bootstrap). `configure` may change each node's config. Not started.
+ * (bootstrap). `configure` may change each node's config. Not started. `opts.nodeBinary`: the
+ * Node.js the nodes run on (helpers/node-lines.ts); `opts.quic`: A and B know R by its QUIC
+ * address (Node.js 22+) instead of its TCP one.
  */
-export async function natLabNodes(lab: NatLab, root: string, configure: (name: LabHost['name'], cfg: NodeConfig) => void = () => undefined): Promise<{ r: ClusterNode; a: ClusterNode; b: ClusterNode; rAddress: string }> {
+export async function natLabNodes(
+  lab: NatLab,
+  root: string,
+  configure: (name: LabHost['name'], cfg: NodeConfig) => void = () => undefined,
+  opts: { nodeBinary?: string; quic?: boolean } = {},
+): Promise<{ r: ClusterNode; a: ClusterNode; b: ClusterNode; rAddress: string }> {
   const made = new Map<LabHost['name'], { paths: ReturnType<typeof resolveHome>; address: string }>();
   for (const h of [lab.r, lab.a, lab.b]) {
     const paths = resolveHome({ home: root, node: h.name });
     await initHome(paths, { name: h.name, development: true, serverHost: h.control, serverPort: LAB_HTTP_PORT, swarmHost: h.data, swarmPort: LAB_SWARM_PORT });
     const peerId = libp2pPeerIdOf(publicKeyOf(createPrivateKey(await readFile(paths.nodeKey))));
-    made.set(h.name, { paths, address: `/ip4/${h.data}/tcp/${LAB_SWARM_PORT}/p2p/${peerId}` });
+    made.set(h.name, { paths, address: `/ip4/${h.data}/${opts.quic ? 'udp' : 'tcp'}/${LAB_SWARM_PORT}${opts.quic ? '/quic-v1' : ''}/p2p/${peerId}` });
   }
   const rAddress = made.get('r')!.address;
   for (const [name, m] of made) {
@@ -263,7 +270,7 @@ export async function natLabNodes(lab: NatLab, root: string, configure: (name: L
     configure(name, cfg);
     await saveConfig(m.paths.config, cfg);
   }
-  const node = (h: LabHost) => new ClusterNode(h.name, root, LAB_SWARM_PORT, h.wrap);
+  const node = (h: LabHost) => new ClusterNode(h.name, root, LAB_SWARM_PORT, h.wrap, undefined, undefined, opts.nodeBinary);
   return { r: node(lab.r), a: node(lab.a), b: node(lab.b), rAddress };
 }
 

@@ -117,12 +117,14 @@ export interface SpawnedNode {
 
 /**
  * Runs `hearth <args>` (the compiled command); resolves once the node prints its JSON "listening" line.
- * `wrap` runs it under another command (e.g. `['prlimit', '--nofile=600']`). Test nodes never take
- * the default swarm port (several run at once): `--swarm-port 0` unless the args name one.
+ * `wrap` runs it under another command (e.g. `['prlimit', '--nofile=600']`); `nodeBinary` is the
+ * Node.js that runs it (default the test run's own; another line: helpers/node-lines.ts). Test
+ * nodes never take the default swarm port (several run at once): `--swarm-port 0` unless the args
+ * name one.
  */
-export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, wrap: string[] = []): Promise<SpawnedNode> {
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000, wrap: string[] = [], nodeBinary = process.execPath): Promise<SpawnedNode> {
   const swarm = args.includes('--swarm-port') ? [] : ['--swarm-port', '0'];
-  const argv = [process.execPath, HEARTH_BIN, ...args, ...swarm, '--output', 'json'];
+  const argv = [nodeBinary, HEARTH_BIN, ...args, ...swarm, '--output', 'json'];
   const [command, ...rest] = [...wrap, ...argv];
   const child = spawn(command, rest, {
     cwd: ROOT,
@@ -157,13 +159,13 @@ export function spawnNode(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs
   });
 }
 
-/** Runs `hearth <args>` to completion. */
+/** Runs `hearth <args>` to completion (`opts.nodeBinary`: the Node.js that runs it, as spawnNode). */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
-  opts: { input?: string } = {},
+  opts: { input?: string; nodeBinary?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [HEARTH_BIN, ...args], {
+  const child = spawn(opts.nodeBinary ?? process.execPath, [HEARTH_BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
