@@ -29,11 +29,11 @@ import { buildTestApp } from '../test/helpers/wasm-apps.ts';
 import { guestCaller, startCeiling } from './rpc-ceiling.ts';
 import { CONNECTIONS, LOAD_SECS, cpuSecs, fmtRps, loadNote, loadgen, measureWithCpu, rows, startBare, startNode, type BenchNode, type LoadResult, type LoadSpec } from './harness.ts';
 
-const PREFIX = 'k';
+export const PREFIX = 'k';
 const APPS = ['kv_flat', 'kv_store'] as const;
-type App = (typeof APPS)[number];
+export type App = (typeof APPS)[number];
 
-async function kvContext(node: BenchNode, app: App): Promise<string> {
+export async function kvContext(node: BenchNode, app: App): Promise<string> {
   const c = node.client;
   const bundle = await makeBundle({ wasm: await buildTestApp(app), package: `com.hearth.bench.${app.replace('_', '')}` });
   const appId = (await c.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
@@ -42,7 +42,7 @@ async function kvContext(node: BenchNode, app: App): Promise<string> {
 }
 
 /** Fills the context up to `keys` keys (`k0`…): kv_flat in calls of 10,000, kv_store one `set` each. */
-async function fillTo(node: BenchNode, app: App, contextId: string, keys: number): Promise<void> {
+export async function fillTo(node: BenchNode, app: App, contextId: string, keys: number): Promise<void> {
   let have = Number(await node.client.rpc.execute(contextId, 'len', {}));
   while (have < keys) {
     if (app === 'kv_flat') {
@@ -62,7 +62,7 @@ async function threadCpu(pid: number, tid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-interface Sample {
+export interface Sample {
   process: number;
   main: number;
   /** worker CPU seconds by pool slot */
@@ -73,7 +73,7 @@ interface Sample {
   replaced: number;
 }
 
-async function sample(node: BenchNode): Promise<Sample> {
+export async function sample(node: BenchNode): Promise<Sample> {
   const text = await (await fetch(`${node.url}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const workers = new Map<string, number>();
@@ -123,7 +123,7 @@ async function measured(node: BenchNode, spec: LoadSpec): Promise<Figures> {
 }
 
 /** The app's `get` in this process on a kept instance against an in-memory store of `keys` keys: µs of CPU per call. */
-async function rawGuestGet(app: App, keys: number): Promise<number> {
+export async function rawGuestGet(app: App, keys: number): Promise<number> {
   const call = await guestCaller(app, keys, PREFIX);
   const args = (i: number) => new TextEncoder().encode(JSON.stringify({ key: `${PREFIX}${i % keys}` }));
   for (let i = 0; i < 500; i++) call('get', args(i));

@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark, then one table of the figures against their baselines from this
  * run (docs/performance.md explains each and how to read them). The machine's load average is
  * printed with each section: on a shared machine, run it when the machine is quiet, and more than
- * once. BENCH_ONLY=startup,http,rpc,sse,blobs,durability,network,sync,sync-star,backpressure,restart,nat,scale runs
+ * once. BENCH_ONLY=startup,http,rpc,outside,sse,blobs,durability,network,sync,sync-star,backpressure,restart,nat,scale runs
  * a subset (nat needs root: network namespaces; skipped, saying why, without).
  */
 import { benchBackpressure } from './backpressure.ts';
@@ -11,6 +11,7 @@ import { benchDurability } from './durability.ts';
 import { ensureBuilt, printTable } from './harness.ts';
 import { benchHttp } from './http.ts';
 import { benchRpc } from './rpc.ts';
+import { benchRpcOutside } from './rpc-outside.ts';
 import { benchSse } from './sse.ts';
 import { benchStartup } from './startup.ts';
 import { benchRestart } from './restart.ts';
@@ -24,6 +25,7 @@ const all: Record<string, () => Promise<unknown>> = {
   startup: benchStartup,
   http: benchHttp,
   rpc: () => benchRpc(),
+  outside: () => benchRpcOutside(),
   sse: () => benchSse(),
   blobs: () => benchBlobs(),
   durability: () => benchDurability(),
