@@ -131,6 +131,9 @@ describe('root keys', () => {
     expect(await kindOf(k.keys.revoke(admin, admin.keyId))).toBe('conflict');
     expect(await kindOf(k.keys.updatePermissions(admin, admin.keyId, ['application:list'], ['admin']))).toBe('conflict');
     await k.keys.createRootKey({ public_key: 'ops', auth_method: 'user_password', provider_data: { username: 'ops', password: 'ops-password' } });
+    // the owner keeps an admin key of its own (issue #37 item 2): a second credential of dev first
+    expect(await kindOf(k.keys.deleteRootKey(admin, admin.keyId))).toBe('conflict');
+    await k.keys.createRootKey({ public_key: 'dev', auth_method: 'user_password', provider_data: { username: 'dev', password: 'dev-second-password' } }, admin);
     const out = await k.keys.deleteRootKey(admin, admin.keyId);
     expect(out).toMatchObject({ key_id: admin.keyId });
     expect(await kindOf(k.keys.deleteRootKey(admin, admin.keyId))).toBe('not_found');
@@ -224,13 +227,19 @@ describe('authority over root keys', () => {
     return { k, owner, ops: await k.principalOf(opsLogin.access_token) };
   }
 
-  it('the provisioned admin is the owner; a home from before the mark takes its oldest user_password admin', async () => {
-    const { k, owner } = await withOps();
-    expect((await k.keys.ownerKey())?.id).toBe(owner.keyId);
+  it('the provisioned admin is the owner; a home from before the record adopts its oldest user_password admin, once', async () => {
+    const { k, owner, ops } = await withOps();
+    expect((await k.keys.owner())?.username).toBe('dev');
+    // a legacy home: no owner record, no mark, ops older than dev
     const rec = (await k.keyStore.get(owner.keyId))!;
     const { owner: _mark, ...unmarked } = rec;
-    await k.keyStore.put({ ...unmarked, createdAt: rec.createdAt - 10 });
-    expect((await k.keys.ownerKey())?.id).toBe(owner.keyId);
+    await k.keyStore.put({ ...unmarked, createdAt: rec.createdAt + 10 });
+    await k.store.batch([k.store.space('auth.owner').delOp('node')]);
+    expect(await k.keys.owner()).toBeUndefined();
+    expect(await k.keys.adoptOwner()).toBe('ops');
+    expect(await k.keys.adoptOwner()).toBeUndefined();
+    expect(await k.keys.owner()).toMatchObject({ username: 'ops', how: 'adopted' });
+    expect(await kindOf(k.keys.revoke(owner, ops.keyId))).toBe('forbidden');
   });
 
   it('the owner may revoke itself; a root key without admin may not revoke the owner, nor a key holding more than it', async () => {
@@ -246,6 +255,8 @@ describe('authority over root keys', () => {
     await expect(k.keys.revoke(narrowOps, x.id)).resolves.toBeUndefined(); // now within ops' own
     await k.keys.updatePermissions(owner, ops.keyId, ['admin'], []);
     await k.keys.createRootKey({ ...opsKey, public_key: 'y', provider_data: { username: 'y', password: 'y-password' } }, owner);
+    expect(await kindOf(k.keys.deleteRootKey(owner, owner.keyId))).toBe('conflict'); // the owner's last admin key
+    await k.keys.createRootKey({ ...opsKey, public_key: 'dev', provider_data: { username: 'dev', password: 'dev-second-password' } }, owner);
     await expect(k.keys.deleteRootKey(owner, owner.keyId)).resolves.toMatchObject({ key_id: owner.keyId });
   });
 

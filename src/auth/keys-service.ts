@@ -13,7 +13,7 @@ import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
 import { formatPermission, holdsAdmin, parseGrants, parsePermission, satisfies, type Permission } from './permissions.ts';
 import { identifierOnly, printableAscii } from './sanitize.ts';
 import type { AuthService, Principal } from './service.ts';
-import { isValidKey, type KeyRecord, type KeyStore } from './store.ts';
+import { isValidKey, type KeyRecord, type KeyStore, type OwnerRecord } from './store.ts';
 import type { TokenPair } from './tokens.ts';
 import { nodeUrlProblem } from './urls.ts';
 
@@ -71,8 +71,9 @@ export class KeysService {
   }
 
   /**
-   * Creates the admin account when the node has none (auth-wire §3.3); a no-op otherwise. The key
-   * it creates is the owner's (issue #23 section 2).
+   * Creates the admin account when the node has none (auth-wire §3.3); a no-op otherwise. Its
+   * username becomes the node's owner (issue #37 item 2): provisioning is the operator's act, so it
+   * may re-create a username whose keys were revoked, and it records who owned the node before.
    */
   async provisionAdmin(username: string, password: string): Promise<boolean> {
     if (await this.hasUserPasswordAdmin()) return false;
@@ -80,54 +81,109 @@ export class KeysService {
     return true;
   }
 
-  /**
-   * The owner's key: the valid root key provisioned as the owner; in a home from before that mark,
-   * the oldest valid user_password root key holding `admin`.
-   */
-  async ownerKey(): Promise<KeyRecord | undefined> {
-    const now = this.now();
-    const roots = (await this.d.keys.list('root')).filter((k) => isValidKey(k, now));
-    const marked = roots.find((k) => k.owner === true);
-    if (marked) return marked;
-    const admins = roots.filter((k) => k.authMethod === 'user_password' && hasAdmin(k));
-    return admins.sort((a, b) => a.createdAt - b.createdAt)[0];
+  /** The node's owner (a username), as recorded; nothing else ever stands in for it. */
+  async owner(): Promise<OwnerRecord | undefined> {
+    return this.d.keys.owner();
   }
 
   /**
-   * Whether `caller` may revoke, edit or replace the root key `target` (issue #23 section 2;
-   * docs/security.md "Who may change a root key"). Throws 403 `permission_denied` naming the rule.
+   * A home from before the owner record (issue #37 item 2) adopts, once, the owner the node saw
+   * then: the key provisioned as the owner, or the oldest valid user_password root key holding
+   * `admin`. Written at start, so ownership never moves by falling back afterwards. Answers the
+   * adopted username when it adopted one.
+   */
+  async adoptOwner(): Promise<string | undefined> {
+    return this.d.auth.serial.run(async () => {
+      if (await this.d.keys.owner()) return undefined;
+      const now = this.now();
+      const roots = (await this.d.keys.list('root')).filter((k) => isValidKey(k, now) && k.username !== undefined);
+      const marked = roots.find((k) => k.owner === true);
+      const oldest = roots.filter((k) => k.authMethod === 'user_password' && hasAdmin(k)).sort((a, b) => a.createdAt - b.createdAt)[0];
+      const username = (marked ?? oldest)?.username;
+      if (username === undefined) return undefined;
+      await this.d.keys.setOwner(username, 'adopted', now);
+      return username;
+    });
+  }
+
+  /**
+   * Hands the node to another user (`hearth key transfer-owner`, run by the operator on the
+   * node's home): that user needs an active user_password root key holding `admin`. The previous
+   * owner's keys stay, as any admin's. Answers both usernames; the caller logs the change.
+   */
+  async transferOwner(username: string): Promise<{ from: string | null; to: string; at: number }> {
+    return this.d.auth.serial.run(async () => {
+      const now = this.now();
+      const keys = (await this.d.keys.byUsername(username)).filter((k) => isValidKey(k, now) && k.authMethod === 'user_password');
+      if (!keys.some(hasAdmin)) throw conflict(`User ${username} has no active root key holding admin: it cannot own the node`);
+      const prev = await this.d.keys.owner();
+      if (prev?.username !== username) await this.d.keys.setOwner(username, 'transferred', now);
+      return { from: prev?.username ?? null, to: username, at: now };
+    });
+  }
+
+  /** Whether `caller` speaks for the node's owner: a root key of the owner's username (never a client key). */
+  private async isOwner(caller: Principal, owner: OwnerRecord | undefined): Promise<boolean> {
+    if (!owner || caller.keyType !== 'root') return false;
+    return (await this.d.keys.get(caller.keyId))?.username === owner.username;
+  }
+
+  /**
+   * Whether `caller` may revoke, edit or replace the root key `target` (issue #23 section 2, issue
+   * #37 item 2; docs/security.md "Who may change a root key"). Throws 403 `permission_denied`
+   * naming the rule.
    * - A key may always act on itself.
-   * - A client key never acts on the root key it descends from, on the owner's key, on a root key
-   *   holding `admin` (a root key's `admin` also mints keys, which no client key can), or on a root
-   *   key holding anything the client key does not.
-   * - A root key acts on the owner's key only if it holds `admin` itself, and never on a root key
-   *   holding anything it does not hold.
+   * - The owner's keys (every root key of the owner's username) are changed only by the owner:
+   *   another admin could otherwise revoke them and become the owner's equal or its replacement.
+   * - A client key never acts on the root key it descends from, on a root key holding `admin` (a
+   *   root key's `admin` also mints keys, which no client key can), or on a root key holding
+   *   anything the client key does not.
+   * - A root key never acts on a root key holding anything it does not hold.
    */
   private async mayChangeRoot(caller: Principal, target: KeyRecord, what: string): Promise<void> {
     if (target.type !== 'root' || target.id === caller.keyId) return;
     const deny = (why: string) => forbidden(`This key may not ${what} root key ${target.id}: ${why}`, 'permission_denied');
-    const owner = await this.ownerKey();
+    const owner = await this.d.keys.owner();
+    if (owner && target.username === owner.username && !(await this.isOwner(caller, owner))) {
+      throw deny("it is the node owner's, which only the owner changes (ownership moves by `hearth key transfer-owner`)");
+    }
     if (caller.keyType === 'client') {
       if (target.id === caller.rootKeyId) throw deny('a client key never changes the root key it was issued under');
-      if (target.id === owner?.id) throw deny("only the owner's key itself or another root admin key may change the owner's key");
       if (hasAdmin(target)) throw deny('it holds admin, which is more authority than a client key has');
-    } else if (target.id === owner?.id && !holdsAdmin(caller.permissions)) {
-      throw deny("only the owner's key itself or another root admin key may change the owner's key");
     }
     const beyond = target.permissions.filter((p) => !satisfies(caller.permissions, p));
     if (beyond.length > 0) throw deny(`it holds ${beyond.join(', ')}, which this key does not`);
   }
 
   /**
-   * A second credential for a username that has a valid key needs that user's own authority (a root
-   * key of the same username) or the owner's: never another admin's, nor any client key's.
+   * The owner keeps an admin key: a change that would leave the owner's username without an active
+   * root key holding `admin` is refused (409), so the node never drifts into having no owner who
+   * can act. Checked after the last-admin rule.
+   */
+  private async keepsOwnerAdmin(target: KeyRecord): Promise<void> {
+    const owner = await this.d.keys.owner();
+    if (!owner || target.type !== 'root' || target.username !== owner.username || !hasAdmin(target)) return;
+    const others = (await this.activeAdminRoots()).filter((k) => k.id !== target.id && k.username === owner.username);
+    if (others.length === 0) throw conflict("Cannot take admin from the owner's last admin key: transfer ownership first (hearth key transfer-owner)");
+  }
+
+  /**
+   * A credential for a username the node knows — active, or with every key revoked — needs that
+   * user's own authority (a root key of the same username) or the owner's: never another admin's,
+   * nor any client key's. A revoked username stays its user's; only the owner or provisioning
+   * (no caller) re-creates it.
    */
   private async mayAddCredential(caller: Principal | undefined, username: string, existing: KeyRecord[]): Promise<void> {
-    if (!caller || !existing.some((k) => isValidKey(k, this.now()))) return;
-    const own = await this.d.keys.get(caller.keyId);
-    const owner = await this.ownerKey();
-    if (caller.keyType === 'root' && (own?.username === username || (owner !== undefined && caller.keyId === owner.id))) return;
-    throw forbidden(`Only user ${username} (or the node owner) may add a credential for ${username}`, 'permission_denied');
+    if (!caller || existing.length === 0) return;
+    if (caller.keyType === 'root') {
+      if ((await this.d.keys.get(caller.keyId))?.username === username) return;
+      if (await this.isOwner(caller, await this.d.keys.owner())) return;
+    }
+    const now = this.now();
+    if (existing.some((k) => isValidKey(k, now))) {
+      throw forbidden(`Only user ${username} (or the node owner) may add a credential for ${username}`, 'permission_denied');
+    }
+    throw forbidden(`User ${username} exists (its keys were revoked): only the node owner may re-create it`, 'permission_denied');
   }
 
   async listRootKeys(): Promise<KeyRecord[]> {
@@ -188,6 +244,7 @@ export class KeysService {
         ...(opts.owner ? { owner: true } : {}),
       };
       await this.d.keys.put(key);
+      if (opts.owner && (await this.d.keys.owner())?.username !== username) await this.d.keys.setOwner(username, 'provisioned', now);
       return { status: true, message: 'Key was created' };
     });
   }
@@ -208,6 +265,7 @@ export class KeysService {
       if (!key) throw notFound('Root key not found');
       await this.mayChangeRoot(caller, key, 'revoke');
       if (hasAdmin(key) && (await this.activeAdminRoots()).length <= 1) throw conflict('Cannot revoke the last active admin key');
+      await this.keepsOwnerAdmin(key);
       const revoked = { ...key, revokedAt: this.now() };
       await this.d.keys.put(revoked);
       return { key_id: key.id, revoked_at: revoked.revokedAt };
@@ -227,6 +285,7 @@ export class KeysService {
       if (key.type === 'root' && hasAdmin(key) && (await this.activeAdminRoots()).length <= 1) {
         throw conflict('Cannot revoke the last active admin key');
       }
+      await this.keepsOwnerAdmin(key);
       await this.d.keys.put({ ...key, revokedAt: this.now() });
     });
   }
@@ -263,6 +322,7 @@ export class KeysService {
       if (key.type === 'root' && hasAdmin(key) && !holdsAdmin(next) && (await this.activeAdminRoots()).length <= 1) {
         throw conflict('Cannot remove admin from the last active admin key');
       }
+      if (!holdsAdmin(next)) await this.keepsOwnerAdmin(key);
       await this.d.keys.put({ ...key, permissions: next });
       return next;
     });

@@ -32,6 +32,22 @@ export interface KeyRecord {
   owner?: boolean;
 }
 
+/**
+ * Who owns the node (issue #37 item 2): a username, not a key, so the owner may hold several
+ * passwords. It changes only by provisioning, by `hearth key transfer-owner` and, once, by adopting
+ * the owner of a home from before this record; never by falling back to another admin.
+ */
+export interface OwnerRecord {
+  username: string;
+  /** Unix seconds: since when this username owns the node */
+  since: number;
+  how: OwnerChange;
+  /** earlier owners, oldest first */
+  history: { username: string; since: number; until: number; how: OwnerChange }[];
+}
+
+export type OwnerChange = 'provisioned' | 'adopted' | 'transferred';
+
 export interface ConsumedJti {
   exp: number;
   reason: 'refresh' | 'logout';
@@ -48,12 +64,28 @@ export class KeyStore {
   private readonly keys;
   private readonly users;
   private readonly jtis;
+  private readonly owners;
 
   constructor(private readonly store: Store) {
     this.keys = store.space<KeyRecord>('auth.keys');
     // older homes stored one id per username; both forms are read
     this.users = store.space<string | string[]>('auth.users');
     this.jtis = store.space<ConsumedJti>('auth.jti');
+    this.owners = store.space<OwnerRecord>('auth.owner');
+  }
+
+  /** The node's owner; undefined before provisioning (or in a home from before the record, until adopted). */
+  owner(): Promise<OwnerRecord | undefined> {
+    return this.owners.get('node');
+  }
+
+  /** Records a new owner (one synced write), keeping the previous one in the history. */
+  async setOwner(username: string, how: OwnerChange, nowSecs: number): Promise<OwnerRecord> {
+    const prev = await this.owner();
+    const history = prev ? [...prev.history, { username: prev.username, since: prev.since, until: nowSecs, how: prev.how }] : [];
+    const next: OwnerRecord = { username, since: nowSecs, how, history: history.slice(-100) };
+    await this.store.batch([this.owners.putOp('node', next)]);
+    return next;
   }
 
   /**

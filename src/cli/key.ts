@@ -22,6 +22,7 @@ import { secondsArg } from './group-args.ts';
 import { when } from './output.ts';
 import { readSecretFrom } from './prompt.ts';
 import { errnoText } from '../errno-text.ts';
+import { registerOwnerTransfer } from './key-owner.ts';
 
 interface CreateKeyFlags extends ConnectOpts {
   username?: string;
@@ -128,6 +129,8 @@ export function registerKeyCommands(program: Command): void {
       );
     }),
   );
+
+  registerOwnerTransfer(key);
 
   connectOptions(key.command('clients').description('every client key, revoked and expired ones included')).action(
     withCli(async (cli) => {

@@ -42,12 +42,12 @@ export const ADMIN_PASSWORD_FILE = 'admin-password';
 /** The admin `hearth dev` creates when no user is named. */
 export const DEV_ADMIN_USER = 'dev';
 
-function print(opts: CommonOpts, human: string, json: Record<string, unknown>): void {
+export function print(opts: GlobalOpts, human: string, json: Record<string, unknown>): void {
   process.stdout.write(opts.output === 'json' ? `${JSON.stringify(json)}\n` : `${human}\n`);
 }
 
 /** The node's modules load only for the commands that run one, so operator commands start fast. */
-async function nodeModules() {
+export async function nodeModules() {
   const [{ HearthNode }, { createLogger }] = await Promise.all([import('../node/node.ts'), import('../http/logging.ts')]);
   return { HearthNode, createLogger };
 }

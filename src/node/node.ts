@@ -568,6 +568,16 @@ export class HearthNode {
   }
 
   private async ensureAdmin(): Promise<void> {
+    await this.provisionAdminIfNone();
+    // a home from before the owner record adopts its owner once (issue #37 item 2)
+    const adopted = await this.keys.adoptOwner();
+    if (adopted !== undefined) this.opts.logger.warn({ username: adopted }, 'node owner recorded: the user the node already treated as its owner');
+    const owner = await this.keys.owner();
+    const previous = owner?.history.at(-1);
+    if (owner) this.opts.logger.info({ owner: owner.username, how: owner.how, since: owner.since, previous: previous?.username ?? null }, 'node owner');
+  }
+
+  private async provisionAdminIfNone(): Promise<void> {
     if (await this.keys.hasUserPasswordAdmin()) return;
     const admin = this.opts.admin;
     if (!admin) {
