@@ -14,6 +14,7 @@ import { stringifyExact } from './json.ts';
 import { lazyValidators } from './lazy-validators.ts';
 import { ConnectionGovernor, resolveConnectionPolicy } from './connections.ts';
 import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
+import { closeAfterAnswer } from './linger.ts';
 import { loggablePath } from './logging.ts';
 import { lazyChildLogger } from './request-logger.ts';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
@@ -144,7 +145,7 @@ function refuseOversizedBodies(app: App): void {
       return done(new HearthError('bad_request', 'Invalid Content-Length header'));
     }
     if (length > limit) {
-      reply.header('connection', 'close');
+      closeAfterAnswer(reply.raw);
       return done(new HearthError('payload_too_large', `Request body of ${length} bytes exceeds this route's limit of ${limit} bytes`));
     }
     done();
