@@ -45,7 +45,7 @@ it('logging to standard output on a full disk neither kills nor stalls the proce
   try {
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], { stdio: ['ignore', out.fd, 'pipe'] });
     let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       child.on('exit', (c) => (clearTimeout(timer), resolve(c)));
