@@ -9,10 +9,10 @@ import { BODY_LIMIT_BYTES, SERVER_DEFAULTS } from '../config/defaults.ts';
 import { HearthError } from '../errors.ts';
 import { boundedJsonBodies } from './body.ts';
 import { registerCors } from './cors.ts';
-import { formatValidation, handleError } from './error-handler.ts';
+import { errorBody, formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
 import { lazyValidators } from './lazy-validators.ts';
-import { ConnectionGovernor, resolveConnectionPolicy } from './connections.ts';
+import { ConnectionGovernor, REFUSAL_GRACE_MS, REFUSAL_RETRY_AFTER_SECS, resolveConnectionPolicy } from './connections.ts';
 import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
 import { closeAfterAnswer } from './linger.ts';
 import { loggablePath } from './logging.ts';
@@ -82,7 +82,18 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   // Hooks on every request are callback-style (no promise per hook and request: issue #14).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    const refused = governor.refusal(request.raw.socket);
+    if (refused === undefined) return done();
+    // a connection over its address's quota (or the reserve) that sent a request: told so, then closed
+    governor.answered(request.raw.socket);
+    closeAfterAnswer(reply.raw, REFUSAL_GRACE_MS);
+    reply.header('retry-after', String(REFUSAL_RETRY_AFTER_SECS));
+    const style = request.routeOptions?.config?.errorStyle;
+    const why =
+      refused === 'per_address'
+        ? `Too many connections from this address (at most ${governor.policy.perAddress}); close some or retry later`
+        : 'The node is near its connection limit and keeps its last connections for clients holding few; retry later';
+    reply.code(503).send(errorBody(style, why));
   });
   refuseOversizedBodies(app);
   boundedJsonBodies(app);

@@ -7,7 +7,20 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ConnectionGovernor, IDLE_UNDER_PRESSURE_MS, LIGHT_HOLDER, resolveConnectionPolicy, type ConnectionPolicy } from './connections.ts';
+import net from 'node:net';
+import pino from 'pino';
+import { buildApp } from './app.ts';
+import { Metrics } from './metrics.ts';
+import {
+  ConnectionGovernor,
+  IDLE_UNDER_PRESSURE_MS,
+  LIGHT_HOLDER,
+  MAX_REFUSING,
+  REFUSAL_GRACE_MS,
+  REFUSING_PER_ADDRESS,
+  resolveConnectionPolicy,
+  type ConnectionPolicy,
+} from './connections.ts';
 
 type FakeSocket = Socket & { closedByUs: boolean };
 
@@ -47,16 +60,42 @@ describe('resolveConnectionPolicy', () => {
 });
 
 describe('ConnectionGovernor', () => {
-  it('closes connections beyond the per-address quota at once; other addresses are still admitted', () => {
-    const { g } = governor();
+  it('refuses connections beyond the per-address quota; other addresses are still admitted', () => {
+    const { g, advance } = governor();
     const mine = Array.from({ length: 12 }, () => sock('10.0.0.1'));
     expect(mine.map((s) => g.admit(s))).toEqual([...Array(10).fill(true), false, false]);
-    expect(mine.filter((s) => s.closedByUs)).toHaveLength(2);
+    // the two refused are kept a moment to be answered 503 (not held: they count for nothing)
+    expect(mine.slice(10).map((s) => g.refusal(s))).toEqual(['per_address', 'per_address']);
+    expect(g.open).toBe(10);
     expect(g.admit(sock('::ffff:10.0.0.1'))).toBe(false); // the same client over IPv4-mapped IPv6
     expect(g.admit(sock('10.0.0.2'))).toBe(true);
     mine[0]!.destroy(); // a slot of the address frees
     expect(g.admit(sock('10.0.0.1'))).toBe(true);
     expect(g.closedBy('per_address')).toBe(3);
+    advance(REFUSAL_GRACE_MS);
+    g.sweep(); // no request came in time: closed
+    expect(mine.slice(10).every((s) => s.closedByUs)).toBe(true);
+    g.stop();
+  });
+
+  it('keeps at most a few refused connections per address, and a bounded number in all, to answer them (issue #37 item 8)', () => {
+    const { g, advance } = governor({ ...POLICY, perAddress: 1 });
+    const one = Array.from({ length: 1 + REFUSING_PER_ADDRESS + 3 }, () => sock('10.0.7.1'));
+    for (const s of one) g.admit(s);
+    const kept = one.filter((s) => g.refusal(s) === 'per_address');
+    expect(kept).toHaveLength(REFUSING_PER_ADDRESS);
+    expect(one.filter((s) => s.closedByUs)).toHaveLength(3); // beyond: closed at once, as before
+    // many addresses: at most MAX_REFUSING kept in all
+    const many = Array.from({ length: MAX_REFUSING * 3 }, (_, i) => sock(`10.1.${i % MAX_REFUSING}.1`));
+    for (const s of many) g.admit(s);
+    const keptMany = many.filter((s) => g.refusal(s) !== undefined).length;
+    expect(keptMany).toBe(MAX_REFUSING - REFUSING_PER_ADDRESS);
+    g.answered(kept[0]!);
+    expect(g.answeredBy('per_address')).toBe(1);
+    advance(REFUSAL_GRACE_MS);
+    g.sweep();
+    expect(kept.slice(1).every((s) => s.closedByUs)).toBe(true);
+    expect(kept[0]!.closedByUs).toBe(false); // answered: its answer is given time to leave
     g.stop();
   });
 
@@ -128,4 +167,63 @@ describe('ConnectionGovernor', () => {
     expect(lines).toHaveLength(1);
     g.stop();
   });
+});
+
+describe('a refused connection on a real server (issue #37 item 8)', () => {
+  it('is answered 503 with Retry-After when it sends a request, and counted; quiet ones are closed', async () => {
+    const registry = new Metrics();
+    const app = await buildApp({
+      logger: pino({ level: 'silent' }),
+      metrics: registry,
+      connections: { maxConnections: 64, headerTimeoutSecs: 10, keepAliveTimeoutSecs: 5, requestTimeoutSecs: 60, maxConnectionsPerAddress: 2 },
+      routes: (a) => void a.get('/admin-api/health', async () => ({ data: { status: 'alive' } })),
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as net.AddressInfo;
+    const open = () =>
+      new Promise<net.Socket>((resolve) => {
+        const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.61' });
+        s.on('error', () => undefined);
+        s.once('connect', () => resolve(s));
+      });
+    const held = [await open(), await open()];
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const over = await open();
+      const answer = await new Promise<{ text: string; closed: boolean }>((resolve) => {
+        let text = '';
+        over.on('data', (d: Buffer) => (text += d.toString()));
+        over.once('close', () => resolve({ text, closed: true }));
+        setTimeout(() => resolve({ text, closed: false }), 5_000);
+        over.write('GET /admin-api/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      expect(answer.text).toMatch(/^HTTP\/1\.1 503 /);
+      expect(answer.text).toMatch(/\r\nretry-after: 2\r\n/i);
+      expect(answer.text).toMatch(/Too many connections from this address \(at most 2\)/);
+      expect(answer.closed).toBe(true);
+      // one that sends nothing is closed after the grace period, unanswered
+      const quiet = await open();
+      const quietEnd = await new Promise<number>((resolve) => {
+        const started = Date.now();
+        quiet.once('close', () => resolve(Date.now() - started));
+      });
+      expect(quietEnd).toBeLessThan(REFUSAL_GRACE_MS + 2_000);
+      // the address's held connections still work
+      const metrics = await new Promise<string>((resolve) => {
+        let text = '';
+        held[0]!.on('data', (d: Buffer) => {
+          text += d.toString();
+          if (text.includes('\r\n\r\n')) resolve(text);
+        });
+        held[0]!.write('GET /admin-api/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      expect(metrics).toMatch(/^HTTP\/1\.1 200 /);
+      const counted = await registry.render();
+      expect(counted).toMatch(/hearth_http_refusals_answered_total\{reason="per_address"\} 1\n/);
+      expect(counted).toMatch(/hearth_http_connections_closed_total\{reason="per_address"\} 2\n/);
+    } finally {
+      for (const s of held) s.destroy();
+      await app.close();
+    }
+  }, 30_000);
 });

@@ -20,6 +20,12 @@
  *
  * Every connection closed by these rules is counted by reason (`hearth_http_connections_closed_total`)
  * and reported in one log line per {@link REPORT_MS}, never one line per socket.
+ *
+ * A refused connection is not simply reset (issue #37 item 8: a client over its quota saw only
+ * resets): a few of them at a time ({@link REFUSING_PER_ADDRESS} per address, at most
+ * {@link MAX_REFUSING}) are kept for {@link REFUSAL_GRACE_MS}; one whose request line and headers
+ * arrive in that time is answered 503 with `Retry-After` (http/app.ts) and closed, and counted in
+ * `hearth_http_refusals_answered_total`. The others are closed at once, as before.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -47,6 +53,13 @@ export const IDLE_UNDER_PRESSURE_MS = 1_000;
 export const REPORT_MS = 5_000;
 /** Longest time between sweeps: deadlines are kept to within this much. */
 const MAX_SWEEP_MS = 1_000;
+/** A refused connection kept to be answered 503 must send its request's headers within this long. */
+export const REFUSAL_GRACE_MS = 1_000;
+/** Refused connections kept to be answered, per address and in all (each holds a descriptor meanwhile). */
+export const REFUSING_PER_ADDRESS = 4;
+export const MAX_REFUSING = 64;
+/** `Retry-After` of a 503 answered to a refused connection. */
+export const REFUSAL_RETRY_AFTER_SECS = 2;
 
 export const CLOSE_REASONS = ['per_address', 'reserved', 'idle_under_pressure', 'body_deadline', 'header_deadline'] as const;
 export type CloseReason = (typeof CLOSE_REASONS)[number];
@@ -97,6 +110,10 @@ export class ConnectionGovernor {
   /** sockets whose request body is still arriving → (request, deadline ms) */
   private readonly bodies = new Map<Socket, { req: IncomingMessage; deadline: number }>();
   private readonly closed = new Map<CloseReason, number>(CLOSE_REASONS.map((r) => [r, 0]));
+  /** refused connections kept to be answered 503 → why, by when, from where */
+  private readonly refusing = new Map<Socket, { reason: CloseReason; deadline: number; address: string }>();
+  private readonly refusingPerAddress = new Map<string, number>();
+  private readonly answeredRefusals = new Map<CloseReason, number>(CLOSE_REASONS.map((r) => [r, 0]));
   /** counts since the last log line */
   private readonly unreported = new Map<CloseReason, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -116,7 +133,7 @@ export class ConnectionGovernor {
   attach(server: Server): () => void {
     const onConnection = (socket: Socket) => this.admit(socket);
     const onRequest = (req: IncomingMessage) => {
-      if (hasBody(req)) this.expectBody(req, this.policy.bodyTimeoutMs);
+      if (hasBody(req) && !this.refusing.has(req.socket)) this.expectBody(req, this.policy.bodyTimeoutMs);
     };
     server.on('connection', onConnection);
     // before the app's own listener: a guard that decides synchronously extends the deadline from
@@ -140,7 +157,7 @@ export class ConnectionGovernor {
     else if (maxConnections > 0 && reserved > 0 && this.held.size >= maxConnections - reserved && holding >= LIGHT_HOLDER) refuse = 'reserved';
     if (refuse) {
       this.count(refuse);
-      socket.destroy();
+      if (!this.keepToAnswer(socket, address, refuse)) socket.destroy();
       return false;
     }
     this.held.set(socket, { address, acceptedAt: this.now() });
@@ -148,6 +165,45 @@ export class ConnectionGovernor {
     socket.once('close', () => this.release(socket));
     this.ensureSweeping();
     return true;
+  }
+
+  /** Keeps a refused connection for {@link REFUSAL_GRACE_MS} so its request can be answered 503, within the bounds. */
+  private keepToAnswer(socket: Socket, address: string, reason: CloseReason): boolean {
+    const mine = this.refusingPerAddress.get(address) ?? 0;
+    if (mine >= REFUSING_PER_ADDRESS || this.refusing.size >= MAX_REFUSING) return false;
+    this.refusing.set(socket, { reason, deadline: this.now() + REFUSAL_GRACE_MS, address });
+    this.refusingPerAddress.set(address, mine + 1);
+    socket.once('close', () => {
+      const r = this.refusing.get(socket);
+      if (!r) return;
+      this.refusing.delete(socket);
+      const left = (this.refusingPerAddress.get(r.address) ?? 1) - 1;
+      if (left <= 0) this.refusingPerAddress.delete(r.address);
+      else this.refusingPerAddress.set(r.address, left);
+    });
+    this.ensureSweeping();
+    return true;
+  }
+
+  /**
+   * Why this connection was refused, when it was kept only to be told so (its request is answered
+   * 503 and the connection closed); undefined for a connection that is held.
+   */
+  refusal(socket: Socket): CloseReason | undefined {
+    return this.refusing.get(socket)?.reason;
+  }
+
+  /** The refusal of this connection was answered: counted; it is closed after the answer (or at the next deadline). */
+  answered(socket: Socket): void {
+    const r = this.refusing.get(socket);
+    if (!r) return;
+    this.answeredRefusals.set(r.reason, (this.answeredRefusals.get(r.reason) ?? 0) + 1);
+    r.deadline = this.now() + REFUSAL_GRACE_MS * 2;
+  }
+
+  /** Refusals answered with 503, by reason. */
+  answeredBy(reason: CloseReason): number {
+    return this.answeredRefusals.get(reason) ?? 0;
   }
 
   private release(socket: Socket): void {
@@ -223,6 +279,9 @@ export class ConnectionGovernor {
         socket.destroy();
       }
     }
+    for (const [socket, r] of this.refusing) {
+      if (r.deadline <= now) socket.destroy(); // its 'close' removes it
+    }
     if (this.underPressure()) {
       for (const [socket, h] of this.held) {
         if (socket.bytesRead === 0 && now - h.acceptedAt >= IDLE_UNDER_PRESSURE_MS) {
@@ -231,7 +290,7 @@ export class ConnectionGovernor {
         }
       }
     }
-    if (this.bodies.size === 0 && this.held.size === 0) this.stopSweeping();
+    if (this.bodies.size === 0 && this.held.size === 0 && this.refusing.size === 0) this.stopSweeping();
   }
 
   private underPressure(): boolean {
@@ -273,6 +332,12 @@ export class ConnectionGovernor {
         read: () => CLOSE_REASONS.map((reason) => ({ labels: { reason }, value: this.closedBy(reason) })),
       },
       { name: 'hearth_http_connections_open', help: 'HTTP connections open now', read: () => [{ value: this.open }] },
+      {
+        name: 'hearth_http_refusals_answered_total',
+        help: 'Refused HTTP connections whose request was answered 503 with Retry-After before closing, by reason',
+        type: 'counter',
+        read: () => (['per_address', 'reserved'] as const).map((reason) => ({ labels: { reason }, value: this.answeredBy(reason) })),
+      },
     ];
   }
 }
