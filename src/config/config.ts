@@ -45,6 +45,8 @@ export interface ServerConfig {
   requestTimeoutSecs: number;
   /** connections one client address may hold; 0 = derived from the cap (docs/security.md "Limits") */
   maxConnectionsPerAddress: number;
+  /** connections one IPv4 /24 or IPv6 /64 may hold; 0 = derived: half the cap */
+  maxConnectionsPerGroup: number;
   /** connections kept for addresses holding few; 0 = derived from the cap */
   reservedConnections: number;
   /** seconds a request body may take after its headers when the request carries no valid token */
@@ -185,6 +187,7 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
     keepAliveTimeoutSecs: 'keep_alive_timeout_secs',
     requestTimeoutSecs: 'request_timeout_secs',
     maxConnectionsPerAddress: 'max_connections_per_address',
+    maxConnectionsPerGroup: 'max_connections_per_group',
     reservedConnections: 'reserved_connections',
     bodyTimeoutSecs: 'body_timeout_secs',
     bodyMinBytesPerSec: 'body_min_bytes_per_sec',

@@ -92,7 +92,9 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     const why =
       refused === 'per_address'
         ? `Too many connections from this address (at most ${governor.policy.perAddress}); close some or retry later`
-        : 'The node is near its connection limit and keeps its last connections for clients holding few; retry later';
+        : refused === 'per_group'
+          ? `Too many connections from this address's network (/24 or /64: at most ${governor.policy.perGroup}); retry later`
+          : 'The node is near its connection limit and keeps its last connections for clients holding few; retry later';
     reply.code(503).send(errorBody(style, why));
   });
   refuseOversizedBodies(app);

@@ -13,7 +13,10 @@ import { buildApp } from './app.ts';
 import { Metrics } from './metrics.ts';
 import {
   ConnectionGovernor,
+  EVICT_MIN_AGE_MS,
+  groupOf,
   IDLE_UNDER_PRESSURE_MS,
+  LIGHT_GROUP,
   LIGHT_HOLDER,
   MAX_REFUSING,
   REFUSAL_GRACE_MS,
@@ -101,13 +104,13 @@ describe('ConnectionGovernor', () => {
 
   it('keeps the reserved slots for addresses holding few connections', () => {
     const { g } = governor();
-    // three addresses of 10 and one of 5 fill the cap up to its reserve (40 - 5 = 35)
-    for (let a = 0; a < 3; a++) for (let i = 0; i < 10; i++) expect(g.admit(sock(`10.0.1.${a}`, 1))).toBe(true);
-    for (let i = 0; i < 5; i++) expect(g.admit(sock('10.0.1.9', 1))).toBe(true);
-    expect(g.admit(sock('10.0.1.9', 1))).toBe(true); // holds 5 < LIGHT_HOLDER: a reserved slot
-    for (let i = 0; i < 2; i++) expect(g.admit(sock('10.0.2.1', 1))).toBe(true); // a new client too
-    for (let i = 0; i < 2; i++) expect(g.admit(sock('10.0.1.9', 1))).toBe(true); // now 8
-    expect(g.admit(sock('10.0.1.9', 1))).toBe(false); // holds LIGHT_HOLDER: no more reserved slots
+    // three addresses of 10 and one of 5 fill the cap up to its reserve (40 - 5 = 35); each in a /24 of its own
+    for (let a = 0; a < 3; a++) for (let i = 0; i < 10; i++) expect(g.admit(sock(`10.1${a}.1.1`, 1))).toBe(true);
+    for (let i = 0; i < 5; i++) expect(g.admit(sock('10.19.1.1', 1))).toBe(true);
+    expect(g.admit(sock('10.19.1.1', 1))).toBe(true); // holds 5 < LIGHT_HOLDER: a reserved slot
+    for (let i = 0; i < 2; i++) expect(g.admit(sock('10.20.1.1', 1))).toBe(true); // a new client too
+    for (let i = 0; i < 2; i++) expect(g.admit(sock('10.19.1.1', 1))).toBe(true); // now 8
+    expect(g.admit(sock('10.19.1.1', 1))).toBe(false); // holds LIGHT_HOLDER: no more reserved slots
     expect(g.closedBy('reserved')).toBe(1);
     expect(g.closedBy('per_address')).toBe(0);
     expect(g.open).toBe(40);
@@ -116,7 +119,7 @@ describe('ConnectionGovernor', () => {
 
   it('near the cap, closes connections that never sent a byte after a second; spares those that did', () => {
     const { g, advance } = governor();
-    const idle = Array.from({ length: 36 }, (_, i) => sock(`10.0.3.${i % 9}`));
+    const idle = Array.from({ length: 36 }, (_, i) => sock(`10.3${i % 9}.3.1`));
     const talking = sock('10.0.4.1', 10);
     for (const s of [...idle, talking]) g.admit(s);
     advance(IDLE_UNDER_PRESSURE_MS - 1);
@@ -165,6 +168,55 @@ describe('ConnectionGovernor', () => {
     expect(lines[0]).toMatchObject({ closed: { per_address: 40, header_deadline: 1 } });
     g.report(); // nothing new: no line
     expect(lines).toHaveLength(1);
+    g.stop();
+  });
+});
+
+describe('address groups and slow bodies near the cap (issue #37 item 4)', () => {
+  it('groups IPv4 addresses by /24 and IPv6 by /64', () => {
+    expect(groupOf('127.0.3.7')).toBe('127.0.3.0/24');
+    expect(groupOf('2001:db8:1:2:aa::1')).toBe('2001:db8:1:2::/64');
+    expect(groupOf('2001:db8:1:2:ffff:1:2:3')).toBe('2001:db8:1:2::/64');
+    expect(groupOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(groupOf('::1')).toBe('0:0:0:0::/64');
+    expect(groupOf('2001:0DB8:0001:0002::9')).toBe('2001:db8:1:2::/64');
+  });
+
+  it('holds a group to its quota, and counts a heavy group as heavy for the reserve, whatever each address holds', () => {
+    const { g } = governor({ ...POLICY, perGroup: 12 });
+    // 2 connections from each of 7 addresses of one /64: 12 admitted, then per_group
+    const results = Array.from({ length: 14 }, (_, i) => g.admit(sock(`2001:db8:0:1::${(i % 7) + 1}`, 1)));
+    expect(results.filter(Boolean)).toHaveLength(12);
+    expect(g.closedBy('per_group')).toBe(2);
+    g.stop();
+
+    const { g: h } = governor({ ...POLICY, maxConnections: 60, perAddress: 60, reserved: 20 });
+    // fill up to the reserve (40) from one /24 of 10 addresses holding 4 each: all light by address
+    for (let i = 0; i < 40; i++) expect(h.admit(sock(`10.9.9.${i % 10}`, 1))).toBe(true);
+    expect(40).toBeGreaterThanOrEqual(LIGHT_GROUP);
+    expect(h.admit(sock('10.9.9.77', 1))).toBe(false); // a new address of the same /24: its group is heavy
+    expect(h.closedBy('reserved')).toBe(1);
+    expect(h.admit(sock('10.8.8.8', 1))).toBe(true); // elsewhere: light
+    h.stop();
+  });
+
+  it('near the cap, a new connection evicts the slowest body that had its chance; fast ones and young ones stay', () => {
+    const { g, advance } = governor({ ...POLICY, maxConnections: 40, perAddress: 10, reserved: 5 });
+    // 35 bodies from 35 /24s (7 connections would be light everywhere): the cap minus the reserve
+    const slow = Array.from({ length: 34 }, (_, i) => sock(`10.${i}.0.1`, 100));
+    const fast = sock('10.200.0.1', 100);
+    for (const s of [...slow, fast]) g.admit(s);
+    for (const s of [...slow, fast]) g.expectBody(request(s), 60_000);
+    advance(EVICT_MIN_AGE_MS);
+    (fast as unknown as { bytesRead: number }).bytesRead = 1_000_000;
+    slow.forEach((s, i) => ((s as unknown as { bytesRead: number }).bytesRead = 100 + i)); // slow[0] slowest
+    const newcomers = Array.from({ length: 3 }, (_, i) => sock(`10.100.${i}.1`));
+    for (const n of newcomers) expect(g.admit(n)).toBe(true);
+    expect(slow.slice(0, 3).every((s) => s.closedByUs)).toBe(true);
+    expect(slow.slice(3).some((s) => s.closedByUs)).toBe(false);
+    expect(fast.closedByUs).toBe(false);
+    expect(g.closedBy('slow_body_evicted')).toBe(3);
+    expect(g.open).toBe(35);
     g.stop();
   });
 });

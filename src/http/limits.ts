@@ -20,6 +20,7 @@ export interface ConnectionLimits {
   requestTimeoutSecs: number;
   /** per-address quota, reserve and body deadlines (connections.ts); absent = the defaults */
   maxConnectionsPerAddress?: number;
+  maxConnectionsPerGroup?: number;
   reservedConnections?: number;
   bodyTimeoutSecs?: number;
   bodyMinBytesPerSec?: number;
