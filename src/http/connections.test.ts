@@ -221,6 +221,55 @@ describe('address groups and slow bodies near the cap (issue #37 item 4)', () =>
   });
 });
 
+describe('slow bodies from many loopback addresses on a real server (issue #37 item 4)', () => {
+  it('cannot hold the cap: health is answered while 40 addresses × 7 connections trickle bodies', async () => {
+    const CAP = 96;
+    const app = await buildApp({
+      logger: pino({ level: 'silent' }),
+      connections: { maxConnections: CAP, headerTimeoutSecs: 30, keepAliveTimeoutSecs: 5, requestTimeoutSecs: 600, bodyTimeoutSecs: 60 },
+      routes: (a) => {
+        a.get('/admin-api/health', async () => ({ data: { status: 'alive' } }));
+        a.post('/slow', async () => ({ ok: true }));
+      },
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as net.AddressInfo;
+    const attack: net.Socket[] = [];
+    try {
+      // 40 addresses in 40 /24s, 7 connections each (every one light by address and by group): 280 > CAP
+      await Promise.all(
+        Array.from({ length: 280 }, (_, i) =>
+          new Promise<void>((resolve) => {
+            const s = net.connect({ port, host: '127.0.0.1', localAddress: `127.2.${Math.floor(i / 7)}.1` });
+            attack.push(s);
+            s.on('error', () => resolve());
+            s.once('close', () => resolve());
+            s.once('connect', () => {
+              s.write('POST /slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+              resolve();
+            });
+          }),
+        ),
+      );
+      const trickle = setInterval(() => attack.forEach((s) => s.destroyed || s.write(' ')), 500);
+      try {
+        await new Promise((r) => setTimeout(r, 1_500));
+        let status = 0;
+        const started = Date.now();
+        while (status !== 200 && Date.now() - started < 5_000) {
+          status = await fetch(`http://127.0.0.1:${port}/admin-api/health`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status, () => 0);
+        }
+        expect(status).toBe(200);
+      } finally {
+        clearInterval(trickle);
+      }
+    } finally {
+      for (const s of attack) s.destroy();
+      await app.close();
+    }
+  }, 30_000);
+});
+
 describe('a refused connection on a real server (issue #37 item 8)', () => {
   it('is answered 503 with Retry-After when it sends a request, and counted; quiet ones are closed', async () => {
     const registry = new Metrics();

@@ -357,6 +357,15 @@ export class ConnectionGovernor {
     for (const [socket, r] of this.refusing) {
       if (r.deadline <= now) socket.destroy(); // its 'close' removes it
     }
+    // Node itself closes connections beyond the cap before they reach admit(): keep a few slots free
+    // for newcomers by evicting the slowest bodies, so a cap filled by light holders still turns
+    const { maxConnections, reserved } = this.policy;
+    if (maxConnections > 0) {
+      const headroom = Math.max(1, Math.floor(reserved / 8));
+      while (this.held.size > maxConnections - headroom && this.evictSlowest()) {
+        /* one more slot */
+      }
+    }
     if (this.underPressure()) {
       for (const [socket, h] of this.held) {
         if (socket.bytesRead === 0 && now - h.acceptedAt >= IDLE_UNDER_PRESSURE_MS) {
