@@ -17,7 +17,9 @@ export type ErrorKind =
   | 'bad_gateway'
   | 'not_implemented'
   | 'unavailable'
-  | 'gateway_timeout';
+  | 'gateway_timeout'
+  /** 507: the node has no room to store it (disk full, blob quota; docs/security.md "Disk") */
+  | 'insufficient_storage';
 
 /** `X-Auth-Error` reasons (auth-wire §4.6). */
 export type AuthReason =

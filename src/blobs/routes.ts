@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EXPOSED_HEADERS } from '../http/cors.ts';
+import { closeAfterAnswer } from '../http/linger.ts';
 import { Errors } from '../http/response-schemas.ts';
 import { DEFAULT_MIME } from './mime.ts';
 import { DEFAULT_MAX_BLOB_BYTES } from './store.ts';
@@ -67,17 +68,26 @@ export function registerBlobRoutes(root: FastifyInstance, deps: BlobRoutesDeps):
     const uploadSchema = {
       summary: "Upload raw bytes (streamed; no size limit but the store's)",
       querystring: UploadQuery,
-      response: { 200: UploadResponse, ...Errors(400, 401, 403, 413) },
+      response: { 200: UploadResponse, ...Errors(400, 401, 403, 413, 507) },
     };
     app.put(
       '/admin-api/blobs',
       { schema: uploadSchema, config: { docs: { body: UploadBody } }, bodyLimit: DEFAULT_MAX_BLOB_BYTES },
-      async (req) => {
+      async (req, reply) => {
         // no body at all (no content-length, no transfer-encoding) is an empty blob
         const body = (req.body ?? Readable.from([])) as AsyncIterable<Uint8Array>;
-        // the query is validated (400) before any byte of the body is read
-        const r = await blobs.upload(body, { hash: req.query.hash, contextId: req.query.context_id });
-        return { data: { blob_id: r.blobId, size: r.size } };
+        // Content-Length is digits here (http/app.ts refused anything else with 400)
+        const length = req.headers['content-length'];
+        const declaredBytes = length === undefined ? undefined : Number(length);
+        try {
+          // the query is validated (400), and room for the declared size granted (507), before any byte of the body is read
+          const r = await blobs.upload(body, { hash: req.query.hash, contextId: req.query.context_id, declaredBytes });
+          return { data: { blob_id: r.blobId, size: r.size } };
+        } catch (err) {
+          // what is left of the body is not stored: the connection ends after the answer (lingering, so the client reads it)
+          closeAfterAnswer(reply.raw);
+          throw err;
+        }
       },
     );
 

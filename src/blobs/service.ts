@@ -117,9 +117,10 @@ export class BlobService {
     return { hash: parseHash(query.hash), contextId: parseContextId(query.contextId) };
   }
 
-  async upload(source: AsyncIterable<Uint8Array>, opts: { hash?: string; contextId?: string } = {}) {
+  /** `declaredBytes`: the announced size (Content-Length); refused with 507 before any byte is read when it cannot fit. */
+  async upload(source: AsyncIterable<Uint8Array>, opts: { hash?: string; contextId?: string; declaredBytes?: number } = {}) {
     const { hash } = this.prepareUpload(opts);
-    const r = await this.store.put(source, { expectedHash: hash });
+    const r = await this.store.put(source, { expectedHash: hash, declaredBytes: opts.declaredBytes });
     return { blobId: r.blobId, size: r.size, created: r.created };
   }
 

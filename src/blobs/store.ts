@@ -11,6 +11,10 @@
  * the metadata batch has committed is the blob visible; an interrupted or rejected upload removes
  * its temporary files, and `open()` clears leftovers of a crash (temp files, chunk files no
  * metadata references). Commits and deletes run one at a time so refcounts never race.
+ *
+ * Every upload first gets room under the blob quota and the disk reserve (quota.ts): its declared
+ * size before any byte is read, else chunk by chunk; past either bound it is refused with 507 and
+ * leaves nothing behind.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -20,6 +24,7 @@ import { Serial } from '../auth/serial.ts';
 import { HearthError, badRequest, notFound } from '../errors.ts';
 import type { BatchOp, Space, Store } from '../store/store.ts';
 import { sniffMime, SNIFF_BYTES } from './mime.ts';
+import { BlobQuota, type BlobQuotaConfig, type Grant } from './quota.ts';
 
 export const CHUNK_SIZE = 1024 * 1024;
 /** The reference's upload cap (admin-wire-a §5.1: max 1 GiB). */
@@ -50,6 +55,8 @@ export interface PutOptions {
   expectedHash?: string;
   /** expected blob id (hex), e.g. for bytes from a peer; a mismatch rejects with 502 */
   expectedId?: string;
+  /** the size the sender announced (`Content-Length`): room for it is granted before any byte is read, or 507 */
+  declaredBytes?: number;
 }
 
 export interface PutResult {
@@ -68,6 +75,8 @@ export interface StagedBlob {
   chunkIds: string[];
   tmpFiles: string[];
   mime: string;
+  /** its room under the quota, given back by `discard` */
+  grant?: Grant;
 }
 
 /** What one committed change did to the set of stored blobs (`BlobStore.onChange`). */
@@ -99,6 +108,8 @@ export class BlobStore {
   private readonly tmpDir: string;
   private readonly maxBytes: number;
   private readonly now: () => number;
+  /** the disk the blobs may take (quota.ts) */
+  readonly quota: BlobQuota;
   /** commits and deletes, one at a time so refcounts never race */
   private readonly serial = new Serial();
   /** told after each commit which blobs appeared and which are gone (`onChange`) */
@@ -107,7 +118,7 @@ export class BlobStore {
   constructor(
     private readonly store: Store,
     readonly dir: string,
-    opts: { maxBytes?: number; now?: () => number } = {},
+    opts: { maxBytes?: number; now?: () => number; quota?: BlobQuotaConfig | BlobQuota } = {},
   ) {
     this.blobs = store.space<BlobMeta>('blobs');
     this.chunks = store.space<ChunkMeta>('blob_chunks');
@@ -115,6 +126,7 @@ export class BlobStore {
     this.tmpDir = join(dir, 'tmp');
     this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BLOB_BYTES;
     this.now = opts.now ?? Date.now;
+    this.quota = opts.quota instanceof BlobQuota ? opts.quota : new BlobQuota(dir, opts.quota);
   }
 
   /**
@@ -135,6 +147,7 @@ export class BlobStore {
     for (const name of await readdir(this.chunkDir)) {
       if (!(await this.chunks.get(name))) await rm(join(this.chunkDir, name), { force: true });
     }
+    await this.quota.open(this.chunkDir);
   }
 
   get(blobId: string): Promise<BlobMeta | undefined> {
@@ -184,6 +197,11 @@ export class BlobStore {
    * (committed or not) to remove what was not moved into place.
    */
   async stage(source: AsyncIterable<Uint8Array>, opts: PutOptions = {}): Promise<StagedBlob> {
+    if (opts.declaredBytes !== undefined && opts.declaredBytes > this.maxBytes) {
+      throw new HearthError('payload_too_large', `Blob of ${opts.declaredBytes} bytes exceeds the maximum size of ${this.maxBytes} bytes`);
+    }
+    // before any byte is read: a body that cannot fit is refused now, not after it filled the disk
+    const grant = await this.quota.grant(opts.declaredBytes ?? 0);
     const upload = randomUUID();
     const tmpFiles: string[] = [];
     const chunkIds: string[] = [];
@@ -197,6 +215,8 @@ export class BlobStore {
     const pending: Promise<void>[] = [];
 
     const flush = async () => {
+      // every earlier chunk was full: what this upload will have written once this one is
+      await grant.cover(tmpFiles.length * CHUNK_SIZE + fill);
       const path = join(this.tmpDir, `${upload}.${tmpFiles.length}`);
       tmpFiles.push(path);
       const bytes = buf.subarray(0, fill);
@@ -239,16 +259,18 @@ export class BlobStore {
       if (opts.expectedId !== undefined && opts.expectedId !== blobId) {
         throw new HearthError('bad_gateway', `Received bytes hash to blob ${blobId}, not the requested ${opts.expectedId}`);
       }
-      return { blobId, size: total, hash, chunkIds, tmpFiles, mime: sniffMime(head) };
+      return { blobId, size: total, hash, chunkIds, tmpFiles, mime: sniffMime(head), grant };
     } catch (err) {
       await Promise.allSettled(pending);
       await Promise.all(tmpFiles.map((p) => rm(p, { force: true })));
+      grant.release();
       throw err;
     }
   }
 
   /** Removes a staged blob's temporary files (those a commit moved into place are gone already). */
   async discard(staged: StagedBlob): Promise<void> {
+    staged.grant?.release();
     await Promise.all(staged.tmpFiles.map((p) => rm(p, { force: true })));
   }
 
@@ -281,6 +303,7 @@ export class BlobStore {
       };
       const created: boolean[] = [];
       let moved = false;
+      let movedBytes = 0;
       for (const up of c.add ?? []) {
         const existing = await metaOf(up.blobId);
         created.push(existing === null);
@@ -291,7 +314,9 @@ export class BlobStore {
         for (const [chunk, n] of occurrences(up.chunkIds)) {
           const known = await chunkCount(chunk);
           if (known === 0) {
-            await rename(up.tmpFiles[up.chunkIds.indexOf(chunk)]!, join(this.chunkDir, chunk));
+            const at = up.chunkIds.indexOf(chunk);
+            await rename(up.tmpFiles[at]!, join(this.chunkDir, chunk));
+            movedBytes += chunkSize(up.size, up.chunkIds.length, at);
             moved = true;
           }
           chunkCounts.set(chunk, known + n);
@@ -299,8 +324,12 @@ export class BlobStore {
         metas.set(up.blobId, { size: String(up.size), hash: up.hash, chunks: up.chunkIds, refcount: 1, mime: up.mime, createdAt: this.now() });
       }
       if (moved) await syncDir(this.chunkDir);
+      // in place from here: counted as stored even if the batch below fails (open() sweeps them)
+      this.quota.stored(movedBytes);
       const releases: ReleaseResult[] = [];
       const gone: string[] = [];
+      /** sizes of chunks of released blobs, for the quota once their files go */
+      const sizes = new Map<string, number>();
       for (const id of c.release ?? []) {
         const meta = await metaOf(id);
         if (!meta) continue;
@@ -312,6 +341,7 @@ export class BlobStore {
         metas.set(id, null);
         gone.push(id);
         for (const [chunk, n] of occurrences(meta.chunks)) chunkCounts.set(chunk, (await chunkCount(chunk)) - n);
+        meta.chunks.forEach((chunk, i) => sizes.set(chunk, chunkSize(Number(meta.size), meta.chunks.length, i)));
         releases.push({ refcount: 0, removed: true });
       }
       const ops: BatchOp[] = [...(c.extra ?? [])];
@@ -326,7 +356,14 @@ export class BlobStore {
       }
       await this.store.batch(ops);
       // after the commit: a crash here leaves unreferenced files, which open() sweeps
-      await Promise.all(unused.map((chunk) => unlink(join(this.chunkDir, chunk)).catch(() => undefined)));
+      await Promise.all(
+        unused.map((chunk) =>
+          unlink(join(this.chunkDir, chunk)).then(
+            () => this.quota.stored(-(sizes.get(chunk) ?? 0)),
+            () => undefined,
+          ),
+        ),
+      );
       const added = [...new Set((c.add ?? []).filter((_, i) => created[i]).map((up) => up.blobId))].filter((id) => metas.get(id));
       const removed = [...new Set(gone)].filter((id) => metas.get(id) === null);
       if (added.length + removed.length > 0) {
@@ -341,6 +378,11 @@ export class BlobStore {
       return { created, released: releases };
     });
   }
+}
+
+/** The size of chunk `i` of a blob of `size` bytes cut into `n` chunks: all full but the last. */
+function chunkSize(size: number, n: number, i: number): number {
+  return i < n - 1 ? CHUNK_SIZE : size - (n - 1) * CHUNK_SIZE;
 }
 
 function occurrences(ids: string[]): Map<string, number> {

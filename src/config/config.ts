@@ -6,6 +6,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'smol-toml';
 import { AUTH_DEFAULTS, DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT, DEFAULT_SWARM_HOST, DEFAULT_SWARM_PORT, RUNTIME_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
 import { DEFAULT_REGISTRY_TIMEOUT_SECS } from '../applications/constants.ts';
+import { BLOB_QUOTA_DEFAULTS, type BlobQuotaConfig } from '../blobs/quota.ts';
 
 export interface AuthConfig {
   accessTokenTtlSecs: number;
@@ -44,6 +45,8 @@ export interface ServerConfig {
   requestTimeoutSecs: number;
   /** connections one client address may hold; 0 = derived from the cap (docs/security.md "Limits") */
   maxConnectionsPerAddress: number;
+  /** connections one IPv4 /24 or IPv6 /64 may hold; 0 = derived: half the cap */
+  maxConnectionsPerGroup: number;
   /** connections kept for addresses holding few; 0 = derived from the cap */
   reservedConnections: number;
   /** seconds a request body may take after its headers when the request carries no valid token */
@@ -85,6 +88,11 @@ export interface NodeConfig {
    */
   specialized: { enabled: boolean; admitUnattested: boolean };
   datastore: { path: string };
+  /**
+   * the disk blobs may take (docs/security.md "Disk"): a quota (0 = `quota_free_percent` of the free
+   * space at start) and the free space blob writes always leave for the store and logs (0 = derived)
+   */
+  blobs: BlobQuotaConfig;
   auth: AuthConfig;
   registry: RegistryConfig;
   /** dev installs: when `devInstallRoot` is set, `install-dev-application` paths must lie inside it */
@@ -157,6 +165,7 @@ export function defaultConfig(name: string): NodeConfig {
     network: { ...NETWORK_DEFAULTS },
     specialized: { enabled: false, admitUnattested: false },
     datastore: { path: 'data' },
+    blobs: { ...BLOB_QUOTA_DEFAULTS },
     auth: { ...AUTH_DEFAULTS, allowedCallbackOrigins: [], nodeHosts: [] },
     registry: { dir: '', url: '', timeoutSecs: DEFAULT_REGISTRY_TIMEOUT_SECS },
     applications: { devInstallRoot: '' },
@@ -178,6 +187,7 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
     keepAliveTimeoutSecs: 'keep_alive_timeout_secs',
     requestTimeoutSecs: 'request_timeout_secs',
     maxConnectionsPerAddress: 'max_connections_per_address',
+    maxConnectionsPerGroup: 'max_connections_per_group',
     reservedConnections: 'reserved_connections',
     bodyTimeoutSecs: 'body_timeout_secs',
     bodyMinBytesPerSec: 'body_min_bytes_per_sec',
@@ -199,6 +209,7 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
   },
   specialized: { enabled: 'enabled', admitUnattested: 'admit_unattested' },
   datastore: { path: 'path' },
+  blobs: { quotaBytes: 'quota_bytes', quotaFreePercent: 'quota_free_percent', diskReserveBytes: 'disk_reserve_bytes' },
   auth: {
     accessTokenTtlSecs: 'access_token_ttl_secs',
     refreshTokenTtlSecs: 'refresh_token_ttl_secs',

@@ -56,6 +56,8 @@ export const SERVER_DEFAULTS = {
   requestTimeoutSecs: 600,
   /** connections one client address may hold; 0 = derived: a quarter of the cap, at least 16 (issue #23) */
   maxConnectionsPerAddress: 0,
+  /** connections one address group (IPv4 /24, IPv6 /64) may hold; 0 = derived: half the cap (issue #37 item 4) */
+  maxConnectionsPerGroup: 0,
   /** slots kept for addresses holding few connections; 0 = derived: an eighth of the cap */
   reservedConnections: 0,
   /** a request body must be complete this long after its headers (a request without a token: all it gets) */

@@ -9,11 +9,12 @@ import { BODY_LIMIT_BYTES, SERVER_DEFAULTS } from '../config/defaults.ts';
 import { HearthError } from '../errors.ts';
 import { boundedJsonBodies } from './body.ts';
 import { registerCors } from './cors.ts';
-import { formatValidation, handleError } from './error-handler.ts';
+import { errorBody, formatValidation, handleError } from './error-handler.ts';
 import { stringifyExact } from './json.ts';
 import { lazyValidators } from './lazy-validators.ts';
-import { ConnectionGovernor, resolveConnectionPolicy } from './connections.ts';
+import { ConnectionGovernor, REFUSAL_GRACE_MS, REFUSAL_RETRY_AFTER_SECS, resolveConnectionPolicy } from './connections.ts';
 import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
+import { closeAfterAnswer } from './linger.ts';
 import { loggablePath } from './logging.ts';
 import { lazyChildLogger } from './request-logger.ts';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.ts';
@@ -81,7 +82,20 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   // Hooks on every request are callback-style (no promise per hook and request: issue #14).
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    const refused = governor.refusal(request.raw.socket);
+    if (refused === undefined) return done();
+    // a connection over its address's quota (or the reserve) that sent a request: told so, then closed
+    governor.answered(request.raw.socket);
+    closeAfterAnswer(reply.raw, REFUSAL_GRACE_MS);
+    reply.header('retry-after', String(REFUSAL_RETRY_AFTER_SECS));
+    const style = request.routeOptions?.config?.errorStyle;
+    const why =
+      refused === 'per_address'
+        ? `Too many connections from this address (at most ${governor.policy.perAddress}); close some or retry later`
+        : refused === 'per_group'
+          ? `Too many connections from this address's network (/24 or /64: at most ${governor.policy.perGroup}); retry later`
+          : 'The node is near its connection limit and keeps its last connections for clients holding few; retry later';
+    reply.code(503).send(errorBody(style, why));
   });
   refuseOversizedBodies(app);
   boundedJsonBodies(app);
@@ -144,7 +158,7 @@ function refuseOversizedBodies(app: App): void {
       return done(new HearthError('bad_request', 'Invalid Content-Length header'));
     }
     if (length > limit) {
-      reply.header('connection', 'close');
+      closeAfterAnswer(reply.raw);
       return done(new HearthError('payload_too_large', `Request body of ${length} bytes exceeds this route's limit of ${limit} bytes`));
     }
     done();

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HearthError } from '../errors.ts';
+import { closeAfterAnswer } from './linger.ts';
 import { STATUS_OF } from './status.ts';
 
 export type ErrorStyle = 'admin' | 'auth';
@@ -38,6 +39,13 @@ export function handleError(err: FastifyError | HearthError | Error, request: Fa
     return reply.code(400).send(errorBody(style, fe.message));
   }
   const exhausted = exhaustionOf(err);
+  if (exhausted && DISK_FULL.has(exhausted)) {
+    // the disk is full (blobs stop at their reserve, so something else filled it): the request is
+    // refused, the node stays up; not worth retrying until someone frees space (issue #37 item 1)
+    request.log.warn({ code: exhausted }, 'request refused: the disk is full');
+    closeAfterAnswer(reply.raw);
+    return reply.code(507).send(errorBody(style, `The disk holding the node's home is full (${exhausted}: no space left on the device); the request was refused`));
+  }
   if (exhausted) {
     // the node ran out of a resource (descriptors, disk): the caller may retry; not a bug
     request.log.warn({ code: exhausted }, 'request refused: resource exhausted');
@@ -54,7 +62,9 @@ export function handleError(err: FastifyError | HearthError | Error, request: Fa
 }
 
 /** System errors that mean the node is out of a resource rather than that the request was wrong. */
-const EXHAUSTION_CODES = new Set(['EMFILE', 'ENFILE', 'ENOSPC', 'ENOMEM', 'EAGAIN']);
+const EXHAUSTION_CODES = new Set(['EMFILE', 'ENFILE', 'ENOSPC', 'EDQUOT', 'ENOMEM', 'EAGAIN']);
+/** ...of which these mean the disk (or the user's disk quota) is full: 507 */
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT']);
 
 function exhaustionOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown }).code;

@@ -3,7 +3,7 @@
  * (issue #14): a connection that does not send a request's headers in time is closed, whether it
  * sends nothing, trickles its headers, or idles after an answer; one whose request is in is not.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enforceHeaderDeadline, HeaderWatchdog } from './limits.ts';
@@ -53,6 +53,19 @@ describe('HeaderWatchdog', () => {
     now = 190;
     w.sweep();
     expect(closed).toBe(1);
+    w.stop();
+  });
+
+  it('a response finishing after its socket was detached arms nothing and does not throw (issue #37 item 1)', () => {
+    const w = new HeaderWatchdog(100, () => 0);
+    const detached = { req: { socket: null } } as unknown as ServerResponse;
+    expect(() => w.rearmAfter.call(detached)).not.toThrow();
+    const closed = { req: { socket: { destroyed: true } } } as unknown as ServerResponse;
+    w.rearmAfter.call(closed);
+    expect(w.size).toBe(0);
+    const live = { req: { socket: { destroyed: false } } } as unknown as ServerResponse;
+    w.rearmAfter.call(live);
+    expect(w.size).toBe(1);
     w.stop();
   });
 });

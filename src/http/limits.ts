@@ -20,6 +20,7 @@ export interface ConnectionLimits {
   requestTimeoutSecs: number;
   /** per-address quota, reserve and body deadlines (connections.ts); absent = the defaults */
   maxConnectionsPerAddress?: number;
+  maxConnectionsPerGroup?: number;
   reservedConnections?: number;
   bodyTimeoutSecs?: number;
   bodyMinBytesPerSec?: number;
@@ -103,8 +104,11 @@ export class HeaderWatchdog {
     this.sweepMs = Math.max(1, Math.min(MAX_SWEEP_MS, Math.ceil(ms / 8)));
     const watchdog = this;
     this.rearmAfter = function (this: ServerResponse) {
-      const socket = this.req.socket;
-      if (!socket.destroyed) watchdog.arm(socket);
+      // the request's socket is null once Node detached it (a connection that ended while its
+      // answer was written, e.g. an upload refused mid-body): nothing waits for a next request.
+      // Reading it unchecked crashed the node (issue #37 item 1).
+      const socket = this.req?.socket;
+      if (socket && !socket.destroyed) watchdog.arm(socket);
     };
   }
 

@@ -14,4 +14,5 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   bad_gateway: 502,
   unavailable: 503,
   gateway_timeout: 504,
+  insufficient_storage: 507,
 };

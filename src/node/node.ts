@@ -219,7 +219,7 @@ export class HearthNode {
     this.auth = new AuthService({ keys: this.keyStore, tokens, clock, config: config.auth });
     this.keys = new KeysService({ keys: this.keyStore, clock, config: config.auth, auth: this.auth });
     await this.keyStore.sweep(unixSecs(clock));
-    const blobStore = new BlobStore(this.store, paths.blobs, { now: () => clock.now() });
+    const blobStore = new BlobStore(this.store, paths.blobs, { now: () => clock.now(), quota: config.blobs });
     await blobStore.open();
     this.applications = createApplications({ store: this.store, blobs: blobStore, config, now: () => clock.now() });
     const nodeKey = createPrivateKey(await readFile(paths.nodeKey));
@@ -437,6 +437,7 @@ export class HearthNode {
       if (this.network) registerNetworkMetrics(this.metrics, this.network);
       if (this.replicator) for (const series of replicationSeries(this.replicator.stats)) this.metrics.addGauge(series);
       for (const series of this.blobPeers?.series() ?? []) this.metrics.addGauge(series);
+      for (const series of this.blobs.store.quota.series()) this.metrics.addGauge(series);
       for (const series of [...this.runtime.series(), ...this.compactor.series()]) this.metrics.addGauge(series);
       const applyFailures = this.sync?.applier.failures;
       if (applyFailures) {

@@ -8,14 +8,17 @@ class FlakyStore implements ReopenableStore {
   listener?: (cause: string) => void;
   reopens = 0;
   broken = true;
-  constructor(private failures: number) {}
+  constructor(
+    private failures: number,
+    private readonly cause = 'IO error: Too many open files',
+  ) {}
   onFailure(l: (cause: string) => void) {
     this.listener = l;
     return () => (this.listener = undefined);
   }
   async reopen() {
     this.reopens++;
-    if (this.failures-- > 0) throw new Error('IO error: Too many open files');
+    if (this.failures-- > 0) throw new Error(this.cause);
     this.broken = false;
   }
   async health(): Promise<StoreHealth> {
@@ -54,6 +57,19 @@ describe('store supervisor (issue #17 finding 1)', () => {
     expect(s.state).toBe('failed');
     expect(store.reopens).toBe(3);
     expect(fatal[0]).toMatch(/could not be reopened after 3 attempts.*Too many open files/);
+  });
+
+  it('never gives up while the disk is full: the node stays up until space is freed (issue #37 item 1)', async () => {
+    const store = new FlakyStore(12, 'IO error: /home/data/000123.log: No space left on device');
+    const fatal: string[] = [];
+    const s = new StoreSupervisor({ store, logger: quiet, onFatal: (m) => fatal.push(m), attempts: 3, firstDelayMs: 1, maxDelayMs: 1 });
+    s.start();
+    store.listener!('IO error: No space left on device');
+    await until(() => s.state === 'ok');
+    expect(s.state).toBe('ok');
+    expect(store.reopens).toBe(13);
+    expect(fatal).toEqual([]);
+    s.stop();
   });
 
   it('runs the read-write probe periodically while the store is ok, and not once stopped', async () => {

@@ -5,7 +5,8 @@
  * reports a failure, the supervisor logs it once with its cause (readiness is already 503 with the
  * reason, see `LevelStore.health`), then reopens the store with growing pauses. If it cannot within
  * its attempts, it gives up with a clear message (`onFatal`): the `run` command exits non-zero so a
- * supervisor (systemd, Kubernetes) restarts the process.
+ * supervisor (systemd, Kubernetes) restarts the process — except for a full disk, which a restart
+ * does not mend: then it keeps trying until space is freed, and the node stays up answering 503.
  *
  * It is also the store's monitor (issue #14): every `probeIntervalMs` it runs the store's
  * read-write probe, so the probe routes answer from memory (`Store.status`) instead of touching the
@@ -72,7 +73,9 @@ export class StoreSupervisor {
     const attempts = this.o.attempts ?? 8;
     let delay = this.o.firstDelayMs ?? 1_000;
     let last = cause;
-    for (let i = 1; i <= attempts; i++) {
+    // a full disk is not mended by a restart: the node keeps trying (at the longest pause) and stays
+    // up, answering 503, until space is freed (issue #37 item 1)
+    for (let i = 1; i <= attempts || diskFull(last); i++) {
       if (!(await sleep(delay, this.abort.signal))) return;
       try {
         await this.o.store.reopen();
@@ -92,6 +95,11 @@ export class StoreSupervisor {
     logger.fatal({ cause: last }, message);
     this.o.onFatal(message);
   }
+}
+
+/** Whether a store error means the disk (or the user's disk quota) is full. */
+export function diskFull(cause: string): boolean {
+  return /No space left|ENOSPC|EDQUOT|Disk quota exceeded/i.test(cause);
 }
 
 /** Resolves true after `ms`, false when aborted first. */

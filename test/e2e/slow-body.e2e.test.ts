@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore } from '../../src/client/index.ts';
+import { REFUSING_PER_ADDRESS } from '../../src/http/connections.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 
 const CAP = 64;
@@ -75,7 +76,9 @@ it('a client and health are served while one address trickles bodies, and every 
   // every connect answered (accepted, then held or closed at once by the node)
   await until('the attack to connect', () => last.connected >= ATTACK, 10_000);
   await sleep(300);
-  expect(last.open).toBe(PER_ADDRESS); // the address holds its quota, no more
+  // the address holds its quota, no more; a few refused ones are open only until their 503 is out (issue #37 item 8)
+  expect(last.open).toBeGreaterThanOrEqual(PER_ADDRESS);
+  expect(last.open).toBeLessThanOrEqual(PER_ADDRESS + REFUSING_PER_ADDRESS);
 
   const client = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
   const login = await client.auth.login({ username: node.adminUser, password: node.adminPassword });
@@ -91,15 +94,17 @@ it('a client and health are served while one address trickles bodies, and every 
   const closed = (reason: string) => Number(metrics.match(new RegExp(`hearth_http_connections_closed_total\\{reason="${reason}"\\} (\\d+)`))?.[1] ?? -1);
   expect(closed('per_address')).toBe(ATTACK - PER_ADDRESS);
   expect(closed('body_deadline')).toBe(PER_ADDRESS);
+  expect(Number(metrics.match(/hearth_http_refusals_answered_total\{reason="per_address"\} (\d+)/)?.[1])).toBe(REFUSING_PER_ADDRESS);
 }, 60_000);
 
 it('idle sockets from many addresses that fill the cap are closed within seconds, not the header timeout', async () => {
   const port = Number(new URL(node.url).port);
-  // 16 addresses × 4 sockets = the whole cap (64); none sends a byte
+  // 16 addresses × 4 sockets = the whole cap (64); none sends a byte. Each address in a /24 of its
+  // own: addresses of one /24 are one group (issue #37 item 4), held to half the cap together
   const sockets = await Promise.all(
     Array.from({ length: CAP }, (_, i) =>
       new Promise<net.Socket>((resolve) => {
-        const s = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${20 + (i % 16)}` });
+        const s = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.${20 + (i % 16)}.1` });
         s.on('error', () => undefined);
         s.once('connect', () => resolve(s));
         s.once('close', () => resolve(s));
