@@ -1,9 +1,6 @@
-/**
- * The fair scheduler's order (fair-share.ts): fewest workers held, then least recent worker time, then
- * longest waiting; and the throttle of contexts whose calls keep running into their deadline.
- */
-import { describe, expect, it } from 'vitest';
-import { FairShare, Throttle } from './fair-share.ts';
+/** The fair scheduler's order (fair-share.ts): fewest workers held, then least recent worker time, then longest waiting. */
+import { expect, it } from 'vitest';
+import { FairShare } from './fair-share.ts';
 
 it('picks the context holding the fewest workers, then the one that used the least worker time, then the longest waiting', () => {
   const fair = new FairShare(10_000);
@@ -33,46 +30,4 @@ it('forgets worker time by half every half-life', async () => {
   expect(fair.usedMs('a', now)).toBeGreaterThan(900);
   expect(fair.usedMs('a', now + 50)).toBeCloseTo(fair.usedMs('a', now) / 2, 5);
   expect(fair.usedMs('never')).toBe(0);
-});
-
-// issue #37 item 3: a context that keeps burning its whole deadline
-describe('the throttle of runaway contexts', () => {
-  it('narrows a context stopped at its deadline to one call, then cools it down for twice the deadline, doubling while it keeps failing', () => {
-    const t = new Throttle({ deadlineMs: 1_000, maxCoolMs: 5_000 });
-    expect(t.share('a', 2, 0)).toBe(2);
-    expect(t.stopped('a', 0)).toBe(0);
-    expect(t.share('a', 2, 1)).toBe(1);
-    expect(t.coolingMs('a', 1)).toBe(0);
-    expect(t.stopped('a', 10)).toBe(2_000); // the second stop in a row: a cool-down
-    expect(t.share('a', 2, 11)).toBe(0);
-    expect(t.coolingMs('a', 1_010)).toBe(1_000);
-    // back after the cool-down, one call at a time; the next stop cools it for twice as long, up to the cap
-    expect(t.share('a', 2, 2_010)).toBe(1);
-    expect(t.stopped('a', 3_000)).toBe(4_000);
-    expect(t.stopped('a', 8_000)).toBe(5_000);
-    // other contexts are not touched
-    expect(t.share('b', 2, 8_000)).toBe(2);
-    expect(t.size).toBe(1);
-  });
-
-  it('forgives a context whose calls end within their deadline again, and one quiet for long', () => {
-    const t = new Throttle({ deadlineMs: 1_000, maxCoolMs: 4_000 });
-    t.stopped('a', 0);
-    t.finished('a', 100);
-    expect(t.share('a', 2, 100)).toBe(2);
-    expect(t.size).toBe(0);
-    // one stop, one success, one stop: never two in a row, never cooled
-    t.stopped('a', 200);
-    t.finished('a', 300);
-    expect(t.stopped('a', 400)).toBe(0);
-    t.stopped('b', 0);
-    expect(t.stopped('b', 1)).toBe(2_000);
-    expect(t.share('b', 2, 2_001 + 8_000)).toBe(2); // quiet for twice the longest cool-down
-  });
-
-  it('never cools a context for less than twice the deadline, whatever the cap', () => {
-    const t = new Throttle({ deadlineMs: 10_000, maxCoolMs: 1_000 });
-    t.stopped('a', 0);
-    expect(t.stopped('a', 0)).toBe(20_000);
-  });
 });

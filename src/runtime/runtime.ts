@@ -16,11 +16,7 @@
  *   the bound is refused at once with 503 and Retry-After rather than queued without end. A freed
  *   worker goes to the waiting call whose context holds the fewest workers, then has used the
  *   least worker time recently, then has waited longest (issue #23: fair across contexts, so N
- *   runaway contexts cannot starve a healthy one). A context whose calls keep running into their
- *   deadline is throttled (fair-share.ts `Throttle`; issue #37 item 3): one call at a time, then a
- *   cool-down during which its calls are refused at once. A call that finds no worker within its
- *   wait is refused too (503 with Retry-After), never answered as a failed call: the node is busy,
- *   the call did not run.
+ *   runaway contexts cannot starve a healthy one).
  * - The guest's storage and blob reads are synchronous, the node's views are not: the worker
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
  *   (protocol.ts), over one channel per worker. A call that names its context's state version
@@ -52,7 +48,7 @@ import { type AskedRequest, type CallJob, type JobDone, type LoadJob, type Worke
 import type { Space } from './host-state.ts';
 import { HotRows } from './hot-rows.ts';
 import { Trap } from './trap.ts';
-import { FairShare, Throttle, type FairWaiter } from './fair-share.ts';
+import { FairShare, type FairWaiter } from './fair-share.ts';
 import { DEFAULT_IDLE_RETIRE_MS, DEFAULT_KEEP_WORKERS, IdleRetirement, WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
 
 export interface WasmRuntimeOptions {
@@ -96,8 +92,7 @@ interface Slot {
 }
 
 interface Waiter extends FairWaiter {
-  /** a worker; null: aborted or stopped; 'throttled': its context was cooled down while it waited */
-  grant: (slot: Slot | null | 'throttled') => void;
+  grant: (slot: Slot | null) => void;
 }
 
 /**
@@ -140,8 +135,6 @@ export class WasmRuntime implements Runtime {
   private readonly holding = new Map<string, number>();
   /** which waiting call a freed worker goes to (fair-share.ts) */
   private readonly fair: FairShare;
-  /** contexts whose calls keep running into their deadline (fair-share.ts) */
-  private readonly throttle: Throttle;
   private readonly queueLimit: number;
   private running = false;
 
@@ -152,7 +145,6 @@ export class WasmRuntime implements Runtime {
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     // a context's recent worker time halves every deadline
     this.fair = new FairShare(this.deadlineMs);
-    this.throttle = new Throttle({ deadlineMs: this.deadlineMs });
     this.cacheSize = Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE);
     this.blobs = opts.blobs;
     this.sealing = opts.sealing;
@@ -216,9 +208,7 @@ export class WasmRuntime implements Runtime {
     const waitMs = (req.deadlineMs ?? this.deadlineMs) + WAIT_GRACE_MS;
     const got = this.acquire(context, req.signal, waitMs);
     const slot = got instanceof Promise ? await got : got;
-    // the call never ran: the node is busy, which is a 503 with Retry-After, not a failed call (issue #37 item 3)
-    if (slot === 'timeout') throw this.busy('no_worker', `No worker was free within ${waitMs} ms (every worker is busy); retry later`, BUSY_RETRY_AFTER_SECS);
-    if (slot === 'throttled') throw this.throttled(context);
+    if (slot === 'timeout') return failure('Deadline', `no worker was free within ${waitMs} ms (every worker is busy)`);
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
     try {
       // the context holds the worker until the worker is done, which an abandoned call outlives
@@ -229,7 +219,7 @@ export class WasmRuntime implements Runtime {
         this.release(slot, false);
         return failure('Aborted', 'execution aborted');
       }
-      return await this.run(slot, compiled, req, (why) => this.freed(context, why), context, refresh);
+      return await this.run(slot, compiled, req, () => this.unhold(context), context, refresh);
     } catch (e) {
       this.unhold(context);
       this.release(slot, false);
@@ -251,31 +241,6 @@ export class WasmRuntime implements Runtime {
     }
   }
 
-  /** A call of `context` let its worker go: the worker is no longer the context's; a stop at the deadline is a strike. */
-  private freed(context: string, why: false | keyof WasmRuntime['stats']['replaced']): void {
-    this.unhold(context);
-    if (why === 'deadline') this.throttle.stopped(context);
-    else if (why === false) this.throttle.finished(context);
-  }
-
-  /** A 503 with Retry-After for a call that cannot run now, counted by why. */
-  private busy(why: keyof WasmRuntime['stats']['refused'], message: string, retryAfterSecs: number) {
-    this.stats.refused[why]++;
-    const e = unavailable(message);
-    e.extra.retryAfterSecs = Math.max(1, Math.ceil(retryAfterSecs));
-    return e;
-  }
-
-  /** The refusal of a call of a cooled-down context: Retry-After is what is left of its cool-down. */
-  private throttled(context: string) {
-    const secs = this.throttle.coolingMs(context) / 1000;
-    return this.busy(
-      'throttled',
-      `Context ${context} is throttled: its calls kept running into their deadline of ${this.deadlineMs} ms; retry in ${Math.max(1, Math.ceil(secs))} s`,
-      secs,
-    );
-  }
-
   private unhold(context: string): void {
     const left = (this.holding.get(context) ?? 1) - 1;
     if (left > 0) this.holding.set(context, left);
@@ -294,8 +259,6 @@ export class WasmRuntime implements Runtime {
     abandoned: 0,
     /** workers terminated and replaced, by why */
     replaced: { deadline: 0, error: 0, exit: 0 } as Record<'deadline' | 'error' | 'exit', number>,
-    /** calls refused with 503 before running: the wait list full, no worker free within the wait, the context throttled */
-    refused: { queue: 0, no_worker: 0, throttled: 0 } as Record<'queue' | 'no_worker' | 'throttled', number>,
   };
 
   /** The runtime's counters as metric series (`hearth_runtime_*`). */
@@ -312,13 +275,6 @@ export class WasmRuntime implements Runtime {
         type: 'counter',
         read: () => Object.entries(st.replaced).map(([reason, value]) => ({ labels: { reason }, value })),
       },
-      {
-        name: 'hearth_runtime_calls_refused_total',
-        help: 'Application calls refused with 503 before running, by reason (queue: wait list full; no_worker: none free within the wait; throttled: a runaway context cooled down)',
-        type: 'counter',
-        read: () => Object.entries(st.refused).map(([reason, value]) => ({ labels: { reason }, value })),
-      },
-      { name: 'hearth_runtime_contexts_throttled', help: 'Contexts throttled now for calls stopped at their deadline (one call at a time, or cooled down)', type: 'gauge', read: () => [{ value: this.throttle.size }] },
       { name: 'hearth_runtime_workers_retired_total', help: 'Runtime workers terminated after being idle (worker-retire.ts)', type: 'counter', read: () => [{ value: this.retirement.retired }] },
       { name: 'hearth_runtime_workers', help: 'Runtime workers started', type: 'gauge', read: () => [{ value: this.slots.length }] },
       {
@@ -368,21 +324,8 @@ export class WasmRuntime implements Runtime {
     return Math.max(1, this.poolSize - 1);
   }
 
-  /**
-   * Whether a call of `context` may take a worker now: within its share, and for a suspect context
-   * (throttled, or unproven while runaways are about; issue #37 item 3) never the last ready
-   * worker that no context in good standing holds — so those contexts keep a worker however many
-   * runaways there are (a stopped runaway's worker is replaced, and its replacement starts slowly
-   * on a machine the runaways keep busy: only a ready worker counts).
-   */
   private mayRun(context: string): boolean {
-    const held = this.holding.get(context) ?? 0;
-    if (held >= this.throttle.share(context, this.contextShare)) return false;
-    // with one worker there is nothing to keep: fairness and the cool-down are what is left
-    if (this.poolSize === 1 || !this.throttle.suspect(context)) return true;
-    let kept = this.slots.filter((s) => !s.busy).length - 1;
-    for (const [c, n] of this.holding) if (!this.throttle.suspect(c)) kept += n;
-    return kept >= 1;
+    return (this.holding.get(context) ?? 0) < this.contextShare;
   }
 
   private compiled(req: Pick<CallRequest, 'applicationId' | 'wasm'>): Promise<CompiledGuest> {
@@ -457,8 +400,7 @@ export class WasmRuntime implements Runtime {
    * A free worker for a call of `context`, now or when one frees up; null when aborted or stopped.
    * Refuses (503) when the wait list is full, or this context's part of it is.
    */
-  private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Slot | Promise<Slot | null | 'timeout' | 'throttled'> {
-    if (this.throttle.coolingMs(context) > 0) return Promise.reject(this.throttled(context));
+  private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Slot | Promise<Slot | null | 'timeout'> {
     // affinity: a free worker that ran this context last has its rows cached; any free one otherwise
     const free = this.mayRun(context) ? (this.slots.find((s) => !s.busy && s.hot.has(context)) ?? this.slots.find((s) => !s.busy)) : undefined;
     if (free) {
@@ -468,9 +410,9 @@ export class WasmRuntime implements Runtime {
     }
     const mine = this.waiters.filter((w) => w.context === context).length;
     if (this.waiters.length >= this.queueLimit || mine >= Math.max(1, Math.ceil(this.queueLimit / 4))) {
-      return Promise.reject(
-        this.busy('queue', `The node is running as many application calls as it can (${this.poolSize} workers, ${this.waiters.length} calls waiting); retry later`, BUSY_RETRY_AFTER_SECS),
-      );
+      const e = unavailable(`The node is running as many application calls as it can (${this.poolSize} workers, ${this.waiters.length} calls waiting); retry later`);
+      e.extra.retryAfterSecs = BUSY_RETRY_AFTER_SECS;
+      return Promise.reject(e);
     }
     // one more worker while the pool is not full: it takes the longest waiting call once loaded
     if (this.mayRun(context) && this.slots.length < this.poolSize) this.slots.push(this.spawn());
@@ -515,12 +457,6 @@ export class WasmRuntime implements Runtime {
 
   /** Hands free workers to waiting calls, fairly across contexts (fair-share.ts; issue #23). */
   private dispatch(): void {
-    // calls of a context cooled down while they waited are refused now rather than at their wait's end
-    const cooled = this.waiters.filter((w) => this.throttle.coolingMs(w.context) > 0);
-    if (cooled.length > 0) {
-      this.waiters = this.waiters.filter((w) => !cooled.includes(w));
-      for (const w of cooled) w.grant('throttled');
-    }
     for (;;) {
       const slot = this.slots.find((s) => !s.busy);
       const waiter = slot ? this.fair.pick(this.waiters, (c) => this.holding.get(c) ?? 0, (c) => this.mayRun(c)) : undefined;
@@ -556,14 +492,7 @@ export class WasmRuntime implements Runtime {
    * is abandoned, and the worker is freed (`freed`, then back to the pool) when it finishes the
    * call or, at the deadline, terminated and replaced as any runaway.
    */
-  private run(
-    slot: Slot,
-    compiled: CompiledGuest,
-    req: CallRequest,
-    freed: (why: false | keyof WasmRuntime['stats']['replaced']) => void,
-    context: string,
-    refresh?: CallJob['refresh'],
-  ): Promise<CallResult> {
+  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void, context: string, refresh?: CallJob['refresh']): Promise<CallResult> {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
     const started = performance.now();
     const seq = ++slot.seq;
@@ -609,7 +538,7 @@ export class WasmRuntime implements Runtime {
         this.stats.calls++;
         if (replace) this.stats.replaced[replace]++;
         this.fair.charge(context, performance.now() - started);
-        freed(replace);
+        freed();
         this.release(slot, replace !== false);
       };
       const onMessage = (msg: JobDone) => {
