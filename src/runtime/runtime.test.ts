@@ -367,7 +367,7 @@ describe('isolation between contexts (issue #17 finding 8)', () => {
 });
 
 describe('waiting for a worker', () => {
-  it('is bounded by the call’s deadline and a grace: then the call fails with Deadline', async () => {
+  it('is bounded by the call’s deadline and a grace: then the call is refused with 503 and Retry-After (it did not run)', async () => {
     const one = new WasmRuntime({ poolSize: 1, deadlineMs: 5_000 });
     await one.start({ warm: true });
     try {
@@ -375,8 +375,11 @@ describe('waiting for a worker', () => {
       const busy = one.call(request('spin', apps.spin, 'spin', undefined, newViews(), { signal: stop.signal }));
       await new Promise((r) => setTimeout(r, 50));
       const started = Date.now();
-      const waited = await one.call(request('spin', apps.spin, 'quick', undefined, newViews(), { deadlineMs: 100, contextId: new Uint8Array(32).fill(9) }));
-      expect(waited).toMatchObject({ ok: false, kind: 'Deadline', message: 'no worker was free within 1100 ms (every worker is busy)' });
+      const waited = await one.call(request('spin', apps.spin, 'quick', undefined, newViews(), { deadlineMs: 100, contextId: new Uint8Array(32).fill(9) })).catch((e: unknown) => e);
+      // issue #37 item 3: never a 200 carrying a failed call
+      expect(waited).toBeInstanceOf(HearthError);
+      expect(waited).toMatchObject({ kind: 'unavailable', message: 'No worker was free within 1100 ms (every worker is busy: 1 workers, 0 calls waiting); retry later' });
+      expect((waited as HearthError).extra.retryAfterSecs).toBeGreaterThan(0);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
       stop.abort();
       await busy;

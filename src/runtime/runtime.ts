@@ -208,7 +208,13 @@ export class WasmRuntime implements Runtime {
     const waitMs = (req.deadlineMs ?? this.deadlineMs) + WAIT_GRACE_MS;
     const got = this.acquire(context, req.signal, waitMs);
     const slot = got instanceof Promise ? await got : got;
-    if (slot === 'timeout') return failure('Deadline', `no worker was free within ${waitMs} ms (every worker is busy)`);
+    if (slot === 'timeout') {
+      // a busy node answers 503 with Retry-After (the back-pressure contract), never a failed call
+      // carried by a 200 (issue #37 item 3): the call did not run, so the client may retry it
+      const e = unavailable(`No worker was free within ${waitMs} ms (every worker is busy: ${this.poolSize} workers, ${this.waiters.length} calls waiting); retry later`);
+      e.extra.retryAfterSecs = BUSY_RETRY_AFTER_SECS;
+      throw e;
+    }
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
     try {
       // the context holds the worker until the worker is done, which an abandoned call outlives
