@@ -2,8 +2,11 @@
  * The CLI knows an application (issue #34 §2), against a real node running the kv test application:
  * `hearth app methods <app>` lists the ABI's methods (name, arguments, returns, read or write) by id,
  * prefix or alias; `hearth call` with an unknown method lists the declared ones and an argument-shape
- * failure shows the expected arguments; a raw `.wasm` handed to an install names `hearth app bundle`.
+ * failure shows the expected arguments; a raw `.wasm` handed to an install names `hearth app bundle`;
+ * `hearth completion bash|zsh` and the hidden `__complete` that lists commands, options and the
+ * node's ids and aliases.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,5 +99,48 @@ describe('a raw .wasm handed to an install', { timeout: 120_000 }, () => {
     expect(mpk.code).toBe(2);
     expect(mpk.stderr).toContain('install it with hearth app install-dev kv.mpk');
     expect((await sdk.applications.list()).map((a) => a.id).sort()).toEqual([appId, bare].sort());
+  });
+});
+
+describe('shell completion', { timeout: 120_000 }, () => {
+  const complete = async (...words: string[]) => {
+    const res = await user.run(['__complete', '--', ...words], { bare: true });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toBe('');
+    return res.stdout.split('\n').filter(Boolean);
+  };
+  const connect = () => ['--home', user.root, '--node', node.url];
+
+  it('prints a bash script that parses and a zsh script that registers itself; other shells are refused', async () => {
+    const bash = await user.run(['completion', 'bash'], { bare: true });
+    expect(bash.code).toBe(0);
+    expect(bash.stdout).toContain('complete -o default -F _hearth_complete hearth');
+    execFileSync('bash', ['-n'], { input: bash.stdout }); // throws on a syntax error
+    const zsh = (await user.run(['completion', 'zsh'], { bare: true })).stdout;
+    expect(zsh).toMatch(/^#compdef hearth\n/);
+    expect(zsh).toContain('compdef _hearth_complete hearth');
+    const fish = await user.run(['completion', 'fish'], { bare: true });
+    expect(fish.code).toBe(2);
+  });
+
+  it('completes commands, subcommands, options and --output values', async () => {
+    expect(await complete('con')).toEqual(['config', 'context']);
+    expect(await complete('app', 'me')).toEqual(['methods']);
+    expect(await complete('app', 'methods', '--ser')).toEqual(['--service']);
+    expect(await complete('call', 'get', '--output', '')).toEqual(['table', 'plain', 'json']);
+    // the hidden command lists itself nowhere
+    expect(await complete('')).not.toContain('__complete');
+    expect(await complete('')).toEqual(expect.arrayContaining(['app', 'call', 'context', 'completion']));
+  });
+
+  it("completes the node's ids and aliases where a command takes them", async () => {
+    await sdk.aliases.create('context', 'kv-ctx', ctx).catch(() => undefined);
+    expect((await complete('app', 'methods', ...connect(), '')).sort()).toEqual(['kv', appId, bare].sort());
+    expect(await complete('app', 'methods', ...connect(), appId.slice(0, 5))).toEqual([appId]);
+    expect(await complete('call', 'get', ...connect(), '--context', '')).toEqual(['kv-ctx', ctx]);
+  });
+
+  it('stays quiet offline', async () => {
+    expect(await complete('app', 'methods', '--home', user.root, '--node', 'http://127.0.0.1:9', '')).toEqual([]);
   });
 });
