@@ -110,6 +110,18 @@ describe('the dashboard', () => {
     expect(await page.getByRole('button', { name: 'Create namespace' }).isDisabled()).toBe(true);
   });
 
+  it('refuses a raw .wasm, naming hearth app bundle (the node refuses it; the page shows why)', async () => {
+    await open('Applications', 'Applications');
+    const wasm = join(work, 'raw.wasm');
+    await writeFile(wasm, await buildTestApp('kv'));
+    await page.locator('input[type=file][accept=".mpk"]').setInputFiles(wasm);
+    await page.getByRole('button', { name: 'Install' }).click();
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'raw WebAssembly module' }).count()).toBe(1);
+    expect(await page.getByRole('alert').filter({ hasText: 'raw WebAssembly module' }).textContent()).toContain('hearth app bundle --wasm <file>');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+  });
+
   it('installs an application from a file with a progress bar', async () => {
     await open('Applications', 'Applications');
     await page.locator('input[type=file][accept=".mpk"]').setInputFiles(bundlePath);
