@@ -23,11 +23,21 @@ export interface ArchiveLimits {
 
 const normalise = (name: string) => name.replace(/^(\.\/)+/, '');
 
+/**
+ * How to turn a raw wasm into something a node installs (issue #34 §2): the node installs signed
+ * bundles only (admin spec, install rules), so a refusal of a `.wasm` names the command that signs one.
+ */
+export const BUNDLE_FIX = 'bundle it first: hearth app bundle --wasm <file> --package <name> --version <semver> --key <signing key>';
+
+/** A WebAssembly binary module starts with `\0asm`. */
+export const isRawWasm = (bytes: Uint8Array): boolean => bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d;
+
 /** Reads an `.mpk`'s files. 400 for anything that is not a well-formed bundle archive. */
 export async function readArchive(bytes: Uint8Array, limits: ArchiveLimits = {}): Promise<Map<string, Buffer>> {
   const maxManifest = limits.maxManifestBytes ?? MAX_MANIFEST_BYTES;
   const maxScan = limits.maxManifestScanBytes ?? MAX_MANIFEST_SCAN_BYTES;
   const maxTotal = limits.maxTotalBytes ?? MAX_BUNDLE_BYTES;
+  if (isRawWasm(bytes)) throw badRequest(`not a signed application bundle (.mpk): this is a raw WebAssembly module; ${BUNDLE_FIX}`);
   if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) {
     throw badRequest('not a signed application bundle (.mpk): the file is not a gzip archive');
   }

@@ -135,7 +135,11 @@ describe('verifyBundle refusals', () => {
   it('refuses an oversized manifest, a non-gzip file and a truncated archive', async () => {
     const built = await buildBundle({ package: 'p.t', version: '1.0.0', key: signingKey(), wasm: tinyWasm() });
     await expect(verifyBundle(built.bytes, { maxManifestBytes: 64 })).rejects.toThrow(/above the 64-byte limit/);
-    await expect(verifyBundle(tinyWasm())).rejects.toThrow(/not a signed application bundle \(\.mpk\): the file is not a gzip archive/);
+    await expect(verifyBundle(Buffer.from('plain text'))).rejects.toThrow(/not a signed application bundle \(\.mpk\): the file is not a gzip archive/);
+    // a raw wasm is told how to become a bundle (issue #34 §2)
+    await expect(verifyBundle(tinyWasm())).rejects.toThrow(
+      'not a signed application bundle (.mpk): this is a raw WebAssembly module; bundle it first: hearth app bundle --wasm <file> --package <name> --version <semver> --key <signing key>',
+    );
     await expect(verifyBundle(built.bytes.subarray(0, built.bytes.length - 20))).rejects.toThrow(/unreadable/);
   });
 

@@ -21,6 +21,7 @@ import { parseId } from '../crypto/ids.ts';
 import { HearthError, badGateway, badRequest, forbidden, notFound } from '../errors.ts';
 import type { Store } from '../store/store.ts';
 import { MAX_BUNDLE_BYTES, RUNTIME_VERSION } from './constants.ts';
+import { BUNDLE_FIX } from './archive.ts';
 import type { ApplicationCatalog, InstalledApplication, InstalledRelease } from './contract.ts';
 import { verifyBundle, type VerifiedBundle } from './bundle.ts';
 import { metadataJson } from './manifest.ts';
@@ -154,6 +155,9 @@ export class ApplicationService implements ApplicationCatalog {
     if (pathText.trim() === '') throw badRequest('path must name a signed application bundle (.mpk) on the node');
     if (pathText.includes('\0')) throw badRequest('path must not contain NUL characters');
     if (pathText.split(/[\\/]/).includes('..')) throw badRequest(`path ${JSON.stringify(pathText)} must not contain ".." components`);
+    if (pathText.toLowerCase().endsWith('.wasm')) {
+      throw badRequest(`${pathText} is not a signed application bundle (.mpk) but a raw WebAssembly module: ${BUNDLE_FIX}`);
+    }
     if (!pathText.toLowerCase().endsWith('.mpk')) {
       throw badRequest(`${pathText} is not a signed application bundle (.mpk): only signed bundles can be installed`);
     }

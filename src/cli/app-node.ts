@@ -12,14 +12,19 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Application } from '../client/index.ts';
-import { connectOptions, withCli } from './connect.ts';
+import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
+import { notFound } from '../errors.ts';
 import { UsageError } from './exit.ts';
 import { resolveRef, type IdRef } from './id-args.ts';
 import { refArg } from './refs.ts';
 import { bytes } from './progress.ts';
 import { aliasesOf } from './context.ts';
+import { abiMethods } from './abi-methods.ts';
 
 const PACKAGE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** A node installs signed bundles only (admin spec, install rules): the refusal names the command that makes one. */
+const RAW_WASM = 'a raw WebAssembly module is not installable; bundle and sign it first: hearth app bundle --wasm <file> --package <name> --version <semver> --key <signing key> (key: hearth app keygen <file>), then hearth app install-dev <bundle.mpk>';
 
 /** `metadata` is UTF-8 JSON bytes on the wire; people want to read it. */
 function metadataOf(app: Application): unknown {
@@ -40,6 +45,8 @@ function coordinates(arg: string, version: string | undefined): { pkg: string; v
       `${arg}: the node installs from its configured registry by package and version (hearth app install <package>@<version>), or a bundle on its own filesystem (hearth app install-dev <path>)`,
     );
   }
+  if (/\.wasm$/i.test(arg)) throw new UsageError(`${arg}: ${RAW_WASM}`);
+  if (/\.mpk$/i.test(arg)) throw new UsageError(`${arg} is a bundle file: install it with hearth app install-dev ${arg}`);
   const at = arg.lastIndexOf('@');
   const pkg = at > 0 ? arg.slice(0, at) : arg;
   const fromArg = at > 0 ? arg.slice(at + 1) : undefined;
@@ -78,6 +85,7 @@ export function registerAppNodeCommands(app: Command): Command {
       .argument('<path>', 'the bundle file (made absolute against the current directory)'),
   ).action(
     withCli(async (cli, [path]) => {
+      if (/\.wasm$/i.test(path)) throw new UsageError(`${path}: ${RAW_WASM}`);
       const absolute = isAbsolute(path) ? path : resolve(path);
       const progress = cli.progress(`installing ${absolute}`);
       progress.phase('verifying the bundle on the node');
@@ -124,6 +132,27 @@ export function registerAppNodeCommands(app: Command): Command {
         if (meta !== undefined) lines.push(`metadata:       ${JSON.stringify(meta)}`);
         return lines.join('\n');
       });
+    }),
+  );
+
+  connectOptions(
+    app
+      .command('methods')
+      .description("an application's methods from its ABI: name, arguments, return type, read or write")
+      .argument('<app>', 'application id, unique prefix (6+ hex), alias or @last', refArg('application', undefined, '<app>'))
+      .option('--service <name>', 'the service of a multi-service bundle'),
+  ).action(
+    withCli<ConnectOpts & { service?: string }>(async (cli, [ref], flags) => {
+      const id = await resolveRef(cli, 'application', ref as unknown as IdRef);
+      const abi = await cli.client.applications.abi(id, { serviceName: flags.service, signal: cli.signal });
+      if (abi === null) throw notFound(`application ${id} carries no ABI, so its methods are unknown (hearth app bundle --abi <file> embeds one)`);
+      const methods = abiMethods(abi);
+      cli.out.table(methods, [
+        { header: 'method', value: (m) => m.name },
+        { header: 'arguments', value: (m) => m.args.map((a) => `${a.name}: ${a.type}`).join(', ') || null },
+        { header: 'returns', value: (m) => m.returns },
+        { header: 'access', value: (m) => m.access },
+      ], 'the ABI declares no methods');
     }),
   );
 

@@ -10,7 +10,8 @@
 import type { Command } from 'commander';
 import { RpcError } from '../client/index.ts';
 import { contextRefArg, humanValue, parseIdArg, readJsonArg, resolveRef, type Ref } from './context-args.ts';
-import { connectOptions, withCli, type ConnectOpts } from './connect.ts';
+import { connectOptions, withCli, type Cli, type ConnectOpts } from './connect.ts';
+import { abiMethods, argsText, ARGUMENT_SHAPE, unknownMethodHint } from './abi-methods.ts';
 
 interface CallFlags extends ConnectOpts {
   context: Ref;
@@ -36,11 +37,35 @@ export function registerCallCommand(parent: Command): void {
       try {
         output = await cli.client.rpc.execute(contextId, method, args, { executorPublicKey: flags.executor, signal: cli.signal });
       } catch (err) {
-        throw err instanceof RpcError ? readableRpcError(err) : err;
+        if (!(err instanceof RpcError)) throw err;
+        throw await withMethodHint(cli, contextId, method, readableRpcError(err));
       }
       cli.out.result(output ?? null, () => humanValue(output, method));
     }),
   );
+}
+
+/**
+ * A failed call says what the application offers (issue #34 §2): a method its ABI does not declare
+ * lists the declared ones; a failure that reads as an argument-shape error shows the arguments the
+ * method expects. The ABI is read best effort: without one (or an unreachable context) the node's
+ * error stands as it is.
+ */
+async function withMethodHint(cli: Cli, contextId: string, method: string, err: RpcError): Promise<RpcError> {
+  if (err.type !== 'FunctionCallError') return err;
+  let methods;
+  try {
+    const { applicationId } = await cli.client.contexts.get(contextId, { signal: cli.signal });
+    methods = abiMethods(await cli.client.applications.abi(applicationId, { signal: cli.signal }));
+  } catch {
+    return err;
+  }
+  if (methods.length === 0) return err;
+  const found = methods.find((m) => m.name === method);
+  const detail = typeof err.data === 'string' ? err.data : '';
+  if (!found) return new RpcError(err.type, `${detail ? `${detail}: ` : ''}${unknownMethodHint(method, methods)}`, err.code);
+  if (ARGUMENT_SHAPE.test(detail)) return new RpcError(err.type, `${detail}; ${method} expects --args ${argsText(found)}`, err.code);
+  return err;
 }
 
 /**

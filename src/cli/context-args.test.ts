@@ -75,17 +75,22 @@ describe('output helpers', () => {
     expect(readableRpcError(plain)).toBe(plain);
   });
 
-  it('renders one line per frame with ids in full and event payloads as text', () => {
+  it('renders one line per frame, ids short (full with --wide), contexts by alias, event payloads as text', () => {
     const at = new Date('2026-01-02T03:04:05.000Z');
     const mutation: StreamFrame = {
       contextId: HEX,
       type: 'StateMutation',
       data: { newRoot: 'cd'.repeat(32), events: [{ kind: 'Inserted', data: [...Buffer.from('{"key":"k"}')], handler: null }, { kind: 'Cleared', data: [], handler: null }] },
     };
-    expect(frameLine(mutation, at)).toBe(`2026-01-02T03:04:05.000Z  context ${HEX}  StateMutation  root ${'cd'.repeat(32)}  Inserted {"key":"k"}  Cleared`);
+    const wide = { wide: true };
+    expect(frameLine(mutation, at, wide)).toBe(`2026-01-02T03:04:05.000Z  context ${HEX}  StateMutation  root ${'cd'.repeat(32)}  Inserted {"key":"k"}  Cleared`);
     const group: StreamFrame = { groupId: HEX, type: 'MemberAdded', data: { memberAccount: 'ef'.repeat(32), role: 'Member' } };
-    expect(frameLine(group, at)).toBe(`2026-01-02T03:04:05.000Z  group ${HEX}  MemberAdded  {"memberAccount":"${'ef'.repeat(32)}","role":"Member"}`);
+    expect(frameLine(group, at, wide)).toBe(`2026-01-02T03:04:05.000Z  group ${HEX}  MemberAdded  {"memberAccount":"${'ef'.repeat(32)}","role":"Member"}`);
     const presence: StreamFrame = { contextId: HEX, type: 'Ephemeral', data: { author: 'ef'.repeat(32), state: [0xff, 0x00] } };
-    expect(frameLine(presence, at)).toBe(`2026-01-02T03:04:05.000Z  context ${HEX}  Ephemeral  author ${'ef'.repeat(32)} 0xff00`);
+    expect(frameLine(presence, at, wide)).toBe(`2026-01-02T03:04:05.000Z  context ${HEX}  Ephemeral  author ${'ef'.repeat(32)} 0xff00`);
+    // by default (issue #34 §3): a context by its alias, every other id cut to 12 characters
+    expect(frameLine(mutation, at, { aliases: new Map([[HEX, 'kv-main']]) })).toBe(`2026-01-02T03:04:05.000Z  context kv-main  StateMutation  root ${'cd'.repeat(6)}…  Inserted {"key":"k"}  Cleared`);
+    expect(frameLine(group, at)).toBe(`2026-01-02T03:04:05.000Z  group ${HEX.slice(0, 12)}…  MemberAdded  {"memberAccount":"${'ef'.repeat(6)}…","role":"Member"}`);
+    expect(frameLine(presence, at)).toBe(`2026-01-02T03:04:05.000Z  context ${HEX.slice(0, 12)}…  Ephemeral  author ${'ef'.repeat(6)}… 0xff00`);
   });
 });

@@ -28,7 +28,17 @@ export interface WatchTarget {
  * or the node refuses the stream or the subscription (rejects with that error). Resolves with the
  * number of frames printed.
  */
-export function watchEvents(cli: Cli, target: WatchTarget): Promise<number> {
+export async function watchEvents(cli: Cli, target: WatchTarget): Promise<number> {
+  // context aliases, read once: a line names a context by its alias (best effort, none when refused)
+  const aliases = new Map<string, string>();
+  if (!cli.out.json) {
+    const listed = await cli.client.aliases.list('context', { signal: cli.signal }).catch(() => ({}) as Record<string, string>);
+    for (const [name, id] of Object.entries(listed).sort(([a], [b]) => a.localeCompare(b))) if (!aliases.has(id)) aliases.set(id, name);
+  }
+  return streamEvents(cli, target, { aliases, wide: cli.out.options.wide });
+}
+
+function streamEvents(cli: Cli, target: WatchTarget, names: LineNames): Promise<number> {
   const stream = new EventStream(cli.client.http);
   const note = (text: string) => {
     if (!cli.out.json) process.stderr.write(`${text}\n`);
@@ -74,7 +84,7 @@ export function watchEvents(cli: Cli, target: WatchTarget): Promise<number> {
     });
     stream.on('frame', (frame) => {
       if (settled) return;
-      process.stdout.write(`${cli.out.json ? stringifyJson(cli.out.display(frame)) : frameLine(frame)}\n`);
+      process.stdout.write(`${cli.out.json ? stringifyJson(cli.out.display(frame)) : frameLine(frame, new Date(), names)}\n`);
       printed++;
       if (target.count !== undefined && printed >= target.count) finish();
     });
@@ -92,10 +102,26 @@ export function watchEvents(cli: Cli, target: WatchTarget): Promise<number> {
   });
 }
 
-/** `<time>  context <id>  <type>  <details>` — one line per frame, ids in full. */
-export function frameLine(frame: StreamFrame, now = new Date()): string {
-  const where = 'contextId' in frame ? `context ${frame.contextId}` : `group ${(frame as { groupId: string }).groupId}`;
-  return `${now.toISOString()}  ${where}  ${frame.type}  ${details(frame)}`.trimEnd();
+/** How a line names ids: a context by its alias when it has one; other ids cut to 12 characters unless `wide`. */
+export interface LineNames {
+  aliases?: ReadonlyMap<string, string>;
+  wide?: boolean;
+}
+
+const FULL_ID = /\b[0-9a-f]{64}\b/g;
+const SHORT = 12;
+
+/**
+ * `<time>  context <alias|id>  <type>  <details>` — one line per frame. Ids are cut to 12 characters
+ * and a context with an alias is named by it (issue #34 §3: full ids made ~230-character lines);
+ * `--wide` prints them in full, `--output json` the frame as sent.
+ */
+export function frameLine(frame: StreamFrame, now = new Date(), names: LineNames = {}): string {
+  const id = (full: string) => (names.wide ? full : `${full.slice(0, SHORT)}…`);
+  const ctx = (full: string) => names.aliases?.get(full) ?? id(full);
+  const where = 'contextId' in frame ? `context ${ctx(frame.contextId)}` : `group ${id((frame as { groupId: string }).groupId)}`;
+  const rest = details(frame);
+  return `${now.toISOString()}  ${where}  ${frame.type}  ${names.wide ? rest : rest.replace(FULL_ID, (m) => id(m))}`.trimEnd();
 }
 
 function details(frame: StreamFrame): string {

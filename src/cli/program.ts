@@ -11,6 +11,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../version.ts';
 import { registerOperatorCommands } from './index.ts';
 import { registerNodeCommands } from './node-commands.ts';
+import { registerCompletionCommands } from './completion.ts';
 import { EXIT_USAGE } from './exit.ts';
 import { OUTPUT_FORMATS, type OutputFormat } from './output.ts';
 
@@ -73,6 +74,7 @@ export function buildProgram(argv: readonly string[] = process.argv): Command {
   }
   registerNodeCommands(program);
   registerOperatorCommands(program);
+  registerCompletionCommands(program);
   return program;
 }
 

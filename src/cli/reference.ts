@@ -21,7 +21,8 @@ export function renderReference(program: Command): string {
   }
   const visit = (cmd: Command, path: string[]) => {
     for (const sub of cmd.commands) {
-      if (sub.name() === 'help') continue;
+      // hidden commands are plumbing (the completion scripts' `__complete`), not for people
+      if (sub.name() === 'help' || (sub as unknown as { _hidden?: boolean })._hidden) continue;
       const full = [...path, sub.name()];
       if (sub.commands.length === 0 || sub.options.length > 0 || hasAction(sub)) sections.push(renderCommand(sub, full));
       else sections.push(`## ${full.join(' ')}\n\n${sub.description()}\n`);

@@ -100,6 +100,28 @@ describe('the dashboard', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('says on a fresh node that a namespace needs an installed application, with a labelled, disabled choice', async () => {
+    await open('Namespaces & groups', 'Namespaces and groups');
+    await expect.poll(() => page.getByTestId('no-applications').count()).toBe(1);
+    expect(await page.getByTestId('no-applications').textContent()).toMatch(/none is installed on this node yet: install one on the Applications page first/);
+    const select = page.getByLabel('Application', { exact: true });
+    expect(await select.isDisabled()).toBe(true);
+    expect(await select.locator('option').allTextContents()).toEqual(['(none installed)']);
+    expect(await page.getByRole('button', { name: 'Create namespace' }).isDisabled()).toBe(true);
+  });
+
+  it('refuses a raw .wasm, naming hearth app bundle (the node refuses it; the page shows why)', async () => {
+    await open('Applications', 'Applications');
+    const wasm = join(work, 'raw.wasm');
+    await writeFile(wasm, await buildTestApp('kv'));
+    await page.locator('input[type=file][accept=".mpk"]').setInputFiles(wasm);
+    await page.getByRole('button', { name: 'Install' }).click();
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'raw WebAssembly module' }).count()).toBe(1);
+    expect(await page.getByRole('alert').filter({ hasText: 'raw WebAssembly module' }).textContent()).toContain('hearth app bundle --wasm <file>');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+  });
+
   it('installs an application from a file with a progress bar', async () => {
     await open('Applications', 'Applications');
     await page.locator('input[type=file][accept=".mpk"]').setInputFiles(bundlePath);
@@ -233,6 +255,9 @@ describe('the dashboard', () => {
     expect(await addrs.evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).toEqual(status.externalAddrs);
     expect(await page.getByRole('list', { name: 'dialable addresses' }).getByRole('button', { name: `copy ${status.externalAddrs[0]}` }).count()).toBe(1);
     expect(await page.getByTestId('network-summary').textContent()).toMatch(/^No peer connected/);
+    // the test node listens on 127.0.0.1 only: local, never "Public"
+    expect(status.listenAddrs.every((a) => a.startsWith('/ip4/127.'))).toBe(true);
+    expect(await page.getByTestId('reachability').textContent()).toMatch(/^Local only: /);
 
     // the context created above is followed: its topic row says what it is and leads to it
     const [held] = await client.contexts.list();

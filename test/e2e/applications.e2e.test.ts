@@ -204,12 +204,20 @@ describe('install-dev-application refusals', () => {
     expect(err.errorText).toMatch(/app\.wasm" has SHA-256 [0-9a-f]{64}, but the manifest declares [0-9a-f]{64}/);
   });
 
-  it('refuses a raw wasm with the spec message', async () => {
+  it('refuses a raw wasm with the spec message, naming hearth app bundle (by path, by upload, and a non-.mpk path)', async () => {
     const path = join(work, 'raw.wasm');
     await writeFile(path, tinyWasm());
     const err = await httpError(a.applications.installDev(path));
     expect(err.status).toBe(400);
-    expect(err.errorText).toBe(`${path} is not a signed application bundle (.mpk): only signed bundles can be installed`);
+    expect(err.errorText).toBe(
+      `${path} is not a signed application bundle (.mpk) but a raw WebAssembly module: bundle it first: hearth app bundle --wasm <file> --package <name> --version <semver> --key <signing key>`,
+    );
+    const uploaded = await httpError(a.applications.installBundle(tinyWasm()));
+    expect(uploaded.status).toBe(400);
+    expect(uploaded.errorText).toMatch(/^not a signed application bundle \(\.mpk\): this is a raw WebAssembly module; bundle it first: hearth app bundle --wasm <file>/);
+    const other = join(work, 'raw.bin');
+    await writeFile(other, tinyWasm());
+    expect((await httpError(a.applications.installDev(other))).errorText).toBe(`${other} is not a signed application bundle (.mpk): only signed bundles can be installed`);
   });
 
   it('refuses ".." components with 400 and a missing file with 404 naming the path', async () => {

@@ -109,7 +109,7 @@ describe('hearth events watch', { timeout: 120_000 }, () => {
   it('watches every context the node holds when none is named; one line per frame for people', async () => {
     const w = watch(['events', 'watch', '--count', '1']);
     expect(await mutateUntilExit(w, other)).toBe(0);
-    expect(w.stdout()).toMatch(new RegExp(`^\\S+Z  context ${other}  StateMutation  root [0-9a-f]{64}  Inserted \\{"key":"k\\d+","value":"v\\d+"\\}\\n$`));
+    expect(w.stdout()).toMatch(new RegExp(`^\\S+Z  context ${other.slice(0, 12)}…  StateMutation  root [0-9a-f]{12}…  Inserted \\{"key":"k\\d+","value":"v\\d+"\\}\\n$`));
     expect(w.stderr()).toContain('watching 2 contexts and 0 groups; Ctrl-C to stop');
   });
 
@@ -139,7 +139,14 @@ describe('hearth context watch', { timeout: 120_000 }, () => {
     const w = watch(['context', 'watch', 'watched', '--count', '1']);
     expect(await mutateUntilExit(w, ctx)).toBe(0);
     // keys k0, k1, … were written by earlier watches too: a write is Inserted or Updated
-    expect(w.stdout()).toMatch(new RegExp(`^\\S+Z  context ${ctx}  StateMutation  root [0-9a-f]{64}  (Inserted|Updated) \\{"key":"k\\d+","value":"v\\d+"\\}\\n$`));
+    // named by its alias, ids and hashes short (issue #34 §3)
+    expect(w.stdout()).toMatch(new RegExp(`^\\S+Z  context watched  StateMutation  root [0-9a-f]{12}…  (Inserted|Updated) \\{"key":"k\\d+","value":"v\\d+"\\}\\n$`));
+  });
+
+  it('prints ids in full with --wide', async () => {
+    const w = watch(['context', 'watch', 'watched', '--count', '1', '--wide']);
+    expect(await mutateUntilExit(w, ctx)).toBe(0);
+    expect(w.stdout()).toMatch(new RegExp(`^\\S+Z  context watched  StateMutation  root [0-9a-f]{64}  (Inserted|Updated) `));
   });
 
   it('prints the frame as JSON with --output json', async () => {

@@ -80,19 +80,29 @@ describe('banActive', () => {
 });
 
 describe('reachability on the Network page', () => {
+  const routable = { listenAddrs: ['/ip4/192.0.2.7/tcp/4001'], externalAddrs: [] };
   it('reads the verdict and the relays held, and says what each verdict means', () => {
-    const pub = readNetworkStatus(status({ autonat: { reachability: 'public' }, relays: [] }));
+    const pub = readNetworkStatus(status({ ...routable, autonat: { reachability: 'public' }, relays: [] }));
     expect(pub).toMatchObject({ reachability: 'public', relays: [] });
     expect(reachabilityMeaning(pub)).toMatch(/^Public: .*connect to it directly/);
-    const behindNat = readNetworkStatus(status({ autonat: { reachability: 'private' }, relays: [{ peerId: '12D3KooWRelay', reservationStatus: 'accepted' }] }));
+    const behindNat = readNetworkStatus(status({ ...routable, autonat: { reachability: 'private' }, relays: [{ peerId: '12D3KooWRelay', reservationStatus: 'accepted' }] }));
     expect(behindNat.relays).toEqual(['12D3KooWRelay']);
     expect(reachabilityMeaning(behindNat)).toMatch(/^Private: .*behind NAT.*through a relay/);
-    expect(reachabilityMeaning(readNetworkStatus(status({ autonat: { reachability: 'private' }, relays: [] })))).toMatch(/no relay reservation yet/);
+    expect(reachabilityMeaning(readNetworkStatus(status({ ...routable, autonat: { reachability: 'private' }, relays: [] })))).toMatch(/no relay reservation yet/);
+  });
+
+  it('calls a node listening on loopback only local, not public, whatever its peers on this machine report', () => {
+    const local = readNetworkStatus(status({ autonat: { reachability: 'public' } }));
+    expect(local.listenAddrs).toEqual(['/ip4/127.0.0.1/tcp/4001']);
+    expect(reachabilityMeaning(local)).toMatch(/^Local only: .*127\.0\.0\.1.*--swarm-host 0\.0\.0\.0/);
+    expect(reachabilityMeaning(readNetworkStatus(status({ listenAddrs: ['/ip6/::1/tcp/4001'], externalAddrs: [] })))).toMatch(/^Local only/);
+    // one routable address (listened on, or announced) is enough to be more than local
+    expect(reachabilityMeaning(readNetworkStatus(status({ autonat: { reachability: 'public' }, externalAddrs: ['/ip4/203.0.113.5/tcp/4001'] })))).toMatch(/^Public/);
   });
 
   it('reads a missing or strange verdict as unknown', () => {
     for (const autonat of [undefined, null, {}, { reachability: 'maybe' }, { reachability: 3 }]) {
-      const view = readNetworkStatus(status({ autonat }));
+      const view = readNetworkStatus(status({ ...routable, autonat }));
       expect(view.reachability).toBe('unknown');
       expect(reachabilityMeaning(view)).toMatch(/^Unknown: /);
     }

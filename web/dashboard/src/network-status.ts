@@ -80,8 +80,20 @@ function reachabilityOf(v: unknown): NetworkView['reachability'] {
   return v === 'public' || v === 'private' ? v : 'unknown';
 }
 
-/** What the reachability verdict means for the person running the node, in one sentence. */
+/** A multiaddr on the loopback interface (`/ip4/127.…`, `/ip6/::1`): only this machine reaches it. */
+const LOOPBACK = /^\/(ip4\/127\.|ip6\/::1\/|dns4?\/localhost\/)/;
+
+/** The node listens on loopback addresses only (and announces no other): nothing off this machine can dial it. */
+export const loopbackOnly = (view: NetworkView): boolean =>
+  view.listenAddrs.length > 0 && [...view.listenAddrs, ...view.externalAddrs].every((a) => LOOPBACK.test(a));
+
+/**
+ * What the reachability verdict means for the person running the node, in one sentence. A node that
+ * listens on 127.0.0.1 only is called local whatever the verdict: peers on the same machine dial it
+ * back, which is no reason to call it public (issue #34 §3).
+ */
 export function reachabilityMeaning(view: NetworkView): string {
+  if (loopbackOnly(view)) return 'Local only: this node listens on loopback addresses (127.0.0.1) only, so only nodes on this machine can connect to it; start it with --swarm-host 0.0.0.0 (or set [swarm] host) to be reachable from other machines.';
   if (view.reachability === 'public') return 'Public: peers dialed this node back, so other nodes can connect to it directly.';
   if (view.reachability === 'private') {
     const via = view.relays.length ? ` It is reachable through ${view.relays.length === 1 ? 'a relay' : `${view.relays.length} relays`} (the /p2p-circuit addresses above).` : ' It holds no relay reservation yet, so only nodes it dials itself can reach it.';

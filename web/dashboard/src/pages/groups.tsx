@@ -410,12 +410,21 @@ export function Groups() {
     <div class="page">
       <h1>Namespaces and groups</h1>
       <Card title="Create a namespace">
+        {data.data && data.data.applications.length === 0 ? (
+          <p class="muted" data-testid="no-applications">
+            A namespace runs an application, and none is installed on this node yet: install one on the <a href={`${BASE}/applications`} onClick={(e) => { if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; e.preventDefault(); navigate('applications'); }}>Applications</a> page first.
+          </p>
+        ) : null}
         <Form class="row" label="create a namespace" onSubmit={create}>
-          <select aria-label="application" value={application} onChange={(e) => setAppId(valueOf(e))}>
-            {(data.data?.applications ?? []).map((a) => (
-              <option value={a.id}>{appName(a)}</option>
-            ))}
-          </select>
+          <label>
+            Application{' '}
+            <select aria-label="Application" value={application} disabled={!data.data?.applications.length} onChange={(e) => setAppId(valueOf(e))}>
+              {(data.data?.applications ?? []).length === 0 ? <option value="">(none installed)</option> : null}
+              {(data.data?.applications ?? []).map((a) => (
+                <option value={a.id}>{appName(a)}</option>
+              ))}
+            </select>
+          </label>
           <input aria-label="namespace name" value={name} onInput={(e) => setName(valueOf(e))} placeholder="name (optional)" />
           <button type="submit" class="primary" disabled={!application || creating.busy}>
             Create namespace
