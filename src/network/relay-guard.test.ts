@@ -174,6 +174,9 @@ describe('a hearth relay guarded', () => {
     // share + 2 fresh identities on 127.0.0.1, each reserving, then all hanging up
     const sybils: RelayClient[] = [];
     for (let i = 0; i < share + 2; i++) {
+      // paced under libp2p's own 5 inbound connections a second per address, which would refuse
+      // the fast ones before the relay guard sees them (the test passed only on a slow machine)
+      await new Promise((r) => setTimeout(r, 250));
       const c = await client();
       sybils.push(c);
       await Promise.race([c.listen(`${relay.addresses()[0]}/p2p-circuit`), new Promise((r) => setTimeout(r, 6_000))]).catch(() => undefined);
