@@ -28,7 +28,10 @@ afterAll(async () => {
 
 it('B fetches from A a blob A holds for a context of their namespace, and only with context_id', { timeout: 120_000 }, async () => {
   const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv' });
-  const appId = (await a.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
+  const install = (n: ClusterNode) => n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } });
+  // B has the application too, so the only blob it takes from A is the test's (a joiner without it
+  // would fetch the bundle from A: test/e2e/join-app.e2e.test.ts)
+  const [{ applicationId: appId }] = await Promise.all([install(a), install(b)]);
   const ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
   const { invitation } = await a.client.invitations.inviteToNamespace(ns);
   const bAccount = (await b.client.invitations.joinNamespace(ns, invitation)).memberAccount;

@@ -19,6 +19,15 @@ export function navigate(page: string): void {
   listeners.forEach((fn) => fn());
 }
 
+/** An in-app link's click: navigates here, unless the click asks for a new tab or window. */
+export function follow(page: string): (e: MouseEvent) => void {
+  return (e) => {
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+    e.preventDefault();
+    navigate(page);
+  };
+}
+
 /** The current page; re-renders on navigation and on the browser's back and forward. */
 export function usePage(): string {
   const [page, setPage] = useState(currentPage);

@@ -8,7 +8,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { CAPABILITIES, type GroupMember, type GroupRole, type SignedGroupOpenInvitation } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
-import { BASE, navigate } from '../router.ts';
+import { BASE, follow } from '../router.ts';
 import { when } from '../format.ts';
 import { decodeInvitation, encodeInvitation } from '../invitation.ts';
 import { useNames } from '../names.ts';
@@ -264,7 +264,7 @@ function GroupContexts({ groupId }: { groupId: string }) {
             header: 'On this node',
             cell: (c) =>
               c.held ? (
-                <a href={`${BASE}/contexts?context=${c.contextId}`} onClick={(e) => { if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; e.preventDefault(); navigate(`contexts?context=${c.contextId}`); }}>
+                <a href={`${BASE}/contexts?context=${c.contextId}`} onClick={follow(`contexts?context=${c.contextId}`)}>
                   held: open
                 </a>
               ) : (
@@ -411,9 +411,7 @@ export function Groups() {
       <h1>Namespaces and groups</h1>
       <Card title="Create a namespace">
         {data.data && data.data.applications.length === 0 ? (
-          <p class="muted" data-testid="no-applications">
-            A namespace runs an application, and none is installed on this node yet: install one on the <a href={`${BASE}/applications`} onClick={(e) => { if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; e.preventDefault(); navigate('applications'); }}>Applications</a> page first.
-          </p>
+          <p class="muted" data-testid="no-applications">A namespace runs an application, and none is installed on this node yet: install one on the <a href={`${BASE}/applications`} onClick={follow('applications')}>Applications</a> page first.</p>
         ) : null}
         <Form class="row" label="create a namespace" onSubmit={create}>
           <label>
