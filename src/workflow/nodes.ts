@@ -44,7 +44,9 @@ function recordingFetch(node: { last?: Exchange }): typeof fetch {
     const path = new URL(url).pathname;
     const secret = path.startsWith('/auth/') || path.startsWith('/admin/');
     const body = typeof init?.body === 'string' ? init.body : init?.body ? '<bytes>' : '';
-    const request = `${init?.method ?? 'GET'} ${path}${body && !secret ? ` ${cut(body)}` : ''}`;
+    // a group signing key's secret is never kept either (the node's answer never repeats it)
+    const shown = !body ? '' : secret || path.endsWith('/signing-key') ? ' <secret withheld>' : ` ${cut(body)}`;
+    const request = `${init?.method ?? 'GET'} ${path}${shown}`;
     node.last = { request, answer: '(no answer)' };
     try {
       const res = await fetch(input, init);

@@ -6,63 +6,19 @@
  * with an assert that cannot hold, most step types on three nodes, a step expected to fail that
  * succeeds, a node killed mid-run, Ctrl-C, and files refused before any node starts.
  */
-import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HEARTH_BIN, ROOT } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
+import { tail, unreachable, workflow, workflowDir } from '../helpers/workflow.ts';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/workflows/', import.meta.url));
 let dir: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'hearth-workflow-e2e-'));
-  for (const f of await readdir(FIXTURES)) await copyFile(join(FIXTURES, f), join(dir, f));
+  dir = await workflowDir();
   await writeFile(join(dir, 'kv_store.wasm'), await buildTestApp('kv_store'));
 }, 120_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** the JSON progress lines of `--output json` (stderr) */
-  events: Record<string, any>[];
-}
-
-/** Runs `hearth workflow run <args>`; `onEvent` sees each JSON progress line as it arrives. */
-function workflow(args: string[], onEvent?: (e: Record<string, any>, child: ReturnType<typeof spawn>) => void): Promise<Run> {
-  const child = spawn(process.execPath, [HEARTH_BIN, 'workflow', 'run', ...args], { cwd: ROOT, env: { ...process.env, HEARTH_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const run: Run = { code: null, signal: null, stdout: '', stderr: '', events: [] };
-  let partial = '';
-  child.stdout!.on('data', (c: Buffer) => (run.stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => {
-    run.stderr += c.toString();
-    partial += c.toString();
-    const lines = partial.split('\n');
-    partial = lines.pop()!;
-    for (const line of lines.filter((l) => l.startsWith('{'))) {
-      const e = JSON.parse(line) as Record<string, any>;
-      run.events.push(e);
-      onEvent?.(e, child);
-    }
-  });
-  return new Promise((resolve) =>
-    child.on('exit', (code, signal) => {
-      run.code = code;
-      run.signal = signal;
-      resolve(run);
-    }),
-  );
-}
-
-async function unreachable(urls: string[]): Promise<void> {
-  for (const url of urls) await expect(fetch(`${url}/admin-api/health`)).rejects.toThrow();
-}
 
 describe('hearth workflow run', () => {
   it('runs the acceptance workflow on two nodes: exit 0, steps, exported values and a summary', { timeout: 180_000 }, async () => {
@@ -100,7 +56,7 @@ describe('hearth workflow run', () => {
 
   it('runs most step types on three nodes', { timeout: 300_000 }, async () => {
     const run = await workflow([join(dir, 'many-steps.yml'), '--output', 'json']);
-    expect(run.code, run.stdout.slice(-3000) + run.stderr.slice(-3000)).toBe(0);
+    expect(run.code, tail(run)).toBe(0);
     const summary = JSON.parse(run.stdout);
     const types = new Set(summary.steps.map((s: { type: string }) => s.type));
     for (const t of ['install_application', 'parallel', 'create_namespace', 'create_context', 'create_namespace_invitation', 'join_namespace', 'invite_open', 'join_group', 'join_context', 'create_identity', 'repeat', 'call', 'wait_for_sync', 'json_assert', 'assert', 'script', 'upload_blob', 'download_blob', 'create_group_in_namespace', 'list_namespace_groups', 'list_group_members', 'get_group_info', 'set_member_capabilities', 'get_member_capabilities', 'set_subgroup_visibility', 'set_group_metadata', 'get_group_metadata', 'leave_context', 'wait']) {
@@ -115,7 +71,7 @@ describe('hearth workflow run', () => {
 
   it('runs group administration, metadata, status and deletion steps on two nodes', { timeout: 180_000 }, async () => {
     const run = await workflow([join(dir, 'admin-steps.yml'), '--output', 'json']);
-    expect(run.code, run.stdout.slice(-3000) + run.stderr.slice(-3000)).toBe(0);
+    expect(run.code, tail(run)).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary.steps.every((s: { status: string }) => s.status === 'passed')).toBe(true);
     expect(summary.exported).toMatchObject({ member_name: 'second', room: 'lobby', upgrade: null, left: [], first_version: '0.0.0' });

@@ -93,7 +93,8 @@ export const GOVERNANCE_STEPS: Record<string, Handler> = {
     await clientOf(ctx, s).groups.removeContext(str(s.group_id), str(s.context_id));
     return { groupId: s.group_id, contextId: s.context_id };
   },
-  register_group_signing_key: (s, ctx) => clientOf(ctx, s).groups.registerSigningKey(str(s.group_id), { signingKey: str(s.signing_key) }),
+  // the secret is never answered back nor kept in the step's record (nodes.ts leaves the request body out)
+  register_group_signing_key: async (s, ctx) => ({ registered: true, ...(await clientOf(ctx, s).groups.registerSigningKey(str(s.group_id), { signingKey: str(s.signing_key) })) }),
 
   add_group_members: async (s, ctx) => {
     const members = (s.members as { identity?: unknown; role?: unknown }[]).map((m) => ({ identity: str(m.identity), role: roleOf(m.role ?? 'Member') }));
