@@ -5,7 +5,7 @@
  * inheritance, detaching and resyncing contexts, a refused signing key, an upgrade of a subgroup
  * then a cascade over the namespace with every status, migration and polling step, leaving and
  * deleting namespaces — in one workflow on four nodes (test/fixtures/workflows/groups-four-nodes.yml),
- * and a node kept up after its steps until Ctrl-C.
+ * and a node kept up after its steps (the last one failing, its signing key withheld) until Ctrl-C.
  */
 import { createServer, type Server } from 'node:http';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -86,7 +86,7 @@ it('runs membership, context, upgrade, migration and namespace steps on four nod
   await unreachable(summary.nodes.map((n: { url: string }) => n.url));
 });
 
-it('keeps the node up after the steps with --keep until Ctrl-C, its state reachable with the printed admin', { timeout: 180_000 }, async () => {
+it('keeps the node up after a failing step with --keep until Ctrl-C, its state reachable with the printed admin', { timeout: 180_000 }, async () => {
   let kept: Record<string, any> | undefined;
   let namespaces: unknown[] = [];
   let seen: Promise<void> = Promise.resolve();
@@ -104,15 +104,19 @@ it('keeps the node up after the steps with --keep until Ctrl-C, its state reacha
     })();
   });
   await seen;
-  expect(run.code, tail(run)).toBe(0);
+  // the failing step's code, once Ctrl-C has stopped the kept node
+  expect(run.code, tail(run)).toBe(1);
   expect(kept?.nodes).toHaveLength(1);
   const summary = JSON.parse(run.stdout);
-  expect(summary.ok).toBe(true);
   expect(namespaces).toEqual([expect.objectContaining({ namespaceId: summary.exported.ns })]);
   expect(summary.steps[0]).toMatchObject({ name: 'A URL that is not there', status: 'expected_failure' });
   expect(summary.steps[0].error).toMatch(/\/missing\.mpk answered 404/);
   // the raw .wasm was bundled by the runner: another application than the signed bundle of the same code
   expect(summary.exported.dev_app).not.toBe(summary.exported.app_id);
   expect(run.events.find((e) => e.event === 'note' && /dev: true with a raw \.wasm/.test(e.text))).toBeDefined();
+  // the failing request is shown, its secret is not
+  expect(summary.failed).toMatchObject({ name: 'A signing key that speaks for no one', type: 'register_group_signing_key', request: `POST /admin-api/groups/${summary.exported.ns}/signing-key <secret withheld>` });
+  expect(summary.failed.answer).toMatch(/^403 /);
+  expect(run.stdout + run.stderr).not.toContain('4d2c8e6a0b3f5d7c9e1a2b4c6d8e0f1a3b5c7d9e2f4a6b8c0d1e3f5a7b9c2d4e');
   await unreachable(kept!.nodes.map((n: { url: string }) => n.url));
 });
