@@ -15,6 +15,10 @@
  *
  * The body is parsed here with the u64-exact JSON reader, so large integers in `argsJson` reach the
  * guest unchanged, and may be as large as the reference allows (`argsJson` ≤ 10 MiB).
+ *
+ * Two ways in, one call (`call` below): the fast lane (http/fast-lane.ts, issue #33) takes an
+ * authenticated call under LARGE_BODY_BYTES ahead of fastify's pipeline and parses its bytes here;
+ * the fastify route takes every other request (and answers every refusal) as before.
  */
 import { setMaxListeners, type EventEmitter } from 'node:events';
 import type { FastifyInstance } from 'fastify';
