@@ -3,6 +3,7 @@
  * reads the store, the next ones the synchronous path (issue #14); both answer the same statuses and
  * `X-Auth-Error` reasons, and a revoked key is refused on the very next request.
  */
+import type { IncomingMessage } from 'node:http';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { authKit } from './testkit.ts';
@@ -74,6 +75,21 @@ describe('the guard', () => {
     expect((await get('/admin-api/applications', pair.access_token)).status).toBe(200);
     await k.keys.revoke(admin, clientId);
     expect(await get('/admin-api/applications', pair.access_token)).toMatchObject({ status: 401, reason: 'token_revoked' });
+  });
+
+  it('gives the fast lanes a sender only when the hook would admit it at once, and never a revoked key', async () => {
+    const { k, app, get } = await guarded();
+    const gate = app.fastLanes.gate!;
+    const raw = (token: string) => ({ method: 'GET', headers: { host: '127.0.0.1', authorization: `Bearer ${token}` }, socket: { remoteAddress: '127.0.0.1' } }) as unknown as IncomingMessage;
+    const admin = await k.principalOf((await k.login()).access_token);
+    const { pair, clientId } = await k.keys.createClientKey(admin, { permissions: ['application:list'] });
+    expect(gate(raw('not-a-token'), '/admin-api/applications')).toBeUndefined();
+    expect(gate(raw(pair.access_token), '/admin-api/health')).toBeUndefined(); // a public route: nobody to admit
+    await get('/admin-api/applications', pair.access_token); // verified once: cached
+    expect(gate(raw(pair.access_token), '/admin-api/applications')).toMatchObject({ keyId: clientId });
+    expect(() => gate(raw(pair.access_token), '/admin-api/peers')).toThrow(/permission/);
+    await k.keys.revoke(admin, clientId);
+    expect(() => gate(raw(pair.access_token), '/admin-api/applications')).toThrow();
   });
 
   it('refuses an expired token with token_expired after it was cached', async () => {

@@ -3,6 +3,7 @@
  * run it in-process with `inject` or over a real socket. The route table lives in `routes.ts`.
  */
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { BODY_LIMIT_BYTES, SERVER_DEFAULTS } from '../config/defaults.ts';
@@ -14,6 +15,7 @@ import { stringifyExact } from './json.ts';
 import { lazyValidators } from './lazy-validators.ts';
 import { ConnectionGovernor, REFUSAL_GRACE_MS, REFUSAL_RETRY_AFTER_SECS, resolveConnectionPolicy } from './connections.ts';
 import { enforceHeaderDeadline, type ConnectionLimits } from './limits.ts';
+import { FastLanes } from './fast-lane.ts';
 import { closeAfterAnswer } from './linger.ts';
 import { loggablePath } from './logging.ts';
 import { lazyChildLogger } from './request-logger.ts';
@@ -36,7 +38,10 @@ export interface AppOptions {
    * #14: a log line per request was a large part of a request's cost)
    */
   accessLog?: boolean;
-  /** mounts every route; called once, after the cross-cutting hooks are in place */
+  /**
+   * mounts every route; called once, after the cross-cutting hooks are in place. Hot routes may
+   * also add a fast lane (`app.fastLanes`, fast-lane.ts).
+   */
   routes: (app: App, catalogue: RouteCatalogue) => void | Promise<void>;
 }
 
@@ -53,8 +58,16 @@ export function requestIds(): () => string {
   return () => `${prefix}-${(++n).toString(36)}`;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** routes served ahead of fastify's pipeline (fast-lane.ts); the guard sets its gate */
+    fastLanes: FastLanes;
+  }
+}
+
 export async function buildApp(opts: AppOptions): Promise<App> {
   const limits = opts.connections ?? { ...SERVER_DEFAULTS };
+  const nextId = requestIds();
   const app = Fastify({
     trustProxy: opts.trustProxy ?? false,
     keepAliveTimeout: limits.keepAliveTimeoutSecs * 1000,
@@ -64,7 +77,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     loggerInstance: opts.logger,
     // fastify's own request lines would log raw URLs (with ?token=); ours log route templates
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: requestIds(),
+    genReqId: nextId,
     childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     schemaErrorFormatter: (errors: unknown, dataVar: string) => formatValidation(errors as never, dataVar),
@@ -73,6 +86,8 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: 'idle',
   } as Parameters<typeof Fastify>[0]) as unknown as App;
+  // the server's only request listener so far: fastify made the server with it
+  const fastifyListener = app.server.listeners('request')[0] as RequestListener | undefined;
   if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
   const governor = new ConnectionGovernor(resolveConnectionPolicy(limits.maxConnections, { ...SERVER_DEFAULTS, ...definedOnly(limits) }), opts.logger);
   governor.attach(app.server);
@@ -110,15 +125,31 @@ export async function buildApp(opts: AppOptions): Promise<App> {
     done(null, payload);
   });
   const accessLevel = opts.accessLog ? 'info' : 'debug';
-  app.addHook('onResponse', (request, reply, done) => {
-    const template = request.routeOptions?.url;
-    opts.metrics?.request(request.method, template ?? UNMATCHED_ROUTE, reply.statusCode, reply.elapsedTime / 1000);
+  /** every answer, from either pipeline: counted, then logged (at debug unless the access log is on) */
+  const answered = (method: string, template: string | undefined, url: string, status: number, ms: number, log: () => Pick<Logger, 'info' | 'debug'>) => {
+    opts.metrics?.request(method, template ?? UNMATCHED_ROUTE, status, ms / 1000);
     // probes that succeed log at debug whatever the access-log choice (5xx causes log on their own)
-    const route = template ?? loggablePath(request.url);
-    const level = QUIET.has(route) && reply.statusCode < 400 ? 'debug' : accessLevel;
-    if (opts.logger.isLevelEnabled(level)) {
-      request.log[level]({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-    }
+    const route = template ?? loggablePath(url);
+    const level = QUIET.has(route) && status < 400 ? 'debug' : accessLevel;
+    if (opts.logger.isLevelEnabled(level)) log()[level]({ method, route, status, ms: Math.round(ms) }, 'request');
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    answered(request.method, request.routeOptions?.url, request.url, reply.statusCode, reply.elapsedTime, () => request.log);
+    done();
+  });
+  const lanes = new FastLanes({
+    logger: opts.logger,
+    requestId: nextId,
+    trustProxy: opts.trustProxy ?? false,
+    refused: (socket) => governor.refusal(socket) !== undefined,
+    extendBody: (req, bytes) => {
+      if (governor.awaitsBody(req)) governor.extendBody(req, bytes);
+    },
+    answered: (method, route, status, ms, log) => answered(method, route, route, status, ms, log),
+  });
+  app.decorate('fastLanes', lanes);
+  app.addHook('preClose', (done) => {
+    lanes.closing = true; // requests from now on go the full way, which answers 503 while closing
     done();
   });
 
@@ -134,6 +165,16 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   const catalogue = new RouteCatalogue();
   catalogue.attach(app);
   await opts.routes(app, catalogue);
+  // The lanes answer in place of fastify's own request listener, which gets every request they
+  // leave; the other listeners (the connection governor's, the header deadline's) still see every
+  // request, in their order.
+  const listeners = app.server.listeners('request') as RequestListener[];
+  if (fastifyListener !== undefined && listeners.includes(fastifyListener)) {
+    app.server.removeAllListeners('request');
+    for (const l of listeners) {
+      app.server.on('request', l !== fastifyListener ? l : (req: IncomingMessage, res: ServerResponse) => lanes.dispatch(req, res) || fastifyListener(req, res));
+    }
+  }
   return app;
 }
 

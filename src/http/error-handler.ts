@@ -26,13 +26,20 @@ function clientStatusOf(err: FastifyError): number | undefined {
   return s !== undefined && s >= 400 && s < 500 ? s : undefined;
 }
 
+/** A HearthError's answer: its status, `X-Auth-Error` and `Retry-After` when it carries them, the error body. */
+export function hearthAnswer(err: HearthError, style: ErrorStyle | undefined): { status: number; headers: Record<string, string>; body: Record<string, unknown> } {
+  const { authReason, retryAfterSecs, body } = err.extra;
+  const headers: Record<string, string> = {};
+  if (authReason) headers['x-auth-error'] = authReason;
+  if (retryAfterSecs !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSecs)));
+  return { status: STATUS_OF[err.kind], headers, body: errorBody(style, err.message, body) };
+}
+
 export function handleError(err: FastifyError | HearthError | Error, request: FastifyRequest, reply: FastifyReply) {
   const style = request.routeOptions?.config?.errorStyle;
   if (err instanceof HearthError) {
-    const { authReason, retryAfterSecs, body } = err.extra;
-    if (authReason) reply.header('x-auth-error', authReason);
-    if (retryAfterSecs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterSecs))));
-    return reply.code(STATUS_OF[err.kind]).send(errorBody(style, err.message, body));
+    const a = hearthAnswer(err, style);
+    return reply.code(a.status).headers(a.headers).send(a.body);
   }
   const fe = err as FastifyError;
   if (fe.validation) {
