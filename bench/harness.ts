@@ -10,7 +10,9 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { build } from '../scripts/build.ts';
 import { createClient, MemoryTokenStore, type Client } from '../src/client/index.ts';
+import { makeBundle } from '../test/helpers/bundles.ts';
 import { makeHome, ROOT, spawnNode, type SpawnedNode } from '../test/helpers/node.ts';
+import { buildTestApp } from '../test/helpers/wasm-apps.ts';
 
 export const ADMIN_ENV = { MERO_AUTH_ADMIN_USER: 'dev', MERO_AUTH_ADMIN_PASSWORD: 'dev-password' };
 /** Bench nodes log as a node does by default (test nodes are quietened to warn). */
@@ -137,6 +139,24 @@ export async function startNode(extraArgs: string[] = []): Promise<BenchNode> {
       await rm(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `count` applications (alternately the `kv` and `kv_store` test apps, each its own package), one
+ * context each with the key `k` written: the node a restart or cold-start bench starts again.
+ */
+export async function installAppsWithContexts(client: Client, count: number, packagePrefix: string): Promise<Array<{ app: string; id: string }>> {
+  const contexts: Array<{ app: string; id: string }> = [];
+  for (let i = 0; i < count; i++) {
+    const app = i % 2 === 0 ? 'kv' : 'kv_store';
+    const bundle = await makeBundle({ wasm: await buildTestApp(app), package: `${packagePrefix}${i}` });
+    const appId = (await client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
+    const ns = (await client.http.data<{ namespaceId: string }>('/admin-api/namespaces', { method: 'POST', body: { applicationId: appId } })).namespaceId;
+    const id = (await client.contexts.create({ groupId: ns, applicationId: appId, initializationParams: [] })).contextId;
+    await client.rpc.execute(id, 'set', { key: 'k', value: 'v' });
+    contexts.push({ app, id });
+  }
+  return contexts;
 }
 
 /**

@@ -25,10 +25,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, MemoryTokenStore, type Client } from '../src/client/index.ts';
-import { makeBundle } from '../test/helpers/bundles.ts';
 import { ROOT, spawnNode, type SpawnedNode } from '../test/helpers/node.ts';
-import { buildTestApp } from '../test/helpers/wasm-apps.ts';
-import { ADMIN_ENV, CONNECTIONS, loadNote, loadgen, median, rows, rssMB, startNode } from './harness.ts';
+import { ADMIN_ENV, CONNECTIONS, installAppsWithContexts, loadNote, loadgen, median, rows, rssMB, startNode } from './harness.ts';
 
 const APPS = Number(process.env.BENCH_RESTART_APPS ?? 4);
 const IDLE_SECS = Number(process.env.BENCH_IDLE_SECS ?? 20);
@@ -156,16 +154,7 @@ export async function benchRestart(): Promise<void> {
   const contexts: Array<{ app: string; id: string }> = [];
   let node: SpawnedNode | undefined;
   try {
-    for (let i = 0; i < APPS; i++) {
-      const app = i % 2 === 0 ? 'kv' : 'kv_store';
-      const bundle = await makeBundle({ wasm: await buildTestApp(app), package: `com.hearth.bench.restart${i}` });
-      const c = first.client;
-      const appId = (await c.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-      const ns = (await c.http.data<{ namespaceId: string }>('/admin-api/namespaces', { method: 'POST', body: { applicationId: appId } })).namespaceId;
-      const id = (await c.contexts.create({ groupId: ns, applicationId: appId, initializationParams: [] })).contextId;
-      await c.rpc.execute(id, 'set', { key: 'k', value: 'v' });
-      contexts.push({ app, id });
-    }
+    contexts.push(...(await installAppsWithContexts(first.client, APPS, 'com.hearth.bench.restart')));
     first.spawned.child.kill('SIGTERM');
     await first.spawned.exited;
 
