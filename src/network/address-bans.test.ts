@@ -1,7 +1,8 @@
 /**
  * Bans per address (address-bans.ts; issue #37 item 7): the policy with a fake clock, then a hearth
  * node on 127.0.0.1 that bans four fresh identities in turn and then refuses a fifth identity from
- * the same address before its handshake.
+ * the same address before its handshake — also when the identities earned their bans as
+ * non-members publishing on a topic that admits only members (the gossip admission).
  */
 import './polyfill.ts';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,4 +53,25 @@ describe('a hearth node banning an address', () => {
     await expect(fresh.dial(hub.addresses()[0]!, { timeoutMs: 3_000 })).rejects.toMatchObject({ kind: 'unreachable' });
     expect(hub.peers()).not.toContain(fresh.self);
   }, 60_000);
+
+  it('bans the address of identities refused one after another by a topic’s admission, and refuses the next', async () => {
+    const hub = await nodes.start();
+    hub.subscribe('t', () => undefined, () => false); // a topic no publisher here is admitted to
+    for (let i = 0; i < 4; i++) {
+      const sybil = await nodes.start({ internet: { dht: false } });
+      await connect(sybil, hub);
+      sybil.subscribe('t', () => undefined);
+      await eventually(() => sybil.topicPeers('t').includes(hub.self), 'the sybil to see the hub on the topic');
+      for (let p = 0; p < 40 && hub.peers().includes(sybil.self); p++) {
+        await sybil.publish('t', new TextEncoder().encode(`flood ${i}.${p}`)).catch(() => 0);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await eventually(() => !hub.peers().includes(sybil.self), 'the refused publisher to be banned and dropped');
+      await nodes.stop(sybil);
+    }
+    expect(hub.status().penalties.unauthorized).toBeGreaterThanOrEqual(4 * 20);
+    const fresh = await nodes.start();
+    await expect(fresh.dial(hub.addresses()[0]!, { timeoutMs: 3_000 })).rejects.toMatchObject({ kind: 'unreachable' });
+    expect(hub.peers()).not.toContain(fresh.self);
+  }, 90_000);
 });

@@ -9,7 +9,8 @@ networkContractSuite(
   () => {
     const nodes = new TestNodes();
     return {
-      nodes: async (n) => Promise.all(Array.from({ length: n }, () => nodes.start())),
+      // without the DHT, nodes meet only by dial (nothing else dials a peer it learnt of)
+      nodes: async (n, o) => Promise.all(Array.from({ length: n }, () => nodes.start(o?.connectedOnlyByDial ? { internet: { dht: false } } : {}))),
       stop: (net) => nodes.stop(net as Libp2pNetwork),
       deadAddress,
       teardown: () => nodes.teardown(),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import type { StoreHealth } from '../store/store.ts';
 import { StoreSupervisor, type ReopenableStore } from './store-supervisor.ts';
@@ -70,6 +70,32 @@ describe('store supervisor (issue #17 finding 1)', () => {
     expect(store.reopens).toBe(13);
     expect(fatal).toEqual([]);
     s.stop();
+  });
+
+  it('tries a store failed on a full disk again at most 5 s apart, so it is ready soon after space is freed (issue #37 item 1)', async () => {
+    vi.useFakeTimers();
+    try {
+      const store = new FlakyStore(10, 'IO error: /home/data/000123.log: No space left on device');
+      const at: number[] = [];
+      const reopen = store.reopen.bind(store);
+      store.reopen = async () => {
+        at.push(Date.now());
+        return reopen();
+      };
+      // the default pauses: 1 s doubling to 30 s for other errors
+      const s = new StoreSupervisor({ store, logger: quiet, onFatal: () => undefined });
+      s.start();
+      const failed = Date.now();
+      store.listener!('IO error: No space left on device');
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(s.state).toBe('ok');
+      expect(store.reopens).toBe(11);
+      const gaps = at.map((t, i) => t - (i === 0 ? failed : at[i - 1]!));
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(5_000);
+      s.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('runs the read-write probe periodically while the store is ok, and not once stopped', async () => {

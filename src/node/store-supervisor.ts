@@ -36,6 +36,8 @@ export interface StoreSupervisorOptions {
 }
 
 const PROBE_INTERVAL_MS = 5_000;
+/** the longest pause between reopen attempts while the disk is full */
+const FULL_DISK_MAX_DELAY_MS = 5_000;
 
 export type SupervisorState = 'ok' | 'recovering' | 'failed';
 
@@ -88,7 +90,8 @@ export class StoreSupervisor {
         last = (err as Error).message ?? String(err);
         logger.warn({ attempt: i, of: attempts, cause: last }, 'store reopen failed');
       }
-      delay = Math.min(delay * 2, this.o.maxDelayMs ?? 30_000);
+      // a full disk: tried again at most every few seconds, so the node is ready soon after space is freed
+      delay = Math.min(delay * 2, diskFull(last) ? Math.min(FULL_DISK_MAX_DELAY_MS, this.o.maxDelayMs ?? FULL_DISK_MAX_DELAY_MS) : (this.o.maxDelayMs ?? 30_000));
     }
     this.state_ = 'failed';
     const message = `the store could not be reopened after ${attempts} attempts (last error: ${last}); stopping so a supervisor can restart the node`;

@@ -283,6 +283,8 @@ export class WasmRuntime implements Runtime {
       },
       { name: 'hearth_runtime_workers_retired_total', help: 'Runtime workers terminated after being idle (worker-retire.ts)', type: 'counter', read: () => [{ value: this.retirement.retired }] },
       { name: 'hearth_runtime_workers', help: 'Runtime workers started', type: 'gauge', read: () => [{ value: this.slots.length }] },
+      { name: 'hearth_runtime_contexts_throttled', help: 'Contexts held to one worker or cooling down after calls stopped at their deadline', type: 'gauge', read: () => [{ value: this.fair.throttledContexts() }] },
+      { name: 'hearth_runtime_cool_downs_total', help: 'Cool-downs begun by contexts whose calls kept running past their deadline', type: 'counter', read: () => [{ value: this.fair.throttled.coolDowns }] },
       {
         name: 'hearth_runtime_worker_cpu_seconds',
         help: 'CPU time of the worker thread on each pool slot (Linux; a replaced worker starts at 0)',
@@ -331,7 +333,9 @@ export class WasmRuntime implements Runtime {
   }
 
   private mayRun(context: string): boolean {
-    return (this.holding.get(context) ?? 0) < this.contextShare;
+    // a throttled context's share is one worker, none while it cools down, and throttled contexts
+    // together leave one worker to the others (fair-share.ts)
+    return this.fair.mayTake(context, this.holding.get(context) ?? 0, this.contextShare, this.holding);
   }
 
   private compiled(req: Pick<CallRequest, 'applicationId' | 'wasm'>): Promise<CompiledGuest> {
@@ -407,6 +411,12 @@ export class WasmRuntime implements Runtime {
    * Refuses (503) when the wait list is full, or this context's part of it is.
    */
   private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Slot | Promise<Slot | null | 'timeout'> {
+    const cooling = this.fair.coolingMs(context);
+    if (cooling > 0) {
+      const e = unavailable(`This context's calls kept running past their deadline: it cools down for ${Math.ceil(cooling / 1000)} s more; retry later`);
+      e.extra.retryAfterSecs = Math.ceil(cooling / 1000);
+      return Promise.reject(e);
+    }
     // affinity: a free worker that ran this context last has its rows cached; any free one otherwise
     const free = this.mayRun(context) ? (this.slots.find((s) => !s.busy && s.hot.has(context)) ?? this.slots.find((s) => !s.busy)) : undefined;
     if (free) {
@@ -543,7 +553,7 @@ export class WasmRuntime implements Runtime {
         if (slot.server === served) slot.server = undefined;
         this.stats.calls++;
         if (replace) this.stats.replaced[replace]++;
-        this.fair.charge(context, performance.now() - started);
+        this.fair.charge(context, performance.now() - started, replace === 'deadline' ? 'stopped' : replace === false ? 'done' : undefined);
         freed();
         this.release(slot, replace !== false);
       };

@@ -84,11 +84,10 @@ describe('governance replication', () => {
     await a.settings.setMetadata(nsId, { target: 'group' }, { name: 'one', data: {} });
     await a.settings.setMetadata(nsId, { target: 'group' }, { name: 'two', data: {} });
     const [, second] = await a.governance.lacking(nsId, b.governance.heads(nsId));
-    // a relay that is not a member forwards only the second op to B
+    // a peer that is not a member pushes only the second op to B (its gossip would be refused at the topic)
     const relay = hub.join('ee'.repeat(32));
     hub.link(relay.self, b.identity.publicKey);
-    relay.subscribe(namespaceTopic(nsId), () => undefined);
-    await relay.publish(namespaceTopic(nsId), encodeJson({ type: 'op', op: second }));
+    await relay.request(b.identity.publicKey, SYNC_PROTOCOL, encodeJson({ type: KIND.push, op: second }), { timeoutMs: 1_000, maxResponseFrameBytes: 1024 });
     await until('the op is held', () => b.replicator.waitingCount(nsId) === 1);
     hub.link(a.identity.publicKey, b.identity.publicKey);
     await until('B folds both', () => b.governance.namespace(nsId)?.groups[nsId]?.metadata?.name === 'two');
@@ -116,12 +115,14 @@ describe('governance replication', () => {
     x.subscribe(namespaceTopic(nsId), () => undefined);
     const topic = namespaceTopic(nsId);
     const forged = forgedOp(a.governance, nsId, a.identity.accountId, 'group.metadata.set', { target: 'group', name: 'owned', data: {} });
+    // gossip from a node no account of the namespace speaks with is refused before the replicator reads it (issue #37 item 7)
     await x.publish(topic, new TextEncoder().encode('not json'));
     await x.publish(topic, encodeJson({ type: 'op', op: { id: 'zz' } }));
     await x.publish(topic, encodeJson({ type: 'mystery' }));
     await x.publish(topic, encodeJson({ type: 'op', op: forged }));
-    await x.publish(topic, encodeJson({ type: 'op', op: { ...forged, signature: '00'.repeat(64) } }));
     const ask = (body: unknown) => x.request(a.identity.publicKey, SYNC_PROTOCOL, encodeJson(body), { timeoutMs: 1_000, maxResponseFrameBytes: 1 << 20 });
+    await ask({ type: KIND.push, op: forged }).catch(() => undefined);
+    await ask({ type: KIND.push, op: { id: 'zz' } }).catch(() => undefined);
     await expect(ask({ type: KIND.backfill, namespaceId: nsId, heads: [] })).rejects.toMatchObject({ kind: 'refused', message: expect.stringMatching(/not a member/) });
     await expect(ask({ type: KIND.join, groupId: nsId, invitation: { invitation: {} } })).rejects.toBeInstanceOf(NetworkError);
     await expect(ask({ type: 'NoSuchKind' })).rejects.toMatchObject({ kind: 'refused' });
@@ -130,8 +131,10 @@ describe('governance replication', () => {
     const got = a.net.penalties.filter((p) => p.peer === x.self);
     expect(got.map((p) => p.reason)).toEqual(expect.arrayContaining(['invalid_message', 'unauthorized']));
     expect(got.map((p) => p.detail)).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^gossip: /), expect.stringMatching(/speaks with$/), expect.stringMatching(/unknown request kind/), 'request is not a JSON object']),
+      expect.arrayContaining([expect.stringMatching(/^gossip on ns\/.* does not admit$/), expect.stringMatching(/speaks with$/), expect.stringMatching(/unknown request kind/), 'request is not a JSON object']),
     );
+    expect(got.filter((p) => /^gossip on /.test(p.detail ?? ''))).toHaveLength(4);
+    expect(got.filter((p) => /^gossip: /.test(p.detail ?? ''))).toEqual([]); // the replicator never parsed it
     expect(a.governance.namespace(nsId)!.groups[nsId]!.metadata).toBeNull();
     // and the node still replicates
     await a.settings.setMetadata(nsId, { target: 'group' }, { name: 'fine', data: {} });

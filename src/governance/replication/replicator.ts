@@ -289,18 +289,27 @@ export class GovernanceReplicator {
 
   private onOps(e: OpsApplied): void {
     if (this.d.governance.namespace(e.namespaceId)) this.follow(e.namespaceId);
-    if (e.local) for (const op of e.ops) void this.publish(op, true);
+    // a joiner's own join op goes to the member nodes directly first: until they hold it, its key is
+    // bound nowhere but here, and they refuse its gossip (follow)
+    if (e.local) for (const op of e.ops) void this.publish(op, op.kind === INVITATION_OPS.joined ? 'first' : 'alone');
     if (this.waiting.has(e.namespaceId)) void this.retryWaiting(e.namespaceId);
   }
 
-  private async publish(op: GovOp, pushIfAlone = false): Promise<void> {
-    try {
-      const sent = await this.d.network.publish(namespaceTopic(op.namespaceId), encodeJson({ type: 'op', op }));
-      this.stats.gossipOut++;
-      if (sent > 0 || !pushIfAlone) return;
+  /**
+   * Publishes an op on its namespace's topic; `push` also sends it to the connected member nodes
+   * directly: 'alone' when no peer is subscribed, 'first' before publishing.
+   */
+  private async publish(op: GovOp, push?: 'alone' | 'first'): Promise<void> {
+    const pushed = () => {
       const state = this.d.governance.stateOf(op.namespaceId);
       const members = state ? this.d.network.peers().filter((p) => this.memberAccount(state, p) !== undefined) : [];
-      await Promise.allSettled(members.map((p) => this.d.router.request(p, KIND.push, { op: op as unknown as JsonObject }, frameOpts(this.opts.requestTimeoutMs, this.life.signal))));
+      return Promise.allSettled(members.map((p) => this.d.router.request(p, KIND.push, { op: op as unknown as JsonObject }, frameOpts(this.opts.requestTimeoutMs, this.life.signal))));
+    };
+    try {
+      if (push === 'first') await pushed();
+      const sent = await this.d.network.publish(namespaceTopic(op.namespaceId), encodeJson({ type: 'op', op }));
+      this.stats.gossipOut++;
+      if (sent === 0 && push === 'alone') await pushed();
     } catch (e) {
       this.d.logger.debug({ op: op.id, err: (e as Error).message }, 'publishing a governance op failed (catch-up repairs it)');
     }
@@ -359,7 +368,14 @@ export class GovernanceReplicator {
   // ——— helpers ———
 
   private follow(namespaceId: string): void {
-    this.life.follow(namespaceId, () => this.d.network.subscribe(namespaceTopic(namespaceId), (msg) => this.onGossip(namespaceId, msg)));
+    // only gossip published by a node whose key speaks, or once spoke, for an account of the
+    // namespace is taken and forwarded: checked by the network before it relays (issue #37 item 7).
+    // Once, not now: a removed member's older ops still reach lagging nodes; the ops are checked in onGossip.
+    const admit = (from: PeerKey) => {
+      const state = this.d.governance.stateOf(namespaceId);
+      return state !== undefined && everBound(state, from);
+    };
+    this.life.follow(namespaceId, () => this.d.network.subscribe(namespaceTopic(namespaceId), (msg) => this.onGossip(namespaceId, msg), admit));
   }
 
   /** The member account a peer's node key speaks for, if it is a member of some group here. */
