@@ -136,12 +136,13 @@ export function registerAdminAuthRoutes(root: FastifyInstance, deps: AuthRoutesD
     });
 
     const clientKeySchema = {
-      ...doc('Mint a client key (optionally bound to a context or application) and its token pair', TokenPairResponse, 400, 404),
+      ...doc('Mint a client key (optionally bound to a context or application) and its token pair; hearth: the header `X-Hearth-Session: sign-in` makes it a sign-in session key, which expires when unused for `[auth] sign_in_key_idle_secs`', TokenPairResponse, 400, 404),
       body: ClientKeyRequest,
     };
     app.post('/admin/client-key', { config, schema: clientKeySchema }, async (req) => {
       // the TokenResponse exactly (auth spec): the key's id is the access token's `sub`
-      const { pair } = await keys.createClientKey(principalOf(req), req.body);
+      // hearth's header, not a body field: the login page marks a sign-in session's key (keys-service.ts)
+      const { pair } = await keys.createClientKey(principalOf(req), req.body, { signIn: req.headers['x-hearth-session'] === 'sign-in' });
       return tokenBody(pair);
     });
 

@@ -342,9 +342,11 @@ export class KeysService {
    * `POST /admin/client-key` (auth spec rc.83 grant rules). Only a root key mints client keys: a
    * client key is a leaf, so nothing derived from it can outlive it or escape its revocation. The
    * new key never outlives its root key, and holds only what the root holds (checked again on every
-   * request, so a later narrowing or revocation of the root reaches it).
+   * request, so a later narrowing or revocation of the root reaches it). A sign-in session's key
+   * (`signIn`: the login page's, hearth's `X-Hearth-Session: sign-in`) also expires when unused
+   * for `sign_in_key_idle_secs` (AuthService.refresh slides it).
    */
-  async createClientKey(caller: Principal, input: ClientKeyInput): Promise<{ pair: TokenPair; clientId: string }> {
+  async createClientKey(caller: Principal, input: ClientKeyInput, opts: { signIn?: boolean } = {}): Promise<{ pair: TokenPair; clientId: string }> {
     if (!holdsAdmin(caller.permissions)) throw forbidden('Token does not have admin permissions');
     if (caller.keyType !== 'root') throw forbidden('Client keys cannot mint client keys: log in with a root key');
     const ttl = input.ttl_secs ?? this.d.config.clientKeyDefaultTtlSecs;
@@ -380,6 +382,11 @@ export class KeysService {
       expiresAt: root.expiresAt === null ? now + ttl : Math.min(now + ttl, root.expiresAt),
       generation: 0,
     };
+    if (opts.signIn) {
+      const endsAt = key.expiresAt!;
+      key.idle = { secs: this.d.config.signInKeyIdleSecs, endsAt };
+      key.expiresAt = Math.min(endsAt, now + key.idle.secs);
+    }
     await this.d.keys.put(key);
     return { pair: await this.d.auth.mintFor(key, key.nodeUrl), clientId: key.id };
   }

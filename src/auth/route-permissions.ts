@@ -131,6 +131,8 @@ const ADMIN_API_ROWS: readonly Row[] = [
   ['GET', 'usage', 'admin'],
   ['POST', 'install-dev-application', 'admin'],
   ['PUT', 'install-dev-application/bundle', 'admin'],
+  // hearth: bundles a raw .wasm with the node's development key (issue #34 §2); installs nothing
+  ['PUT', 'dev-bundle', 'admin'],
   ['DELETE', 'applications/:id', 'admin'],
   ['GET', 'applications/:id/abi', 'admin'],
   ['POST', 'contexts/invite-specialized-node', 'admin'],

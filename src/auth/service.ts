@@ -218,6 +218,9 @@ export class AuthService {
       }
       const live = await this.liveKey(refresh, (m, reason) => unauthenticated(`Invalid refresh token: ${m}`, reason));
       await this.d.keys.consume(refresh.jti, { exp: refresh.exp, reason: 'refresh' });
+      // a sign-in session's key in use stays alive; one left unused expires (keys-service.ts)
+      const idle = live.key.idle;
+      if (idle) await this.d.keys.put({ ...live.key, expiresAt: Math.min(idle.endsAt, now + idle.secs) });
       return this.mintFor(live.key, refresh.node_url);
     });
   }

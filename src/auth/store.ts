@@ -26,6 +26,11 @@ export interface KeyRecord {
   createdAt: number;
   revokedAt: number | null;
   expiresAt: number | null;
+  /**
+   * a sign-in session's client key (the login page's): `expiresAt` slides to `secs` after each mint
+   * and refresh, never past `endsAt` (its `ttl_secs` lifetime), so an unused one expires
+   */
+  idle?: { secs: number; endsAt: number };
   /** tokens carrying an older generation are revoked (refresh-token reuse) */
   generation: number;
   /** the node owner's key: the admin provisioned first (docs/security.md "Who may change a root key") */

@@ -103,6 +103,28 @@ export class ApplicationsApi {
     return installed(response, this.data(response));
   }
 
+  /**
+   * hearth: `PUT /admin-api/dev-bundle` — bundles a raw WebAssembly module into a `.mpk` signed
+   * with the node's development key (kept in its home) and answers the bundle; it installs nothing
+   * (install the answer with {@link installBundle}). A node with `dev_install_root` set refuses (403).
+   */
+  async bundleDev(
+    wasm: Uint8Array | Blob,
+    manifest: { package: string; version: string; name?: string },
+    options: CallOptions = {},
+  ): Promise<{ bundle: Uint8Array; applicationId: string }> {
+    const res = await this.http.stream('/admin-api/dev-bundle', {
+      timeoutMs: INSTALL_TIMEOUT_MS,
+      ...options,
+      method: 'PUT',
+      query: { package: manifest.package, version: manifest.version, name: manifest.name },
+      headers: { 'content-type': 'application/octet-stream', ...options.headers },
+      rawBody: wasm as BodyInit,
+    });
+    const bundle = new Uint8Array(await res.arrayBuffer());
+    return { bundle, applicationId: res.headers.get('x-hearth-application-id') ?? '' };
+  }
+
   /** `DELETE /admin-api/applications/{id}`; uninstalling an absent application succeeds too. */
   async uninstall(applicationId: string, options?: CallOptions): Promise<{ applicationId: string }> {
     const response = await this.http.send(`/admin-api/applications/${seg(applicationId)}`, { ...options, method: 'DELETE' });

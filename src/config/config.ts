@@ -14,6 +14,8 @@ export interface AuthConfig {
   clientAccessTokenTtlSecs: number;
   clientRefreshTokenTtlSecs: number;
   clientKeyDefaultTtlSecs: number;
+  /** a sign-in session's client key (the login page's, marked by `X-Hearth-Session: sign-in`) expires after this long without a refresh */
+  signInKeyIdleSecs: number;
   leewaySecs: number;
   loginFailureLimit: number;
   loginFailureWindowSecs: number;
@@ -216,6 +218,7 @@ const TOML_NAMES: Record<string, Record<string, string>> = {
     clientAccessTokenTtlSecs: 'client_access_token_ttl_secs',
     clientRefreshTokenTtlSecs: 'client_refresh_token_ttl_secs',
     clientKeyDefaultTtlSecs: 'client_key_default_ttl_secs',
+    signInKeyIdleSecs: 'sign_in_key_idle_secs',
     leewaySecs: 'leeway_secs',
     loginFailureLimit: 'login_failure_limit',
     loginFailureWindowSecs: 'login_failure_window_secs',

@@ -23,6 +23,8 @@ export const AUTH_DEFAULTS = {
   clientRefreshTokenTtlSecs: 7 * 24 * 3600,
   /** client key lifetime when `ttl_secs` is absent (auth spec Limits) */
   clientKeyDefaultTtlSecs: 30 * 24 * 3600,
+  /** a sign-in session's client key unused this long expires: as long as its refresh token lives (docs/decisions.md) */
+  signInKeyIdleSecs: 7 * 24 * 3600,
   /** jsonwebtoken's default leeway, which the reference relies on (auth-wire §4.1) */
   leewaySecs: 60,
   /**

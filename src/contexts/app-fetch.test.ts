@@ -79,10 +79,12 @@ function rogue(frames: () => Uint8Array[]): PeerKey {
   return key;
 }
 
-function registration(opts: { appKey?: string; bundleBlobId?: string; applicationId: string }): Registration {
+function registration(opts: { appKey?: string; bundleBlobId?: string; applicationId: string; upgradeTo?: string; aborted?: boolean }): Registration {
+  const upgrade = opts.upgradeTo ? { upgrade: { targetApplicationId: opts.applicationId, toAppKey: opts.upgradeTo, ...(opts.aborted ? { aborted: { at: 1, by: 'x' } } : {}) } } : {};
   const group = {
     id: 'aa'.repeat(32),
-    appKey: opts.appKey ?? ZERO,
+    appKey: opts.upgradeTo ?? opts.appKey ?? ZERO,
+    ...upgrade,
     targetApplicationId: opts.applicationId,
     contexts: { [CTX]: { metadata: null, registeredAt: 0, ...(opts.bundleBlobId ? { bundleBlobId: opts.bundleBlobId } : {}) } },
   };
@@ -272,5 +274,50 @@ describe('a joined context brings its application', () => {
     expect(f.problem(CTX)!.detail).toContain(`holds application ${other.applicationId}`);
     expect(await b.apps.get(other.applicationId)).toBeNull();
     expect(await b.blobs.store.get(blobId)).toBeUndefined();
+  });
+});
+
+describe('an upgraded group brings its target version', () => {
+  it('a member running v1 fetches the upgrade’s v2 from a member without blocking its calls; the status says so until it is installed', async () => {
+    const a = await node();
+    const b = await node();
+    const v1 = await bundle('1.0.0');
+    const v2 = await bundle('2.0.0', v1.key);
+    const blob1 = await installOn(a, v1);
+    const blob2 = await installOn(a, v2);
+    expect(await installOn(b, v1)).toBe(blob1);
+    let reg = registration({ applicationId: v1.applicationId, bundleBlobId: blob1 });
+    const { f } = fetcherOn(b, { applicationId: v1.applicationId, bundleBlobId: blob1 }, () => reg);
+    f.start();
+    // no upgrade: nothing is wanted
+    await new Promise((r) => setTimeout(r, 200));
+    expect(f.problem(CTX)).toBeUndefined();
+    // the group is upgraded to v2, which no reachable member serves yet: the status names it, still not blocking
+    reg = registration({ applicationId: v1.applicationId, bundleBlobId: blob1, upgradeTo: blob2 });
+    f.ensure(CTX);
+    await wait('the target is wanted', () => f.problem(CTX) !== undefined);
+    expect(f.problem(CTX)!.detail).toContain(`the group's upgrade target, application ${v1.applicationId} bundle ${blob2}`);
+    expect(f.problem(CTX)!.detail).toContain('runs its current version until it migrates');
+    hub.linkAll();
+    await wait('B installed v2', async () => (await b.apps.releases(v1.applicationId)).some((r) => r.bundleBlobId === blob2));
+    await wait('nothing wanted any more', () => f.problem(CTX) === undefined);
+    // the version B ran is still installed beside it
+    expect((await b.apps.releases(v1.applicationId)).map((r) => r.version).sort()).toEqual(['1.0.0', '2.0.0']);
+  });
+
+  it('an aborted upgrade’s target is not fetched', async () => {
+    const a = await node();
+    const b = await node();
+    const v1 = await bundle('1.0.0');
+    const v2 = await bundle('2.0.0', v1.key);
+    const blob1 = await installOn(a, v1);
+    const blob2 = await installOn(a, v2);
+    await installOn(b, v1);
+    const { f } = fetcherOn(b, { applicationId: v1.applicationId, bundleBlobId: blob1 }, () => registration({ applicationId: v1.applicationId, bundleBlobId: blob1, upgradeTo: blob2, aborted: true }));
+    hub.linkAll();
+    f.start();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(f.problem(CTX)).toBeUndefined();
+    expect((await b.apps.releases(v1.applicationId)).map((r) => r.bundleBlobId)).toEqual([blob1]);
   });
 });

@@ -8,8 +8,10 @@
  * limit, checked against its blob id on the way (a peer sending other bytes or more bytes is
  * penalized and the next member asked), verified as every install is (signature, signer, digests,
  * runtime floor, and that it is the context's application: ApplicationService.installFetched),
- * and installed. (A group upgrade's target version a member lacks is not fetched: that member's
- * migration waits for an install by hand, as docs/governance.md describes.)
+ * and installed. A group upgrade's target version that a member lacks is fetched the same way
+ * (issue #34 §1, extended): the context keeps running its current version meanwhile, its sync
+ * status says the target is on its way, and the install resumes the member's migration
+ * (UpgradeService.bundleInstalled).
  *
  * While a bundle is on its way the context's sync status says so (`fetching_application`) and calls
  * answer `ApplicationNotInstalled` naming it; when no member serves it (or it fails verification)
@@ -133,8 +135,9 @@ export class ApplicationFetch {
       return { reason: 'application_unavailable', applicationId: app, since: un.since, detail: `application ${app} is not installed and its group names no bundle to fetch from peers: ${FIX}` };
     }
     for (const w of this.wants.values()) {
-      if (!w.blocking.has(contextId)) continue;
+      if (!w.contexts.has(contextId)) continue;
       const base = { applicationId: w.applicationId, bundleBlobId: w.bundleBlobId, since: w.since };
+      if (!w.blocking.has(contextId)) return { ...base, ...upgradeProblem(w) };
       if (w.phase === 'fetching') {
         const last = w.lastError ? ` (last attempt: ${w.lastError})` : '';
         return { ...base, reason: 'fetching_application', detail: `fetching application ${w.applicationId} (bundle ${w.bundleBlobId}) from the context's peers${last}` };
@@ -179,9 +182,14 @@ export class ApplicationFetch {
       this.unnamed.delete(meta.id);
       return this.want(meta.applicationId, bundle, meta.id, true);
     }
-    // its version is installed. A group upgrade's target version this member lacks is not fetched:
-    // the migration waits for an install by hand (docs/governance.md "Upgrades and migrations")
+    // its version is installed; a group upgrade's target version this member lacks is fetched the
+    // same way, without blocking: the context runs its current version until it migrates
     this.unnamed.delete(meta.id);
+    const target = upgradeTarget(this.d.locate(meta.id), meta);
+    if (target && !(await installed(target.bundleBlobId))) {
+      this.settle(meta.id, target.bundleBlobId);
+      return this.want(target.applicationId, target.bundleBlobId, meta.id, false);
+    }
     this.settle(meta.id, undefined);
   }
 
@@ -263,6 +271,27 @@ export class ApplicationFetch {
     if (w) clearTimeout(w.timer);
     this.wants.delete(bundleBlobId);
   }
+}
+
+/** Why an upgraded context waits for its target version (it still runs its current one meanwhile). */
+function upgradeProblem(w: Want): Pick<AppProblem, 'reason' | 'detail'> {
+  const what = `the group's upgrade target, application ${w.applicationId} bundle ${w.bundleBlobId}`;
+  if (w.phase === 'fetching') {
+    const last = w.lastError ? ` (last attempt: ${w.lastError})` : '';
+    return { reason: 'fetching_application', detail: `fetching ${what}, from the context's peers; the context runs its current version until it migrates${last}` };
+  }
+  const why = w.phase === 'invalid' ? `fails verification: ${w.lastError}` : 'is served by no member (asked again every minute at most)';
+  return { reason: 'application_unavailable', detail: `${what}, ${why}; the context runs its current version until it migrates; ${FIX}` };
+}
+
+/**
+ * The version a group upgrade moves the context to, when the context does not run it yet: the
+ * upgrade op's target (its application and bundle), unless the upgrade was aborted.
+ */
+export function upgradeTarget(reg: Registration | undefined, meta: ContextMeta): { applicationId: string; bundleBlobId: string } | undefined {
+  const u = reg?.group.upgrade;
+  if (!u || u.aborted || UNRESOLVED.test(u.toAppKey) || u.toAppKey === meta.bundleBlobId) return undefined;
+  return { applicationId: u.targetApplicationId, bundleBlobId: u.toAppKey };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { KeysService } from '../auth/keys-service.ts';
 import { AuthService } from '../auth/service.ts';
@@ -13,6 +14,7 @@ import { BlobPeers } from '../blobs/peers.ts';
 import { ApplicationFetch, bundleBlobsOf } from '../contexts/app-fetch.ts';
 import { BlobService } from '../blobs/service.ts';
 import { BlobStore } from '../blobs/store.ts';
+import { DEV_SIGNING_KEY_FILE } from '../applications/dev-bundle.ts';
 import { createApplications } from '../applications/factory.ts';
 import type { ApplicationService } from '../applications/service.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
@@ -490,6 +492,7 @@ export class HearthNode {
               rpcMethods: presenceRpcMethods(this.presence, { ownIdentity: (id) => this.contexts.contexts.ownIdentity(id) }),
             },
             applications: { applications: this.applications },
+            devBundle: { keyPath: join(this.opts.paths.dir, DEV_SIGNING_KEY_FILE), devInstallRoot: config.applications.devInstallRoot || undefined },
             tee: { tee: this.tee },
             signingKeys: { signingKeys: this.signingKeys },
             upgrades: { upgrades: this.upgrades },

@@ -9,6 +9,7 @@ import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
 import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
 import { registerBundleUploadRoute } from '../applications/upload-route.ts';
+import { registerDevBundleRoute, type DevBundleDeps } from '../applications/dev-bundle.ts';
 import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
 import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
@@ -41,6 +42,8 @@ export interface RouteDeps {
   network: NetworkRoutesDeps;
   blobs: BlobRoutesDeps;
   applications: ApplicationRoutesDeps;
+  /** hearth's `PUT /admin-api/dev-bundle` (the node's development signing key) */
+  devBundle: DevBundleDeps;
   governance: GovernanceRouteDeps;
   events: EventRoutesDeps;
   contexts: ContextsRouteDeps;
@@ -69,6 +72,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerBlobRoutes(app, deps.blobs);
   registerApplicationRoutes(app, deps.applications);
   registerBundleUploadRoute(app, deps.applications);
+  registerDevBundleRoute(app, deps.devBundle);
   registerAliasRoutes(app, { store: deps.store });
   registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
   registerAccountRoutes(app, { accounts: deps.governance.accounts });

@@ -110,21 +110,41 @@ describe('the dashboard', () => {
     expect(await page.getByRole('button', { name: 'Create namespace' }).isDisabled()).toBe(true);
   });
 
-  it('refuses a raw .wasm, naming hearth app bundle (the node refuses it; the page shows why)', async () => {
+  it('offers to bundle a raw .wasm for development with the node’s key, then installs and lists it', async () => {
     await open('Applications', 'Applications');
-    const wasm = join(work, 'raw.wasm');
+    const wasm = join(work, 'Raw Store.wasm');
     await writeFile(wasm, await buildTestApp('kv'));
-    await page.locator('input[type=file][accept=".mpk"]').setInputFiles(wasm);
+    await page.locator('input[type=file][accept=".mpk,.wasm"]').setInputFiles(wasm);
     await page.getByRole('button', { name: 'Install' }).click();
-    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'raw WebAssembly module' }).count()).toBe(1);
-    expect(await page.getByRole('alert').filter({ hasText: 'raw WebAssembly module' }).textContent()).toContain('hearth app bundle --wasm <file>');
+    const offer = page.getByRole('region', { name: 'bundle for development' });
+    await offer.waitFor();
+    expect(await offer.textContent()).toContain('raw WebAssembly module');
+    expect(await offer.getByLabel('Package').inputValue()).toBe('dev.local.raw-store');
+    await offer.getByLabel('Version').fill('0.2.0');
+    await offer.getByRole('button', { name: 'Bundle and install' }).click();
+    const done = page.getByRole('status').filter({ hasText: 'Bundled for development and installed application' });
+    await done.waitFor();
+    expect(await offer.count()).toBe(0);
+    // listed, and the node holds it as a signed bundle of the package, signed by its development key
+    const apps = await node.node.applications.list();
+    const dev = apps.find((a) => a.package === 'dev.local.raw-store');
+    expect(dev).toMatchObject({ version: '0.2.0' });
+    await page.getByRole('table', { name: 'installed applications' }).getByText('dev.local.raw-store').first().waitFor();
+    await expect(readFile(join(node.paths.dir, 'dev-signing-key.pem'), 'utf8')).resolves.toContain('BEGIN PRIVATE KEY');
+    // the node itself still refuses the raw module on an install
+    const admin = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
+    await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
+    const refused = await admin.applications.installBundle(await readFile(wasm)).then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(HttpError);
+    expect((refused as HttpError).message).toContain('hearth app bundle --wasm <file>');
+    await admin.applications.uninstall(dev!.id);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
   });
 
   it('installs an application from a file with a progress bar', async () => {
     await open('Applications', 'Applications');
-    await page.locator('input[type=file][accept=".mpk"]').setInputFiles(bundlePath);
+    await page.locator('input[type=file][accept=".mpk,.wasm"]').setInputFiles(bundlePath);
     await page.getByRole('button', { name: 'Install' }).click();
     await page.getByRole('status').filter({ hasText: 'Installed application' }).waitFor();
     expect(await page.getByRole('progressbar', { name: 'upload' }).getAttribute('value')).toBe(String((await readFile(bundlePath)).length));

@@ -10,6 +10,7 @@
  */
 import { AuthRevokedError, clientIdOf, createClient, HttpError, type Client, type Tokens, type TokenStore } from '../../../src/client/index.ts';
 
+/** the login page reads it too, to reuse this session's key when signing in again (web/login.html) */
 const STORE_KEY = 'hearth.dashboard.tokens';
 
 /** The SDK's token store in `localStorage` (every rotation is written, so a reload keeps the session). */

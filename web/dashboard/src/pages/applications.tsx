@@ -1,8 +1,12 @@
-/** Applications: install a signed `.mpk` picked from disk (with upload progress), list, remove. */
+/**
+ * Applications: install a signed `.mpk` picked from disk (with upload progress), or a raw `.wasm`
+ * bundled for development with the node's key after asking; list, remove.
+ */
 import type { Application } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { size } from '../format.ts';
-import { Card, ConfirmButton, ErrorNote, FileUpload, Id, Table, useAction, useLoad, type SendFile } from '../ui.tsx';
+import { useState } from 'preact/hooks';
+import { Card, ConfirmButton, ErrorNote, Field, FileUpload, Form, Id, Table, useAction, useLoad, valueOf, type SendFile } from '../ui.tsx';
 
 /** `metadata` is UTF-8 JSON bytes `{package, version, name, …}`. */
 export function appName(app: Application): string {
@@ -22,16 +26,96 @@ export async function aliasesById(list: Promise<Record<string, string>>): Promis
   return byId;
 }
 
+/** Whether a picked file is a raw WebAssembly module (`\0asm`), not a bundle. */
+async function isRawWasm(file: File): Promise<boolean> {
+  const head = new Uint8Array(await file.slice(0, 4).arrayBuffer());
+  return head.length === 4 && head[0] === 0x00 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d;
+}
+
+/** A package name for a module file: `dev.local.<file name>`, in the characters a package uses. */
+export function devPackageOf(fileName: string): string {
+  const stem = fileName.replace(/\.wasm$/i, '').toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  return `dev.local.${stem || 'app'}`;
+}
+
+/**
+ * The offer for a raw `.wasm` (issue #34 §2): the node installs only signed bundles, so the page
+ * asks the node to bundle the module with its development key (`PUT /admin-api/dev-bundle`) and
+ * then installs that bundle as any other.
+ */
+function DevBundleOffer({ file, onInstalled, onCancel }: { file: File; onInstalled: (id: string) => void; onCancel: () => void }) {
+  const { client } = useDashboard();
+  const [pkg, setPkg] = useState(devPackageOf(file.name));
+  const [version, setVersion] = useState('0.1.0');
+  const [run, state] = useAction(async () => {
+    const { bundle } = await client.applications.bundleDev(file, { package: pkg.trim(), version: version.trim() });
+    const { applicationId } = await client.applications.installBundle(bundle);
+    onInstalled(applicationId);
+  });
+  return (
+    <div class="alert note" role="region" aria-label="bundle for development">
+      <p>
+        <strong>{file.name}</strong> is a raw WebAssembly module; the node installs only signed bundles (<code>.mpk</code>). Bundle it for
+        development, signed with this node&apos;s development key (kept in the node&apos;s home), and install it?
+      </p>
+      <Form class="row" label="bundle for development" onSubmit={run}>
+        <Field label="Package">
+          <input value={pkg} onInput={(e) => setPkg(valueOf(e))} required />
+        </Field>
+        <Field label="Version">
+          <input value={version} onInput={(e) => setVersion(valueOf(e))} required />
+        </Field>
+        <button type="submit" class="primary" disabled={state.busy}>
+          {state.busy ? 'Bundling…' : 'Bundle and install'}
+        </button>
+        <button type="button" onClick={onCancel} disabled={state.busy}>
+          Cancel
+        </button>
+      </Form>
+      <p class="muted">
+        For a bundle to publish, sign it with your own key: <code>hearth app bundle --wasm &lt;file&gt; --package … --version … --key …</code>.
+      </p>
+      <ErrorNote error={state.error} />
+    </div>
+  );
+}
+
 function Install({ onInstalled }: { onInstalled: () => void }) {
   const { client } = useDashboard();
+  const [offer, setOffer] = useState<File>();
+  const [bundled, setBundled] = useState<string>();
   const send: SendFile = async (file, onProgress) => {
+    setBundled(undefined);
+    if (await isRawWasm(file)) {
+      // nothing is sent: the offer below asks first
+      setOffer(file);
+      return '';
+    }
+    setOffer(undefined);
     const { applicationId } = await client.applications.installBundle(file, { onProgress });
     onInstalled();
     return applicationId;
   };
   return (
     <Card title="Install an application">
-      <FileUpload label="Signed bundle (.mpk)" accept=".mpk" button="Install" busy="Installing…" waiting="Verifying the bundle on the node…" done="Installed application" send={send} />
+      <FileUpload label="Signed bundle (.mpk), or a .wasm to bundle for development" accept=".mpk,.wasm" button="Install" busy="Installing…" waiting="Verifying the bundle on the node…" done="Installed application" send={send} />
+      {offer ? (
+        <DevBundleOffer
+          key={offer.name + offer.size + offer.lastModified}
+          file={offer}
+          onCancel={() => setOffer(undefined)}
+          onInstalled={(id) => {
+            setOffer(undefined);
+            setBundled(id);
+            onInstalled();
+          }}
+        />
+      ) : null}
+      {bundled ? (
+        <p class="alert ok" role="status">
+          Bundled for development and installed application <Id value={bundled} keep={16} />
+        </p>
+      ) : null}
       <p class="muted">
         Build and sign one with <code>hearth app bundle</code> (see docs/applications.md). Registry installs: <code>hearth app install &lt;package&gt;@&lt;version&gt;</code>.
       </p>
