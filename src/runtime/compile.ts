@@ -77,7 +77,7 @@ export async function compileGuest(bytes: Uint8Array, limits: VMLimits): Promise
   let reuse: InstanceStatePlan | null = exposed?.plan ?? null;
   if (reuse && virtual) {
     // tables no instruction can change need no restoring; the size global is among `globals` too
-    reuse = { ...reuse, tables: virtual.tablesMutable ? reuse.tables : [], memoryPages: virtual.pagesExport };
+    reuse = { ...reuse, tables: virtual.tablesMutable ? reuse.tables : [], memoryPages: virtual.pagesExport, ...(virtual.dirty ? { dirty: virtual.dirty } : {}) };
   }
   return { module, exportTypes, reuse };
 }

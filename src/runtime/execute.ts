@@ -58,8 +58,15 @@ export function execute(
 
   let memory: WebAssembly.Memory | undefined;
   let pages: WebAssembly.Global | undefined;
-  const host = createHost(req, backend, state, () => memory, () => (pages ? (pages.value as number) * 65536 : undefined));
   let lease: Lease | undefined;
+  const host = createHost(
+    req,
+    backend,
+    state,
+    () => memory,
+    () => (pages ? (pages.value as number) * 65536 : undefined),
+    (from, to) => lease?.wrote?.(from, to),
+  );
   try {
     lease = guest instanceof WebAssembly.Module ? { instance: new WebAssembly.Instance(guest, { env: host.imports }), done: () => undefined } : guest.take(host.imports);
     const exported = lease.instance.exports;

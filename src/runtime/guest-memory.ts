@@ -23,6 +23,8 @@ export class GuestMemory {
   constructor(
     private readonly memory: () => WebAssembly.Memory | undefined,
     private readonly visible?: () => number | undefined,
+    /** told of every range the host writes (a kept instance then puts back only what was written, instances.ts) */
+    private readonly wrote?: (from: number, to: number) => void,
   ) {}
 
   bytes = (): Uint8Array => {
@@ -74,6 +76,7 @@ export class GuestMemory {
   write = (s: Slice, data: Uint8Array): void => {
     const mem = this.bytes();
     if (s.ptr + s.len > mem.length || data.length > s.len) throw HostErrors.invalidMemoryAccess();
+    this.wrote?.(s.ptr, s.ptr + data.length);
     mem.set(data, s.ptr);
   };
 

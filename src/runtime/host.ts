@@ -30,7 +30,8 @@ export interface Host {
 /**
  * Builds the host for one call. `memory()` answers the instance's exported memory once it exists
  * (host calls from a start function, before it is attached, trap as invalid memory access);
- * `visibleBytes()` how much of it the guest sees (a reused instance, instances.ts).
+ * `visibleBytes()` how much of it the guest sees (a reused instance, instances.ts); `wrote` is told
+ * every range of it the host writes (a kept instance puts back only what the call wrote).
  */
 export function createHost(
   req: CallRequestData,
@@ -38,10 +39,11 @@ export function createHost(
   state: HostState,
   memory: () => WebAssembly.Memory | undefined,
   visibleBytes?: () => number | undefined,
+  wrote?: (from: number, to: number) => void,
 ): Host {
   const limits = state.limits;
 
-  const m = new GuestMemory(memory, visibleBytes);
+  const m = new GuestMemory(memory, visibleBytes, wrote);
   const { desc, read, readSized, write, str, location } = m;
   const key = (ptr: bigint): Uint8Array => {
     const d = desc(ptr);

@@ -167,4 +167,47 @@ describe('real-app-shaped and bench apps: a kept instance answers as fresh insta
       if (app === 'kv_store') expect(idle.memory.buffer.byteLength).toBeGreaterThan(idle.pristine.length);
     });
   }
+
+  it('kv_store: a kept instance puts back only the bytes its call wrote (guest and host), and after each of 60 random calls its whole memory is the snapshot then zeros', async () => {
+    const g = await compileGuest(await buildTestApp('kv_store'), DEFAULT_LIMITS);
+    expect(g.reuse?.dirty).toBeDefined(); // every write of the app is marked (wasm-code.ts)
+    const pool = new InstancePool(g.module, g.reuse);
+    const view = new MemoryView();
+    const kept = () => (pool as unknown as { idle: { memory: WebAssembly.Memory; pristine: Uint8Array } }).idle;
+    let seed = 33;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    expect(execute(pool, g.exportTypes, req('init'), backendOf(view), DEFAULT_LIMITS)).toMatchObject({ ok: true });
+    for (let i = 0; i < 60; i++) {
+      const m = ['set', 'get', 'get', 'remove', 'len', 'nope'][rand(6)]!;
+      const key = `k${rand(30)}`;
+      const r = execute(pool, g.exportTypes, req(m, m === 'set' ? { key, value: 'y'.repeat(rand(2000)) } : { key }), backendOf(view), DEFAULT_LIMITS);
+      if (r.ok) view.apply(r.writes);
+      const { memory, pristine } = kept();
+      const mem = new Uint8Array(memory.buffer);
+      expect(Buffer.compare(mem.subarray(0, pristine.length), pristine), `${m} #${i}: below the snapshot's end`).toBe(0);
+      const tail = mem.subarray(pristine.length);
+      expect(Buffer.compare(tail, new Uint8Array(tail.length)), `${m} #${i}: past the snapshot`).toBe(0);
+    }
+    expect(pool.created).toBe(1);
+  }, 120_000);
+
+  it('a byte the host writes for the guest (read_register) far from any guest store is put back too', async () => {
+    // the input is read into [40000, +len) by the host; the guest itself stores only the descriptor at 2200
+    const HOSTWRITE = `(module
+      (import "env" "input" (func $input (param i64)))
+      (import "env" "register_len" (func $len (param i64) (result i64)))
+      (import "env" "read_register" (func $read (param i64 i64) (result i32)))
+      (memory (export "memory") 1)
+      (func (export "take")
+        (call $input (i64.const 1))
+        (i64.store (i32.const 2200) (i64.const 40000))
+        (i64.store (i32.const 2208) (call $len (i64.const 1)))
+        (drop (call $read (i64.const 1) (i64.const 2200)))))`;
+    const g = await compileGuest(wat(HOSTWRITE), DEFAULT_LIMITS);
+    expect(g.reuse?.dirty).toBeDefined();
+    const pool = new InstancePool(g.module, g.reuse);
+    expect(execute(pool, g.exportTypes, req('take', 'x'.repeat(300)), none, DEFAULT_LIMITS)).toMatchObject({ ok: true });
+    const { memory, pristine } = (pool as unknown as { idle: { memory: WebAssembly.Memory; pristine: Uint8Array } }).idle;
+    expect(Buffer.compare(new Uint8Array(memory.buffer), pristine)).toBe(0);
+  });
 });

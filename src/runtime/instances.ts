@@ -29,6 +29,8 @@ export interface Lease {
   pages?: WebAssembly.Global;
   /** the call is over: the instance goes back (reset) or away */
   done(): void;
+  /** the host wrote [from, to) of the memory (a kept instance puts back only what was written) */
+  wrote?(from: number, to: number): void;
 }
 
 interface Kept {
@@ -39,6 +41,11 @@ interface Kept {
   globals: Array<[WebAssembly.Global, unknown]>;
   tables: Array<[WebAssembly.Table, unknown[]]>;
   pages?: WebAssembly.Global;
+  /**
+   * the guest's dirty range [lo, hi) (unsigned; wasm-code.ts marks every write) and the host's, for
+   * the call running now; absent for a module whose writes are not all marked (the whole memory is put back)
+   */
+  dirty?: { lo: WebAssembly.Global; hi: WebAssembly.Global; hostLo: number; hostHi: number };
   /** the host functions of the call running now */
   host: { imports: Record<string, HostFn> };
 }
@@ -63,7 +70,14 @@ export class InstancePool {
     this.idle = undefined;
     if (!kept) return this.take(imports);
     kept.host.imports = imports;
-    return { instance: kept.instance, pages: kept.pages, done: () => this.giveBack(kept) };
+    const dirty = kept.dirty;
+    const wrote = dirty
+      ? (from: number, to: number) => {
+          if (from < dirty.hostLo) dirty.hostLo = from;
+          if (to > dirty.hostHi) dirty.hostHi = to;
+        }
+      : undefined;
+    return { instance: kept.instance, pages: kept.pages, done: () => this.giveBack(kept), wrote };
   }
 
   /** Makes the kept instance ahead of the first call (`WasmRuntime.prepare`); nothing for a module instantiated per call. */
@@ -102,7 +116,15 @@ export class InstancePool {
     }
     const memory = instance.exports.memory as WebAssembly.Memory;
     const plan = this.plan!;
+    let dirty: Kept['dirty'];
+    if (plan.dirty) {
+      // what the start function wrote is in the snapshot: the range starts empty (before the globals' snapshot below)
+      dirty = { lo: instance.exports[plan.dirty.lo] as WebAssembly.Global, hi: instance.exports[plan.dirty.hi] as WebAssembly.Global, hostLo: Infinity, hostHi: 0 };
+      dirty.lo.value = -1;
+      dirty.hi.value = 0;
+    }
     return {
+      dirty,
       instance,
       memory,
       pristine: new Uint8Array(memory.buffer).slice(),
@@ -124,9 +146,25 @@ export class InstancePool {
     const mem = new Uint8Array(kept.memory.buffer);
     if (mem.length !== kept.pristine.length && !kept.pages) return; // grew, and its size is real: dropped
     for (const [t, entries] of kept.tables) if (t.length !== entries.length) return;
-    mem.set(kept.pristine);
-    // past the snapshot, what a fresh instance's grown pages hold (the guest sees none of it until it grows)
-    if (mem.length > kept.pristine.length) mem.fill(0, kept.pristine.length);
+    const d = kept.dirty;
+    if (d) {
+      // only the bytes written since the last put-back differ from the snapshot (below it) or from
+      // zero (past it: what a fresh instance's grown pages hold): every guest store and bulk write
+      // widened [lo, hi) (wasm-code.ts), every host write the host range
+      const lo = Math.min((d.lo.value as number) >>> 0, d.hostLo);
+      const hi = Math.min(Math.max((d.hi.value as number) >>> 0, d.hostHi), mem.length);
+      const p = kept.pristine.length;
+      if (lo < Math.min(hi, p)) mem.set(kept.pristine.subarray(lo, Math.min(hi, p)), lo);
+      if (hi > Math.max(lo, p)) mem.fill(0, Math.max(lo, p), hi);
+      d.hostLo = Infinity;
+      d.hostHi = 0;
+      d.lo.value = -1;
+      d.hi.value = 0;
+    } else {
+      mem.set(kept.pristine);
+      // past the snapshot, what a fresh instance's grown pages hold (the guest sees none of it until it grows)
+      if (mem.length > kept.pristine.length) mem.fill(0, kept.pristine.length);
+    }
     for (const [g, v] of kept.globals) g.value = v;
     for (const [t, entries] of kept.tables) for (let i = 0; i < entries.length; i++) t.set(i, entries[i]);
     this.reused++;

@@ -248,6 +248,8 @@ export interface InstanceStatePlan {
   tables: string[];
   /** the exported global holding the memory size the guest sees, in pages (wasm-code.ts `virtualizeMemory`) */
   memoryPages?: string;
+  /** the exported globals bounding the bytes a call wrote (wasm-code.ts `VirtualMemory.dirty`): only those are put back */
+  dirty?: { lo: string; hi: string };
 }
 
 /** Skips a constant expression (global initialisers); false when it holds an opcode this reader does not know. */

@@ -30,6 +30,12 @@ export interface VirtualMemory {
   pagesExport: string;
   /** false when no instruction of the module can change a table */
   tablesMutable: boolean;
+  /**
+   * The export names of two i32 globals bounding every byte the guest wrote since they were last
+   * put back ([lo, hi) as unsigned; lo = 2^32 − 1 and hi = 0 when nothing was): absent when some
+   * instruction writes memory unmarked (a SIMD or atomic store), so the whole memory is put back.
+   */
+  dirty?: { lo: string; hi: string };
 }
 
 class Unsupported extends Error {}
@@ -52,10 +58,11 @@ function skipSigned(r: Reader): void {
   }
 }
 
-function memarg(r: Reader): void {
+/** a memory instruction's immediates; answers its offset */
+function memarg(r: Reader): number {
   const align = r.u32();
   if (align & 0x40) throw new Unsupported('a memory other than the first');
-  r.u32();
+  return r.u32();
 }
 
 function memIndexZero(r: Reader): void {
@@ -74,13 +81,31 @@ function skipSimd(r: Reader, op: number): void {
 }
 
 interface Walk {
-  /** the body with its `memory.size` / `memory.grow` replaced */
+  /** the body with its `memory.size` / `memory.grow` replaced and its memory writes marked */
   out: number[];
   tableWrite: boolean;
+  /** an instruction writes memory without being marked (a SIMD or atomic store): the dirty range is not to be trusted */
+  unmarked: boolean;
 }
 
+/** The functions the rewrite appends, by index: the virtual `memory.grow`, and the markers of writes. */
+interface Added {
+  pagesGlobal: number;
+  growFunc: number;
+  /** marks a store's bytes dirty, by the stored value's type (i32, i64, f32, f64) */
+  markStore: Record<number, number>;
+  /** marks `memory.fill` / `memory.copy` / `memory.init`'s destination dirty */
+  markBulk: number;
+}
+
+/** the value type a plain store (0x36–0x3e) takes */
+const STORE_TYPE: Record<number, number> = { 0x36: 0x7f, 0x37: 0x7e, 0x38: 0x7d, 0x39: 0x7c, 0x3a: 0x7f, 0x3b: 0x7f, 0x3c: 0x7e, 0x3d: 0x7e, 0x3e: 0x7e };
+/** the widest store writes this many bytes: a store's mark covers them from its address (a few more at worst) */
+const STORE_SPAN = 8;
+
 /** Rewrites one function body's expression (after its locals), from `r.pos` to `end`. */
-function rewriteBody(r: Reader, end: number, pagesGlobal: number, growFunc: number, walk: Walk): void {
+function rewriteBody(r: Reader, end: number, added: Added, walk: Walk): void {
+  const { pagesGlobal, growFunc } = added;
   let copiedTo = r.pos;
   const flush = (upTo: number) => {
     for (let i = copiedTo; i < upTo; i++) walk.out.push(r.bytes[i]);
@@ -126,9 +151,17 @@ function rewriteBody(r: Reader, end: number, pagesGlobal: number, growFunc: numb
         r.u32();
         walk.tableWrite = true;
         break;
-      case op >= 0x28 && op <= 0x3e:
+      case op >= 0x28 && op <= 0x35:
         memarg(r);
         break;
+      case op >= 0x36 && op <= 0x3e: {
+        // [addr, value] → the marker notes [addr + offset, + 8) and hands both back, then the store as it was
+        const offset = memarg(r);
+        flush(start);
+        walk.out.push(0x41, ...signedLeb(offset | 0), 0x10, ...leb(added.markStore[STORE_TYPE[op]!]!));
+        copiedTo = start;
+        break;
+      }
       case op === 0x41 || op === 0x42:
         skipSigned(r);
         break;
@@ -149,14 +182,15 @@ function rewriteBody(r: Reader, end: number, pagesGlobal: number, growFunc: numb
       case op === 0xfc: {
         const sub = r.u32();
         if (sub <= 7) break;
-        if (sub === 8) {
-          r.u32();
+        if (sub === 8 || sub === 10 || sub === 11) {
+          // memory.init / copy / fill: [dest, src or value, n] → the marker notes [dest, dest + n)
+          if (sub === 8) r.u32();
           memIndexZero(r);
+          if (sub === 10) memIndexZero(r);
+          flush(start);
+          walk.out.push(0x10, ...leb(added.markBulk));
+          copiedTo = start;
         } else if (sub === 9 || sub === 13 || sub === 16) r.u32();
-        else if (sub === 10) {
-          memIndexZero(r);
-          memIndexZero(r);
-        } else if (sub === 11) memIndexZero(r);
         else if (sub === 12 || sub === 14) {
           r.u32();
           r.u32();
@@ -167,13 +201,17 @@ function rewriteBody(r: Reader, end: number, pagesGlobal: number, growFunc: numb
         } else throw new Unsupported(`0xFC ${sub}`);
         break;
       }
-      case op === 0xfd:
-        skipSimd(r, r.u32());
+      case op === 0xfd: {
+        const sub = r.u32();
+        if (sub === 11 || (sub >= 88 && sub <= 91)) walk.unmarked = true; // v128 stores
+        skipSimd(r, sub);
         break;
+      }
       case op === 0xfe: {
         const sub = r.u32();
         if (sub === 0x03) r.pos += 1;
         else memarg(r);
+        if (sub >= 0x17) walk.unmarked = true; // atomic stores and read-modify-writes
         break;
       }
       default:
@@ -268,19 +306,33 @@ function rewrite(bytes: Uint8Array): VirtualMemory | null {
     er.byte();
     er.u32();
   }
-  let pagesExport = '__hearth_memory_pages';
-  while (taken.has(pagesExport)) pagesExport = `_${pagesExport}`;
+  const fresh = (name: string) => {
+    while (taken.has(name)) name = `_${name}`;
+    taken.add(name);
+    return name;
+  };
+  const pagesExport = fresh('__hearth_memory_pages');
+  const dirtyExports = { lo: fresh('__hearth_dirty_lo'), hi: fresh('__hearth_dirty_hi') };
 
+  // new globals: the size the guest sees, then the dirty range [lo, hi) (lo starts at 2^32 - 1, hi at 0)
   const pagesGlobal = globals;
+  const [loGlobal, hiGlobal] = [globals + 1, globals + 2];
+  // new functions (and their types, in the same order): grow, a store marker per value type, the bulk marker
   const growFunc = funcImports + defined;
-  const growType = typeCount;
+  const valueTypes = [0x7f, 0x7e, 0x7d, 0x7c];
+  const added: Added = { pagesGlobal, growFunc, markStore: {}, markBulk: growFunc + 1 + valueTypes.length };
+  valueTypes.forEach((t, i) => (added.markStore[t] = growFunc + 1 + i));
+  const newTypes: number[] = [0x60, 0x01, 0x7f, 0x01, 0x7f];
+  for (const t of valueTypes) newTypes.push(0x60, 0x03, 0x7f, t, 0x7f, 0x02, 0x7f, t);
+  newTypes.push(0x60, 0x03, 0x7f, 0x7f, 0x7f, 0x03, 0x7f, 0x7f, 0x7f);
+  const addedFuncs = 2 + valueTypes.length;
 
-  // the code section, each body rewritten, and the grow function appended
+  // the code section, each body rewritten, and the added functions appended
   const cr = new Reader(bytes, code.start, code.end);
   const bodies = cr.u32();
   if (bodies !== defined) throw new WasmFormatError('function and code sections disagree');
-  const walk: Walk = { out: [], tableWrite: false };
-  const newCode: number[] = [...leb(bodies + 1)];
+  const walk: Walk = { out: [], tableWrite: false, unmarked: false };
+  const newCode: number[] = [...leb(bodies + addedFuncs)];
   for (let i = 0; i < bodies; i++) {
     const size = cr.u32();
     const end = cr.pos + size;
@@ -292,34 +344,73 @@ function rewrite(bytes: Uint8Array): VirtualMemory | null {
       if (t === 0x63 || t === 0x64) throw new Unsupported('typed references');
     }
     walk.out = Array.from(bytes.subarray(localsStart, cr.pos));
-    rewriteBody(cr, end, pagesGlobal, growFunc, walk);
+    rewriteBody(cr, end, added, walk);
     newCode.push(...leb(walk.out.length), ...walk.out);
     cr.pos = end;
   }
   newCode.push(...growBody(pagesGlobal));
+  for (let i = 0; i < valueTypes.length; i++) newCode.push(...markStoreBody(loGlobal, hiGlobal));
+  newCode.push(...markBulkBody(loGlobal, hiGlobal));
 
-  const nameBytes = new TextEncoder().encode(pagesExport);
+  const exportEntry = (name: string, global: number) => {
+    const b = new TextEncoder().encode(name);
+    return [...leb(b.length), ...b, 0x03, ...leb(global)];
+  };
+  const typeIndices = Array.from({ length: addedFuncs }, (_, i) => leb(typeCount + i)).flat();
   const replaced = new Map<number, Uint8Array>([
-    [1, section(1, extendVec(bytes, types, [0x60, 0x01, 0x7f, 0x01, 0x7f], 1))],
-    [3, section(3, extendVec(bytes, funcs, leb(growType), 1))],
-    [7, section(7, extendVec(bytes, exps, [...leb(nameBytes.length), ...nameBytes, 0x03, ...leb(pagesGlobal)], 1))],
+    [1, section(1, extendVec(bytes, types, newTypes, addedFuncs))],
+    [3, section(3, extendVec(bytes, funcs, typeIndices, addedFuncs))],
+    [7, section(7, extendVec(bytes, exps, [...exportEntry(pagesExport, pagesGlobal), ...exportEntry(dirtyExports.lo, loGlobal), ...exportEntry(dirtyExports.hi, hiGlobal)], 3))],
     [10, section(10, Uint8Array.from(newCode))],
   ]);
-  const globalEntry = [0x7f, 0x01, 0x41, ...signedLeb(limits.min), 0x0b];
-  if (glob) replaced.set(6, section(6, extendVec(bytes, glob, globalEntry, 1)));
+  const globalEntries = [0x7f, 0x01, 0x41, ...signedLeb(limits.min), 0x0b, 0x7f, 0x01, 0x41, ...signedLeb(-1), 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b];
+  if (glob) replaced.set(6, section(6, extendVec(bytes, glob, globalEntries, 3)));
 
   const parts: Uint8Array[] = [bytes.subarray(0, 8)];
   let globalPlaced = glob !== undefined;
   for (const s of all) {
     if (!globalPlaced && s.id !== 0 && ORDER[s.id]! > ORDER[6]!) {
-      parts.push(section(6, Uint8Array.from([0x01, ...globalEntry])));
+      parts.push(section(6, Uint8Array.from([0x03, ...globalEntries])));
       globalPlaced = true;
     }
     parts.push(replaced.get(s.id) ?? bytes.subarray(s.headerStart, s.end));
   }
-  if (!globalPlaced) parts.push(section(6, Uint8Array.from([0x01, ...globalEntry])));
+  if (!globalPlaced) parts.push(section(6, Uint8Array.from([0x03, ...globalEntries])));
   if (limits.min > MAX_PAGES) return null;
-  return { bytes: concat(parts), pagesExport, tablesMutable: walk.tableWrite };
+  return { bytes: concat(parts), pagesExport, tablesMutable: walk.tableWrite, dirty: walk.unmarked ? undefined : dirtyExports };
+}
+
+/**
+ * A store's marker: (param $addr i32) (param $value T) (param $offset i32) (result i32 T). Widens
+ * [lo, hi) to cover [addr + offset, + 8) and hands the address and value back for the store. The
+ * sum wraps only for a store that traps (its address is past any memory), which writes nothing.
+ */
+function markStoreBody(lo: number, hi: number): number[] {
+  const [l, h] = [leb(lo), leb(hi)];
+  // prettier-ignore
+  const code = [
+    0x00, // no locals
+    0x20, 0x00, 0x20, 0x02, 0x6a, 0x21, 0x02, // offset = addr + offset
+    0x20, 0x02, 0x23, ...l, 0x20, 0x02, 0x23, ...l, 0x49, 0x1b, 0x24, ...l, // lo = offset < lo ? offset : lo
+    0x20, 0x02, 0x41, STORE_SPAN, 0x6a, 0x21, 0x02, // offset += 8
+    0x20, 0x02, 0x23, ...h, 0x20, 0x02, 0x23, ...h, 0x4b, 0x1b, 0x24, ...h, // hi = offset > hi ? offset : hi
+    0x20, 0x00, 0x20, 0x01, 0x0b,
+  ];
+  return [...leb(code.length), ...code];
+}
+
+/** The bulk marker: (param $dest i32) (param $x i32) (param $n i32) (result i32 i32 i32), widening [lo, hi) to [dest, dest + n). */
+function markBulkBody(lo: number, hi: number): number[] {
+  const [l, h] = [leb(lo), leb(hi)];
+  // prettier-ignore
+  const code = [
+    0x01, 0x01, 0x7f, // one i32 local: 3 = end
+    0x20, 0x00, 0x23, ...l, 0x20, 0x00, 0x23, ...l, 0x49, 0x1b, 0x24, ...l, // lo = dest < lo ? dest : lo
+    0x20, 0x00, 0x20, 0x02, 0x6a, 0x21, 0x03, // end = dest + n (wraps only when the instruction traps, writing nothing)
+    0x20, 0x03, 0x23, ...h, 0x20, 0x03, 0x23, ...h, 0x4b, 0x1b, 0x24, ...h, // hi = end > hi ? end : hi
+    0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0x0b,
+  ];
+  return [...leb(code.length), ...code];
 }
 
 function signedLeb(n: number): number[] {
