@@ -6,7 +6,8 @@
  * any) calls no host function, so that running it once is the same as running it per call — keeps
  * one instance per worker: after each call, whatever the call did (a trap included), the memory's
  * first bytes are copied back from the snapshot taken right after instantiation, the bytes past
- * them are zeroed, and every mutable global and (when an instruction can change one) table entry
+ * them are zeroed — only those the call wrote, when the module's writes are all marked (wasm-code.ts
+ * dirty range, issue #33) — and every mutable global and (when an instruction can change one) table entry
  * is reset, so the next call starts from exactly the state a fresh instance would have.
  *
  * A memory cannot shrink, and a guest built by the reference SDK grows its memory in every call

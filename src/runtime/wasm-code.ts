@@ -12,7 +12,11 @@
  *   the runtime's page limit, compile.ts), else the old size, growing the real memory only when the
  *   new size passes it.
  *
- * Putting an instance back is then: the memory's first bytes from the snapshot, zeros past them
+ * - every store and `memory.fill` / `copy` / `init` is preceded by a call to an added marker that
+ *   widens a dirty range [lo, hi) held in two more exported globals (issue #33), so that a kept
+ *   instance puts back only the bytes a call wrote.
+ *
+ * Putting an instance back is then: the dirty range's bytes from the snapshot, zeros past its end
  * (a fresh instance's grown pages are zero), and the globals (the size among them).
  *
  * To find those instructions every function body is decoded instruction by instruction (core spec
