@@ -16,7 +16,7 @@ interface Edge {
 }
 
 /** Modules every layer may use: the top-level modules (errors, clock, version, ...) and these folders. */
-const BASE_DIRS = ['codec', 'config', 'crypto', 'store'];
+const BASE_DIRS = ['codec', 'config', 'crypto', 'store', 'wire'];
 /** Domains built on governance: governance imports none of them (they register ops with it from src/node/). */
 const BUILT_ON_GOVERNANCE = ['sync', 'upgrades', 'delegation'];
 
@@ -34,8 +34,12 @@ const RULES: { rule: string; breaks: (e: Edge) => boolean }[] = [
     breaks: ({ from, to }) => folderOf(to) === 'client' && !['client', 'cli', 'workflow'].includes(folderOf(from) ?? ''),
   },
   {
-    rule: 'the SDK imports nothing of the server: only src/client/ and the neutral src/codec/',
-    breaks: ({ from, to }) => folderOf(from) === 'client' && !['client', 'codec'].includes(folderOf(to) ?? ''),
+    rule: 'the SDK imports nothing of the server: only src/client/, the neutral src/codec/ and the wire vocabulary src/wire/',
+    breaks: ({ from, to }) => folderOf(from) === 'client' && !['client', 'codec', 'wire'].includes(folderOf(to) ?? ''),
+  },
+  {
+    rule: 'src/wire/ (the wire vocabulary the server and the SDK share) imports nothing else of src/',
+    breaks: ({ from, to }) => folderOf(from) === 'wire' && folderOf(to) !== 'wire',
   },
   {
     rule: 'src/codec/ is neutral: it imports nothing else of src/',
@@ -108,6 +112,8 @@ describe('the layers', () => {
     ['contexts/calls.ts', 'client/json.ts'],
     ['client/http.ts', 'errors.ts'],
     ['codec/json.ts', 'errors.ts'],
+    ['wire/index.ts', 'codec/json.ts'],
+    ['client/settings.ts', 'governance/types.ts'],
     ['http/routes.ts', 'sync/routes.ts'],
     ['http/guard.ts', 'auth/service.ts'],
     ['http/app.ts', 'main.ts'],
@@ -123,6 +129,8 @@ describe('the layers', () => {
     ['cli/call.ts', 'client/index.ts'],
     ['workflow/steps/calls.ts', 'client/index.ts'],
     ['client/http.ts', 'codec/json.ts'],
+    ['client/settings.ts', 'wire/capabilities.ts'],
+    ['governance/types.ts', 'wire/capabilities.ts'],
     ['http/body.ts', 'errors.ts'],
     ['http/limits.ts', 'config/defaults.ts'],
     ['node/routes.ts', 'upgrades/routes.ts'],

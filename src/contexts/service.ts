@@ -26,6 +26,7 @@ import type { ContextStore } from './store.ts';
 import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 
 import type { BehindReason, ContextSyncStatus } from '../sync/status.ts';
+import type { Context } from '../wire/contexts.ts';
 
 export interface ContextServiceDeps {
   store: ContextStore;
@@ -52,17 +53,8 @@ export interface CreateContextInput {
   delegated?: { author: string; kind: string; body: Record<string, unknown> };
 }
 
-/** admin spec "Context" (ContextWithGroup adds `groupId`). */
-export interface ContextView {
-  id: string;
-  applicationId: string;
-  serviceName?: string;
-  contextStateHash: string;
-  dagHeads?: number[][];
-  applicationVersion?: string;
-  name?: string;
-  groupId?: string;
-}
+/** admin spec "Context" (ContextWithGroup adds `groupId`): the wire's shape (src/wire/contexts.ts). */
+export type ContextView = Context;
 
 /** hearth's sync status of one context on this node (`GET /contexts/{id}/sync`; src/sync/status.ts). */
 export type ContextSyncView = { contextId: string } & Omit<ContextSyncStatus, 'reasons'> & {
