@@ -42,8 +42,9 @@ const RULES: { rule: string; breaks: (e: Edge) => boolean }[] = [
     breaks: ({ from, to }) => folderOf(from) === 'wire' && folderOf(to) !== 'wire',
   },
   {
-    rule: 'src/codec/ is neutral: it imports nothing else of src/',
-    breaks: ({ from, to }) => folderOf(from) === 'codec' && folderOf(to) !== 'codec',
+    // the SDK package ships codec/json.ts; borsh.ts (the node's signed layouts) answers bad bytes with a 400
+    rule: 'src/codec/json.ts is neutral: it imports nothing else of src/',
+    breaks: ({ from, to }) => from === 'codec/json.ts' && folderOf(to) !== 'codec',
   },
   {
     rule: 'src/http/ imports no domain: only itself and the base modules',

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { realpath, stat, readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Serial } from '../auth/serial.ts';
+import { Serial } from '../serial.ts';
 import type { BlobStore, StagedBlob } from '../blobs/store.ts';
 import { parseId } from '../crypto/ids.ts';
 import { HearthError, badGateway, badRequest, forbidden, notFound } from '../errors.ts';

@@ -17,7 +17,7 @@ import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
 import type { BatchOp } from '../store/store.ts';
 import type { ContextExecutor } from './executor.ts';
-import { keyFromSeed, parseSeed, randomKey } from './keys.ts';
+import { keyFromSeed, parseSeed, randomKey } from '../crypto/seeded-keys.ts';
 import { CONTEXT_OPS, groupHoldingContext, requireMayCreateContext } from './ops.ts';
 import type { AppProblem, AppProblemReason } from './app-fetch.ts';
 import { namedBundle } from './app-fetch.ts';

@@ -19,8 +19,8 @@ export const MAX_METHOD_NAME = 256;
 /** admin-wire-a §7: `argsJson` ≤ 10 MiB serialized. */
 export const MAX_ARGS_BYTES = 10 * 1024 * 1024;
 
-/** Wall-clock budget of one method call (the runtime ends the guest when it passes). */
-export const CALL_DEADLINE_MS = 5_000;
+/** Wall-clock budget of one method call (the runtime ends the guest when it passes): the configuration's default. */
+export { CALL_DEADLINE_MS } from '../config/defaults.ts';
 
 /** What this node keeps about a context it has created or joined. */
 export interface ContextMeta {

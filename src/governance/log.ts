@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { NodeIdentity } from '../accounts/identity.ts';
-import { Serial } from '../auth/serial.ts';
+import { Serial } from '../serial.ts';
 import type { Clock } from '../clock.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
 import { conflict, notFound } from '../errors.ts';

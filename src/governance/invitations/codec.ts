@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { parseId } from '../../crypto/ids.ts';
 import { ed25519Verify } from '../../crypto/keys.ts';
 import { badRequest } from '../../errors.ts';
-import { BorshWriter } from '../borsh.ts';
+import { BorshWriter } from '../../codec/borsh.ts';
 import type { InvitationBody, SignedGroupOpenInvitation } from '../../wire/invitations.ts';
 
 /** The shapes are the wire's (src/wire/invitations.ts). */

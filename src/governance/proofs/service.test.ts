@@ -23,9 +23,9 @@ import { NamespaceService } from '../namespaces/service.ts';
 import { createAppliers } from '../ops.ts';
 import { OwnerService } from '../owner/service.ts';
 import { MAX_PROOF_LIFETIME_MS, OWNERSHIP_PROOF_DOMAIN } from './ownership.ts';
-import { openSealed } from './seal.ts';
+import { openSealed } from '../../crypto/seal.ts';
 import { parsePlaintext, ProofsService } from './service.ts';
-import { ed25519SeedOfPkcs8 } from './x25519.ts';
+import { ed25519SeedOfPkcs8 } from '../../crypto/x25519.ts';
 
 const APP = 'ab'.repeat(32);
 const NOW = 1_800_000_000_000;

@@ -13,8 +13,8 @@
  */
 import { createCipheriv, createDecipheriv, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { ed25519PublicToX25519, ed25519SeedToX25519Scalar, x25519PrivateKey } from './x25519.ts';
-import { rawPublicKeyBytes } from '../../crypto/keys.ts';
-import type { SealedEnvelope } from '../../wire/ownership.ts';
+import { rawPublicKeyBytes } from './keys.ts';
+import type { SealedEnvelope } from '../wire/ownership.ts';
 
 /** HKDF `info` prefix of a seal to an account root (NUL-terminated, like the reference's domains). */
 export const SEAL_KDF_LABEL = 'hearth.seal.account-root.v1\0';
