@@ -14,7 +14,7 @@ import { isMember, requireCapability } from '../governance/authority.ts';
 import { authorshipGrant } from '../delegation/standing.ts';
 import { removedFrom } from '../governance/invitations/admission.ts';
 import type { Governance } from '../governance/log.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
+import type { Registration } from './types.ts';
 import type { BatchOp } from '../store/store.ts';
 import type { ContextExecutor } from './executor.ts';
 import { keyFromSeed, parseSeed, randomKey } from '../crypto/seeded-keys.ts';
@@ -62,10 +62,7 @@ export type ContextSyncView = { contextId: string } & Omit<ContextSyncStatus, 'r
   reasons: { reason: BehindReason | AppProblemReason; detail: string; at: string }[];
 };
 
-export interface Registration {
-  ns: NamespaceState;
-  group: GroupState;
-}
+export type { Registration };
 
 const toBytes = (h: string): number[] => [...Buffer.from(h, 'hex')];
 
