@@ -9,7 +9,7 @@ import type { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
 import { isMember, requireCapability } from '../governance/authority.ts';
 import { authorshipGrant } from '../delegation/standing.ts';
 import { removedFrom } from '../governance/invitations/admission.ts';

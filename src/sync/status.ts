@@ -9,7 +9,7 @@
  * parents or keys are missing, and heads peers advertised that it lacks. A node cannot know of writes
  * no peer told it about, so "caught up" means caught up with every peer heard from.
  */
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
 import type { SyncState, SyncStatusFields } from '../wire/sync.ts';
 
 export type { SyncState };

@@ -14,7 +14,7 @@ import { accountIdOf, deviceIdOf, namespaceIdOf } from '../../crypto/ids.ts';
 import { emptyNamespace } from '../genesis.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../crypto/keys.ts';
 import { HearthError } from '../../errors.ts';
-import { EventBus } from '../../events/bus.ts';
+import { EventBus } from '../../bus.ts';
 import { MemoryStore } from '../../store/memory.ts';
 import { MembersService } from '../groups/members-service.ts';
 import { GroupService } from '../groups/service.ts';
