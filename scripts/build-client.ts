@@ -1,6 +1,6 @@
 /**
- * The SDK's own package (issue #32 §1): compiles `src/client/` (and the one module it shares with the
- * node, `src/codec/json.ts`) into `packages/client/dist/`, where `packages/client/package.json`
+ * The SDK's own package (issue #32 §1): compiles `src/client/` (and what it shares with the node:
+ * `src/codec/json.ts` and the wire vocabulary `src/wire/`) into `packages/client/dist/`, where `packages/client/package.json`
  * (`hearth-sdk`) publishes it. The sources stay where the node's build, tests and docs use them;
  * this only reads them. `npm pack` in `packages/client/` (or `npm pack --workspaces` at the root)
  * runs it as `prepack`.
@@ -27,10 +27,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLIENT_PACKAGE = join(ROOT, 'packages', 'client');
 const SRC = join(ROOT, 'src');
 
-/** The SDK's sources: src/client without tests and test helpers, and the JSON codec it shares. */
+/** The SDK's sources: src/client without tests and test helpers, the JSON codec and the wire vocabulary it shares. */
 export async function clientSources(): Promise<string[]> {
   const client = (await filesUnder(join(SRC, 'client'))).filter((f) => f.endsWith('.ts') && !NOT_SHIPPED.test(f));
-  return [...client, join(SRC, 'codec', 'json.ts')].sort();
+  const wire = (await filesUnder(join(SRC, 'wire'))).filter((f) => f.endsWith('.ts') && !NOT_SHIPPED.test(f));
+  return [...client, ...wire, join(SRC, 'codec', 'json.ts')].sort();
 }
 
 function tsc(args: string[]): Promise<void> {

@@ -8,8 +8,9 @@ import { encodeCredential } from './pairing.ts';
 import { accountIdOf, deviceIdOf, domainHash, toHex } from '../crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject, publicKeyOf, type KeyPair } from '../crypto/keys.ts';
 import type { Store } from '../store/store.ts';
-import { openSealed, type SealedEnvelope } from '../governance/proofs/seal.ts';
-import { ed25519SeedOfPkcs8 } from '../governance/proofs/x25519.ts';
+import { openSealed, type SealedEnvelope } from '../crypto/seal.ts';
+import { ed25519SeedOfPkcs8 } from '../crypto/x25519.ts';
+import type { NodeIdentityView } from '../wire/accounts.ts';
 
 interface StoredIdentity {
   root: KeyPair;
@@ -20,16 +21,8 @@ interface StoredIdentity {
   createdAt: number;
 }
 
-export interface NodeIdentityView {
-  accountId: string;
-  deviceId: string | null;
-  publicKey: string;
-  accountRootPublicKey?: string;
-  holdsAccountRoot: boolean;
-  deviceCertified?: boolean;
-  deviceAgreementKey?: string | null;
-  accountNamespaceId?: string | null;
-}
+/** NodeIdentity as the wire shows it (src/wire/accounts.ts). */
+export type { NodeIdentityView };
 
 export class NodeIdentity {
   /** the node signing identity: author of governance ops and the node's context identity */

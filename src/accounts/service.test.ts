@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import { systemClock } from '../clock.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../crypto/keys.ts';
-import { EventBus } from '../events/bus.ts';
+import { EventBus } from '../bus.ts';
 import { Governance, opIdOf } from '../governance/log.ts';
 import { NamespaceService } from '../governance/namespaces/service.ts';
 import { createAppliers } from '../governance/ops.ts';

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import { accountIdOf, deviceIdOf } from '../crypto/ids.ts';
 import { randomBytes } from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound, rateLimited } from '../errors.ts';
-import { Serial } from '../auth/serial.ts';
+import { Serial } from '../serial.ts';
 import type { Governance } from '../governance/log.ts';
 import { inAccountScope } from '../governance/namespaces/scope.ts';
 import type { NamespaceState } from '../governance/types.ts';

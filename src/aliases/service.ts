@@ -6,7 +6,7 @@
  * The target id is not checked for existence, as in the reference: an alias may name a context
  * this node has not joined yet.
  */
-import { Serial } from '../auth/serial.ts';
+import { Serial } from '../serial.ts';
 import { parseId } from '../crypto/ids.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { Store } from '../store/store.ts';

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { realpath, stat, readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Serial } from '../auth/serial.ts';
+import { Serial } from '../serial.ts';
 import type { BlobStore, StagedBlob } from '../blobs/store.ts';
 import { parseId } from '../crypto/ids.ts';
 import { HearthError, badGateway, badRequest, forbidden, notFound } from '../errors.ts';
@@ -29,6 +29,7 @@ import type { ApplicationRegistry } from './registry.ts';
 import { compareVersions } from './semver.ts';
 import { ApplicationStore, blobsOf, type AppRecord, type VersionRecord } from './store.ts';
 import { embeddedAbi, readOnlyMethodsOf } from './wasm.ts';
+import type { ApplicationVersionEntry, LatestVersion } from '../wire/applications.ts';
 
 export interface ApplicationServiceDeps {
   store: Store;
@@ -48,17 +49,8 @@ export interface ApplicationDetails extends InstalledApplication {
   serviceBlobs: Record<string, string>;
 }
 
-export interface ApplicationVersionEntry {
-  version: string;
-  blobId: string;
-  size: number;
-  package: string;
-}
-
-export interface LatestVersion {
-  applicationId: string | null;
-  version: string | null;
-}
+/** Version listings are the wire's shapes (src/wire/applications.ts). */
+export type { ApplicationVersionEntry, LatestVersion };
 
 /** Verified bundles kept in memory, so repeated wasm/ABI reads do not unpack the blob each time. */
 const BUNDLE_CACHE_SIZE = 8;

@@ -9,7 +9,7 @@
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { rawPublicKeyBytes } from '../crypto/keys.ts';
 import { badRequest } from '../errors.ts';
-import { BorshWriter } from '../governance/borsh.ts';
+import { BorshWriter } from '../codec/borsh.ts';
 import { SIGNATURE_ALGORITHM } from './constants.ts';
 
 const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -10,7 +10,7 @@ import { bearerOf, originOf, pathOf } from '../http/request.ts';
 import { isBound } from './binding.ts';
 import { satisfies } from './permissions.ts';
 import { classifyAdminRoute } from './route-permissions.ts';
-import type { AuthRoutesDeps } from './routes.ts';
+import type { AuthRoutesDeps } from './route-deps.ts';
 import { Errors } from '../http/response-schemas.ts';
 import {
   ClientKeyRequest,

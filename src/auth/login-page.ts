@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf } from '../http/request.ts';
 import { Text } from '../http/response-schemas.ts';
 import { isAllowedCallback } from './callback.ts';
-import type { AuthRoutesDeps } from './routes.ts';
+import type { AuthRoutesDeps } from './route-deps.ts';
 import { LoginPageQuery } from './schemas.ts';
 import { setSecurityHeaders } from './security-headers.ts';
 

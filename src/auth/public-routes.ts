@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.ts';
 import { bearerOf, originOf } from '../http/request.ts';
-import type { AuthRoutesDeps } from './routes.ts';
+import type { AuthRoutesDeps } from './route-deps.ts';
 import {
   AuthHealthResponse,
   LogoutRequest,

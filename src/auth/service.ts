@@ -12,7 +12,7 @@ import { formatPermission, parseGrants, satisfies } from './permissions.ts';
 import { LoginLimiter } from './rate-limit.ts';
 import { nodeUrlProblem } from './urls.ts';
 import { identifierOnly, printableAscii } from './sanitize.ts';
-import { Serial } from './serial.ts';
+import { Serial } from '../serial.ts';
 import { isValidKey, type KeyRecord, type KeyStore } from './store.ts';
 import { hostMatches, type Claims, type Lifetimes, type TokenIssuer, type TokenPair } from './tokens.ts';
 import type { RequestOrigin } from '../http/request.ts';

@@ -18,17 +18,10 @@ import { readdir, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HearthError } from '../errors.ts';
 import type { GaugeSource } from '../http/metrics.ts';
+import { BLOB_QUOTA_DEFAULTS, type BlobQuotaConfig } from '../config/defaults.ts';
 
-export interface BlobQuotaConfig {
-  /** bytes the blob store may hold; 0 = derived from the free space at start */
-  quotaBytes: number;
-  /** the derived quota: this percentage of the free space left after the reserve */
-  quotaFreePercent: number;
-  /** free bytes a blob write always leaves on the filesystem; 0 = derived from its size */
-  diskReserveBytes: number;
-}
-
-export const BLOB_QUOTA_DEFAULTS: BlobQuotaConfig = { quotaBytes: 0, quotaFreePercent: 50, diskReserveBytes: 0 };
+/** The `[blobs]` settings and their defaults belong to the configuration. */
+export { BLOB_QUOTA_DEFAULTS, type BlobQuotaConfig } from '../config/defaults.ts';
 
 const MiB = 1024 * 1024;
 /** the derived reserve: this share of the filesystem, within these bounds */

@@ -9,6 +9,7 @@
 import { parseId } from '../crypto/ids.ts';
 import { HearthError, badRequest, forbidden, notFound } from '../errors.ts';
 import type { BlobMeta, BlobStore } from './store.ts';
+import type { BlobInfo } from '../wire/blobs.ts';
 
 /** Spec "Limits": blob discovery deadline on the node. */
 export const BLOB_DISCOVERY_TIMEOUT_MS = 30_000;
@@ -45,14 +46,8 @@ export const noPeers: PeerBlobSource = {
   fetch: async () => null,
 };
 
-export interface BlobInfo {
-  blobId: string;
-  /** absent for a peer blob whose peer reported no size */
-  size?: number;
-  hash?: string;
-  mimeType?: string;
-  source: 'local' | 'peer';
-}
+/** Admin spec "Blob information": the wire's shape (src/wire/blobs.ts). */
+export type { BlobInfo };
 
 export interface BlobServiceDeps {
   store: BlobStore;

@@ -20,7 +20,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Serial } from '../auth/serial.ts';
+import { Serial } from '../serial.ts';
 import { HearthError, badRequest, notFound } from '../errors.ts';
 import type { BatchOp, Space, Store } from '../store/store.ts';
 import { sniffMime, SNIFF_BYTES } from './mime.ts';

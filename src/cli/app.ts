@@ -13,7 +13,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
-import type { GlobalOpts } from './program.ts';
+import type { GlobalOpts } from './options.ts';
 import { badRequest } from '../errors.ts';
 import { buildBundle, type BuildServiceInput } from '../applications/bundle.ts';
 import { publishToDirectory } from '../applications/registry.ts';

@@ -10,7 +10,7 @@ import { isInitialised, resolveHome } from '../config/home.ts';
 import { localNodeOptions, report } from './connect.ts';
 import { UsageError } from './exit.ts';
 import { Output } from './output.ts';
-import type { GlobalOpts } from './program.ts';
+import type { GlobalOpts } from './options.ts';
 
 interface ConfigFlags extends GlobalOpts {
   home?: string;

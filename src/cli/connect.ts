@@ -18,7 +18,7 @@ import { DEFAULT_NODE_NAME, DEFAULT_SERVER_PORT } from '../config/defaults.ts';
 import { resolveHome } from '../config/home.ts';
 import { describeFailure, UsageError } from './exit.ts';
 import { Output } from './output.ts';
-import type { GlobalOpts } from './program.ts';
+import type { GlobalOpts } from './options.ts';
 import { Profiles, ProfileTokenStore, type Profile } from './profiles.ts';
 import { confirm } from './prompt.ts';
 import { Progress } from './progress.ts';

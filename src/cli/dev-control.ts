@@ -19,7 +19,7 @@ import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
 import { liveCluster, type ClusterState } from './dev-cluster.ts';
 import { NodeStartError, UsageError } from './exit.ts';
 import { Output } from './output.ts';
-import type { GlobalOpts } from './program.ts';
+import type { GlobalOpts } from './options.ts';
 
 interface ControlOpts extends GlobalOpts {
   home?: string;

@@ -13,7 +13,7 @@ import { HomeInUseError, runningNode } from '../config/lock.ts';
 import { localNodeOptions } from './connect.ts';
 import { NodeStartError, UsageError } from './exit.ts';
 import { nodeModules, print } from './node-commands.ts';
-import type { GlobalOpts } from './program.ts';
+import type { GlobalOpts } from './options.ts';
 
 interface TransferOpts extends GlobalOpts {
   home?: string;

@@ -26,7 +26,7 @@ import { clusterHolding, MAX_DEV_NODES, runCluster } from './dev-cluster.ts';
 import { registerDevControlCommands } from './dev-control.ts';
 import { EXIT_NODE, NodeStartError, UsageError } from './exit.ts';
 import { chooseLogFormat, humanLogDestination, LOG_FORMATS, type LogFormat } from './log-format.ts';
-import type { GlobalOpts } from './program.ts';
+import type { GlobalOpts } from './options.ts';
 
 interface CommonOpts extends GlobalOpts {
   home?: string;

@@ -14,6 +14,7 @@ import { registerNodeCommands } from './node-commands.ts';
 import { registerCompletionCommands } from './completion.ts';
 import { EXIT_USAGE } from './exit.ts';
 import { OUTPUT_FORMATS, type OutputFormat } from './output.ts';
+import type { GlobalOpts } from './options.ts';
 
 /** `--output` values; `human` is the name older scripts use for `table`. */
 export function parseFormat(value: string): OutputFormat {
@@ -22,13 +23,7 @@ export function parseFormat(value: string): OutputFormat {
   return value as OutputFormat;
 }
 
-/** The global options as every command sees them (`command.optsWithGlobals()`). */
-export interface GlobalOpts {
-  output?: OutputFormat;
-  wide?: boolean;
-  raw?: boolean;
-  verbose?: boolean;
-}
+export type { GlobalOpts };
 
 const FLAGS = new Set(['--wide', '--raw', '--verbose']);
 

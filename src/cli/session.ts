@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { createClient } from '../client/index.ts';
 import { connectOptions, homeRoot, report, withCli, type ConnectOpts } from './connect.ts';
 import { Output } from './output.ts';
-import type { GlobalOpts } from './program.ts';
+import type { GlobalOpts } from './options.ts';
 import { Profiles, ProfileTokenStore } from './profiles.ts';
 import { readSecretFrom } from './prompt.ts';
 import { UsageError } from './exit.ts';

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { runWorkflow, StepFailed } from '../workflow/index.ts';
 import { NodeStartError } from './exit.ts';
-import type { GlobalOpts } from './program.ts';
+import type { GlobalOpts } from './options.ts';
 
 export function registerWorkflowCommands(program: Command): void {
   const workflow = program.command('workflow').description('merobox workflows: multi-node scenarios from a YAML file, run on local nodes');

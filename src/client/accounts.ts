@@ -6,6 +6,7 @@
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
+import type { NodeIdentityView } from '../wire/accounts.ts';
 
 export interface AccountDevice {
   deviceId: string;
@@ -86,16 +87,7 @@ export interface SignWithRootResult {
 }
 
 /** NodeIdentity (admin spec "NodeIdentity"): which account this node acts as, and its keys. */
-export interface NodeIdentity {
-  accountId: string;
-  deviceId: string | null;
-  /** the node's signing key */
-  publicKey: string;
-  accountRootPublicKey?: string;
-  holdsAccountRoot: boolean;
-  deviceCertified?: boolean;
-  deviceAgreementKey?: string | null;
-  accountNamespaceId?: string | null;
+export interface NodeIdentity extends NodeIdentityView {
   /** present once another device of the account revoked this node's device */
   revokedFrom?: { accountId: string; deviceId: string };
 }

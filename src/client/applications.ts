@@ -17,6 +17,7 @@
 
 import { DecodeError } from './errors.ts';
 import type { CallOptions, HttpClient, HttpResponse } from './http.ts';
+import type { ApplicationVersionEntry, LatestVersion } from '../wire/applications.ts';
 
 /** Default deadline of `install`, `installDev` and `installBundle`. */
 export const INSTALL_TIMEOUT_MS = 300_000;
@@ -37,17 +38,7 @@ export interface Application {
   services?: Record<string, { bytecode: string; compiled: string }>;
 }
 
-export interface ApplicationVersionEntry {
-  version: string;
-  blobId: string;
-  size: number;
-  package: string;
-}
-
-export interface LatestVersion {
-  applicationId: string | null;
-  version: string | null;
-}
+export type { ApplicationVersionEntry, LatestVersion };
 
 export interface AbiOptions extends CallOptions {
   /** the service of a multi-service application (`service_name`) */

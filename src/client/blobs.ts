@@ -22,6 +22,7 @@
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
+import type { BlobInfo } from '../wire/blobs.ts';
 
 /** The node answers a peer sweep within 30 s; leave room for the transfer to start. */
 export const PEER_LOOKUP_TIMEOUT_MS = 45_000;
@@ -36,16 +37,8 @@ export interface DeletedBlob {
   deleted: boolean;
 }
 
-/** Admin spec "Blob information", from the HEAD answer's headers. */
-export interface BlobInfo {
-  blobId: string;
-  /** absent when a peer-held blob's size is unknown */
-  size?: number;
-  hash?: string;
-  mimeType?: string;
-  /** `X-Blob-Source`; `local` when an older node does not send it */
-  source: 'local' | 'peer';
-}
+/** Admin spec "Blob information", from the HEAD answer's headers (src/wire/blobs.ts). */
+export type { BlobInfo };
 
 /** `(bytes done, total bytes or undefined when unknown)` */
 export type ProgressFn = (loaded: number, total: number | undefined) => void;

@@ -16,7 +16,7 @@
  */
 
 /** Values of the `x-auth-error` response header (auth-wire §4.6). */
-import type { HttpResponse } from './http-types.ts';
+import type { HttpResponse } from './http-response.ts';
 
 export type AuthErrorCode =
   | 'token_expired'

@@ -12,6 +12,7 @@ import type { CallOptions, HttpClient } from './http.ts';
 import { PEER_WAIT_TIMEOUT_MS } from './http-types.ts';
 import type { U64 } from '../codec/json.ts';
 import type { GroupUpgradeStatus } from './upgrades.ts';
+import type { OwnershipClaim, OwnershipProof, SealedEnvelope } from '../wire/ownership.ts';
 
 export type GroupRole = 'Admin' | 'Member' | 'ReadOnly' | 'ReadOnlyTee' | 'RelayTee';
 
@@ -72,31 +73,7 @@ export interface GroupInfo {
   ownerOpCounter: U64;
 }
 
-/** SealedEnvelope (admin-wire-b §4.19): byte fields are hex; `ciphertext` ends with the 16-byte GCM tag. */
-export interface SealedEnvelope {
-  accountRootEpoch: number;
-  ephemeralPublicKey: string;
-  nonce: string;
-  ciphertext: string;
-}
-
-export interface OwnershipClaim {
-  audience: string;
-  subject: string;
-  /** hex, 32–128 characters */
-  nonce: string;
-  /** unix milliseconds; the node clamps it to issue time + 5 minutes */
-  expiresAtMs: number;
-}
-
-/** Verify Ed25519 over `"calimero.ownership-claim.v1\0" ‖ base64-decoded signedPayload`. */
-export interface OwnershipProof {
-  signerPublicKey: string;
-  /** base64 of the UTF-8 JSON claim */
-  signedPayload: string;
-  /** base64 of the 64-byte signature */
-  signature: string;
-}
+export type { OwnershipClaim, OwnershipProof, SealedEnvelope };
 
 export interface NamespaceOwnershipProof extends OwnershipProof {
   founding: { founderAccountId: string; salt: string };

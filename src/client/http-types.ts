@@ -7,6 +7,7 @@
 import type { AuthRevokedError } from './errors.ts';
 import type { JsonParseOptions } from '../codec/json.ts';
 import type { TokenStore } from './token-store.ts';
+import type { HttpResponse } from './http-response.ts';
 
 /** Default per-call deadline. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -62,12 +63,5 @@ export interface RequestOptions extends CallOptions {
   onUploadProgress?: (loaded: number, total: number | undefined) => void;
 }
 
-/** A fully read response. */
-export interface HttpResponse {
-  method: string;
-  url: string;
-  status: number;
-  statusText: string;
-  headers: Headers;
-  bodyText: string;
-}
+/** A fully read response (./http-response.ts). */
+export type { HttpResponse };

@@ -7,22 +7,9 @@
  */
 import type { CallOptions, HttpClient } from './http.ts';
 import { PEER_WAIT_TIMEOUT_MS } from './http-types.ts';
+import type { SignedGroupOpenInvitation } from '../wire/invitations.ts';
 
-export interface SignedGroupOpenInvitation {
-  invitation: {
-    inviter_identity: number[];
-    group_id: number[];
-    expiration_timestamp: number;
-    secret_salt: number[];
-    invited_role: number;
-    admitters: string[];
-  };
-  inviter_signature: string;
-  inviter_account?: string;
-  admitter_addrs?: string[];
-  application_id?: number[];
-  app_key?: number[];
-}
+export type { SignedGroupOpenInvitation };
 
 export interface CreateInvitationRequest {
   /** a duration in seconds (default and maximum 86 400) */

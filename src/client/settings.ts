@@ -11,23 +11,13 @@
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
+import { CAPABILITIES, type SignedReleasePolicy, type TeeAdmissionLists, type TeeMode } from '../wire/capabilities.ts';
 
-/** Capability bits (admin-wire-b §6.1); undefined bits are kept as they are. */
-export const CAPABILITIES = {
-  CAN_CREATE_CONTEXT: 1 << 0,
-  CAN_INVITE_MEMBERS: 1 << 1,
-  CAN_JOIN_OPEN_SUBGROUPS: 1 << 2,
-  MANAGE_MEMBERS: 1 << 3,
-  MANAGE_APPLICATION: 1 << 4,
-  CAN_CREATE_SUBGROUP: 1 << 5,
-  CAN_DELETE_SUBGROUP: 1 << 6,
-  CAN_MANAGE_VISIBILITY: 1 << 7,
-  CAN_MANAGE_METADATA: 1 << 8,
-  CAN_AUTHOR_ON_BEHALF: 1 << 9,
-} as const;
+/** Capability bits (admin-wire-b §6.1; the node's own table, src/wire/capabilities.ts); undefined bits are kept as they are. */
+export { CAPABILITIES };
 
 export type SubgroupVisibility = 'open' | 'restricted';
-export type TeeMode = 'replica' | 'relay';
+export type { TeeMode, SignedReleasePolicy };
 
 export interface MetadataRecord {
   name: string | null;
@@ -42,11 +32,6 @@ export interface SetMetadataRequest {
   name?: string;
   /** replaces the stored map; absent = `{}` */
   data?: Record<string, string>;
-}
-
-export interface SignedReleasePolicy {
-  allowedProfiles: string[];
-  minReleaseVersion?: string;
 }
 
 /** SetTeeAdmissionPolicyRequest: the measurements form, or `signedRelease` with every measurement list empty. */
@@ -64,17 +49,9 @@ export interface SetTeeAdmissionPolicyRequest {
   rootProof?: string;
 }
 
-export interface TeeAdmissionPolicy {
+/** The TEE admission policy GET: `enabled`, then the stored lists (src/wire/capabilities.ts). */
+export interface TeeAdmissionPolicy extends TeeAdmissionLists {
   enabled: boolean;
-  allowedMrtd: string[];
-  allowedRtmr0: string[];
-  allowedRtmr1: string[];
-  allowedRtmr2: string[];
-  allowedRtmr3: string[];
-  allowedTcbStatuses: string[];
-  acceptMock: boolean;
-  signedRelease?: SignedReleasePolicy;
-  mode: TeeMode;
 }
 
 const seg = encodeURIComponent;

@@ -8,8 +8,9 @@
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
+import type { GroupUpgradeStatus, MemberMigrationRow, MemberMigrationState, UpgradeState } from '../wire/upgrades.ts';
 
-export type UpgradeState = 'in_progress' | 'completed' | 'aborted';
+export type { GroupUpgradeStatus, UpgradeState };
 
 export interface UpgradeGroupRequest {
   /** the group's own application (an upgrade changes its version, never the application) */
@@ -31,20 +32,6 @@ export interface UpgradeGroupResult {
   localContextsFailed: number | null;
 }
 
-/** GroupUpgradeStatus (admin-wire-b §7.3). */
-export interface GroupUpgradeStatus {
-  fromVersion: string;
-  toVersion: string;
-  /** unix seconds */
-  initiatedAt: number;
-  initiatedBy: string;
-  status: UpgradeState;
-  localContextsTotal: number | null;
-  localContextsSwapped: number | null;
-  localContextsFailed: number | null;
-  /** unix seconds this node finished, or null */
-  completedAt: number | null;
-}
 
 export interface CascadeStatusEntry {
   groupId: string;
@@ -52,7 +39,7 @@ export interface CascadeStatusEntry {
   cascadeHlc?: string;
 }
 
-export type MemberMigrationState = 'migrated' | 'in_progress' | 'unknown' | 'failed';
+export type { MemberMigrationState };
 
 /** MigrationStatus (admin-wire-b §7.5). */
 export interface MigrationStatus {
@@ -61,20 +48,7 @@ export interface MigrationStatus {
   cohortPinnedAtHlc?: string;
   fleetCompletedAt?: number;
   rollup: { migrated: number; inProgress: number; unknown: number; failed: number; total: number; allMigrated: boolean; membersPendingSignature: number };
-  members: {
-    peer: string;
-    account: string;
-    state: MemberMigrationState;
-    report?: {
-      schemaVersion: number;
-      residueAuto: number;
-      residueIdentity: number;
-      syncedUpToHlc: number;
-      reportedAt: number;
-      authoredRemaining: number;
-      migrationFailed?: 'check_aborted' | 'apply_failed' | 'no_migration_path';
-    };
-  }[];
+  members: MemberMigrationRow[];
 }
 
 const seg = encodeURIComponent;

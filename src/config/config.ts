@@ -4,9 +4,18 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'smol-toml';
-import { AUTH_DEFAULTS, DEFAULT_SERVER_HOST, DEFAULT_SERVER_PORT, DEFAULT_SWARM_HOST, DEFAULT_SWARM_PORT, RUNTIME_DEFAULTS, SERVER_DEFAULTS } from './defaults.ts';
-import { DEFAULT_REGISTRY_TIMEOUT_SECS } from '../applications/constants.ts';
-import { BLOB_QUOTA_DEFAULTS, type BlobQuotaConfig } from '../blobs/quota.ts';
+import {
+  AUTH_DEFAULTS,
+  BLOB_QUOTA_DEFAULTS,
+  DEFAULT_REGISTRY_TIMEOUT_SECS,
+  DEFAULT_SERVER_HOST,
+  DEFAULT_SERVER_PORT,
+  DEFAULT_SWARM_HOST,
+  DEFAULT_SWARM_PORT,
+  RUNTIME_DEFAULTS,
+  SERVER_DEFAULTS,
+  type BlobQuotaConfig,
+} from './defaults.ts';
 
 export interface AuthConfig {
   accessTokenTtlSecs: number;

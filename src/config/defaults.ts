@@ -1,10 +1,8 @@
-import { DEFAULT_ADMISSION } from '../contexts/admission.ts';
-import { CALL_DEADLINE_MS } from '../contexts/types.ts';
-import { DEFAULT_QUEUE_LIMIT } from '../runtime/limits.ts';
-
 /**
  * Defaults of the node configuration (reference product.md B1/B3: HTTP 2528, swarm 2428) and of
- * the auth surface (auth spec "Limits"; auth-wire §4.2, §8.1).
+ * the auth surface (auth spec "Limits"; auth-wire §4.2, §8.1). The configuration owns its defaults:
+ * the domains that apply a setting (contexts, runtime, blobs, applications) take its default from
+ * here, so this module imports nothing of them (issue #35).
  */
 
 export const DEFAULT_SERVER_PORT = 2528;
@@ -72,6 +70,35 @@ export const SERVER_DEFAULTS = {
 export const FD_RESERVE = 512;
 /** The connection cap when the descriptor limit cannot be read (or is unlimited). */
 export const FALLBACK_MAX_CONNECTIONS = 1024;
+
+/** Wall-clock budget of one method call (the runtime ends the guest when it passes); config `runtime.deadline_ms`. */
+export const CALL_DEADLINE_MS = 5_000;
+/** calls waiting for a worker at most (issue #17 finding 8); config `runtime.queue_limit` */
+export const DEFAULT_QUEUE_LIMIT = 256;
+
+const MiB = 1024 * 1024;
+/** config `[runtime] context_pending_calls`, `context_pending_bytes`, `pending_calls`, `pending_bytes` (src/contexts/admission.ts) */
+export const DEFAULT_ADMISSION = Object.freeze({
+  contextCalls: 64,
+  contextBytes: 32 * MiB,
+  totalCalls: 1024,
+  totalBytes: 128 * MiB,
+});
+
+/** config `[blobs]` (src/blobs/quota.ts). */
+export interface BlobQuotaConfig {
+  /** bytes the blob store may hold; 0 = derived from the free space at start */
+  quotaBytes: number;
+  /** the derived quota: this percentage of the free space left after the reserve */
+  quotaFreePercent: number;
+  /** free bytes a blob write always leaves on the filesystem; 0 = derived from its size */
+  diskReserveBytes: number;
+}
+
+export const BLOB_QUOTA_DEFAULTS: BlobQuotaConfig = { quotaBytes: 0, quotaFreePercent: 50, diskReserveBytes: 0 };
+
+/** Default deadline of one registry fetch (manifest + bundle download); config `registry.timeout_secs`. */
+export const DEFAULT_REGISTRY_TIMEOUT_SECS = 120;
 
 /** The WebAssembly pool (issue #17 finding 8): 0 workers = one per core and one more (at least 3; issue #14). */
 export const RUNTIME_DEFAULTS = {

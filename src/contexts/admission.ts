@@ -10,6 +10,7 @@
  * applies, so a call the node accepts alone is never refused for its size (the body limit rules).
  */
 import { unavailable } from '../errors.ts';
+import { DEFAULT_ADMISSION as ADMISSION_DEFAULTS } from '../config/defaults.ts';
 
 export interface AdmissionLimits {
   /** calls of one context pending at once */
@@ -22,15 +23,8 @@ export interface AdmissionLimits {
   totalBytes: number;
 }
 
-const MiB = 1024 * 1024;
-
-/** config `[runtime] context_pending_calls`, `context_pending_bytes`, `pending_calls`, `pending_bytes` */
-export const DEFAULT_ADMISSION: Readonly<AdmissionLimits> = Object.freeze({
-  contextCalls: 64,
-  contextBytes: 32 * MiB,
-  totalCalls: 1024,
-  totalBytes: 128 * MiB,
-});
+/** config `[runtime] context_pending_calls`, `context_pending_bytes`, `pending_calls`, `pending_bytes`: the configuration's defaults */
+export const DEFAULT_ADMISSION: Readonly<AdmissionLimits> = ADMISSION_DEFAULTS;
 
 /** What a refused caller is told to wait, in seconds: about a queue of short calls draining. */
 export const PENDING_RETRY_AFTER_SECS = 2;

@@ -24,7 +24,7 @@ import { MAX_BUNDLE_BYTES } from '../applications/constants.ts';
 import type { ApplicationCatalog, InstalledRelease } from '../applications/contract.ts';
 import type { BlobService } from '../blobs/service.ts';
 import { HearthError } from '../errors.ts';
-import type { Registration } from './service.ts';
+import type { Registration } from './types.ts';
 import type { ContextStore } from './store.ts';
 import type { ContextMeta } from './types.ts';
 

@@ -26,7 +26,7 @@
  * left, as `POST /contexts/{id}/leave` would (its identities dropped, its state kept).
  */
 import { HearthError } from '../errors.ts';
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
 import { FirstPulls } from './first-pulls.ts';
 import type { Governance } from '../governance/log.ts';
 import { inheritedAnchor, isMember } from '../governance/authority.ts';

@@ -11,7 +11,7 @@
  * A context merely detached from its group (`…/contexts/{id}/remove`) keeps its group and its
  * state. Docs: docs/contexts.md "Deleting a group or namespace".
  */
-import type { EventBus, NodeEvent } from '../events/bus.ts';
+import type { EventBus, NodeEvent } from '../bus.ts';
 import type { Governance } from '../governance/log.ts';
 import type { ContextExecutor } from './executor.ts';
 import type { ContextService } from './service.ts';

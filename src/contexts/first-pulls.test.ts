@@ -4,7 +4,7 @@
  * delay and then given up, frames of other contexts ignored, and stop() waking whoever waits.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventBus } from '../events/bus.ts';
+import { EventBus } from '../bus.ts';
 import { FirstPulls } from './first-pulls.ts';
 
 const status = (bus: EventBus, contextId: string, state: string) => bus.publish({ type: 'context', contextId, kind: 'SyncStatus', data: { syncState: { state }, failureCount: 0 } });

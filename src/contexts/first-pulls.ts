@@ -12,7 +12,7 @@
  * backing off), through the same `POST /contexts/sync` path a client would use. A context whose
  * status says nothing gives its slot back after a deadline.
  */
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
 
 export const FIRST_PULLS_IN_FLIGHT = 4;
 export const FIRST_PULL_DEADLINE_MS = 10_000;

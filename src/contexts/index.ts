@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
 import type { Governance } from '../governance/log.ts';
 import type { Runtime } from '../runtime/contract.ts';
 import type { Store } from '../store/store.ts';

@@ -14,6 +14,7 @@
  */
 import { badRequest, notFound } from '../errors.ts';
 import type { ContextStore } from './store.ts';
+import type { RawStateEntry, RawStatePage, RawStateValue } from '../wire/contexts.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 500;
@@ -21,31 +22,9 @@ export const PREVIEW_BYTES = 64;
 export const PAGE_KEY_BYTES = 1024 * 1024;
 export const MAX_VALUE_BYTES = 1024 * 1024;
 
-export interface RawStateRow {
-  /** the guest's key, lowercase hex */
-  key: string;
-  /** bytes of the value */
-  size: number;
-  /** the first {@link PREVIEW_BYTES} bytes, as text when they are printable UTF-8, else as hex */
-  preview: string;
-  previewEncoding: 'utf8' | 'hex';
-}
-
-export interface RawStatePage {
-  entries: RawStateRow[];
-  /** the key to pass as `after` for the next page; null on the last page */
-  next: string | null;
-}
-
-export interface RawStateValue {
-  key: string;
-  /** bytes of the whole value */
-  size: number;
-  encoding: 'base64';
-  /** the value (its first {@link MAX_VALUE_BYTES} when `truncated`) */
-  value: string;
-  truncated: boolean;
-}
+/** The page and value shapes are the wire's (src/wire/contexts.ts). */
+export type RawStateRow = RawStateEntry;
+export type { RawStatePage, RawStateValue };
 
 const HEX_KEY = /^(?:[0-9a-fA-F]{2})*$/;
 

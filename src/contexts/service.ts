@@ -9,15 +9,15 @@ import type { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
 import { isMember, requireCapability } from '../governance/authority.ts';
 import { authorshipGrant } from '../delegation/standing.ts';
 import { removedFrom } from '../governance/invitations/admission.ts';
 import type { Governance } from '../governance/log.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
+import type { Registration } from './types.ts';
 import type { BatchOp } from '../store/store.ts';
 import type { ContextExecutor } from './executor.ts';
-import { keyFromSeed, parseSeed, randomKey } from './keys.ts';
+import { keyFromSeed, parseSeed, randomKey } from '../crypto/seeded-keys.ts';
 import { CONTEXT_OPS, groupHoldingContext, requireMayCreateContext } from './ops.ts';
 import type { AppProblem, AppProblemReason } from './app-fetch.ts';
 import { namedBundle } from './app-fetch.ts';
@@ -26,6 +26,7 @@ import type { ContextStore } from './store.ts';
 import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 
 import type { BehindReason, ContextSyncStatus } from '../sync/status.ts';
+import type { Context } from '../wire/contexts.ts';
 
 export interface ContextServiceDeps {
   store: ContextStore;
@@ -52,17 +53,8 @@ export interface CreateContextInput {
   delegated?: { author: string; kind: string; body: Record<string, unknown> };
 }
 
-/** admin spec "Context" (ContextWithGroup adds `groupId`). */
-export interface ContextView {
-  id: string;
-  applicationId: string;
-  serviceName?: string;
-  contextStateHash: string;
-  dagHeads?: number[][];
-  applicationVersion?: string;
-  name?: string;
-  groupId?: string;
-}
+/** admin spec "Context" (ContextWithGroup adds `groupId`): the wire's shape (src/wire/contexts.ts). */
+export type ContextView = Context;
 
 /** hearth's sync status of one context on this node (`GET /contexts/{id}/sync`; src/sync/status.ts). */
 export type ContextSyncView = { contextId: string } & Omit<ContextSyncStatus, 'reasons'> & {
@@ -70,10 +62,7 @@ export type ContextSyncView = { contextId: string } & Omit<ContextSyncStatus, 'r
   reasons: { reason: BehindReason | AppProblemReason; detail: string; at: string }[];
 };
 
-export interface Registration {
-  ns: NamespaceState;
-  group: GroupState;
-}
+export type { Registration };
 
 const toBytes = (h: string): number[] => [...Buffer.from(h, 'hex')];
 

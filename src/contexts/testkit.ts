@@ -7,7 +7,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog, InstalledApplication } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
-import { EventBus, type NodeEvent } from '../events/bus.ts';
+import { EventBus, type NodeEvent } from '../bus.ts';
 import { Governance } from '../governance/log.ts';
 import { NamespaceService } from '../governance/namespaces/service.ts';
 import type { OpRegistration } from '../governance/appliers.ts';

@@ -3,6 +3,7 @@
  * runtime.md §3, §5; domain.md "ContextMeta"). Ids, keys and hashes are 64 lowercase hex
  * (reference README "Id encodings").
  */
+import type { GroupState, NamespaceState } from '../governance/types.ts';
 
 /** The uninitialized state hash: 32 bytes of 0xff (README decision: the spec's "all-ones" hash). */
 export const UNINITIALIZED_HASH = 'f'.repeat(64);
@@ -19,8 +20,14 @@ export const MAX_METHOD_NAME = 256;
 /** admin-wire-a §7: `argsJson` ≤ 10 MiB serialized. */
 export const MAX_ARGS_BYTES = 10 * 1024 * 1024;
 
-/** Wall-clock budget of one method call (the runtime ends the guest when it passes). */
-export const CALL_DEADLINE_MS = 5_000;
+/** Wall-clock budget of one method call (the runtime ends the guest when it passes): the configuration's default. */
+export { CALL_DEADLINE_MS } from '../config/defaults.ts';
+
+/** The namespace and group a context is registered in (src/contexts/service.ts `registration`). */
+export interface Registration {
+  ns: NamespaceState;
+  group: GroupState;
+}
 
 /** What this node keeps about a context it has created or joined. */
 export interface ContextMeta {

@@ -74,7 +74,7 @@ describe('raw keys out of DER', () => {
     const dist = (p: string) => pathToFileURL(join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', p)).href;
     const script = `
       const { generateKeyPair } = await import(${JSON.stringify(dist('crypto/keys.js'))});
-      const { sealToRoot } = await import(${JSON.stringify(dist('governance/proofs/seal.js'))});
+      const { sealToRoot } = await import(${JSON.stringify(dist('crypto/seal.js'))});
       const root = generateKeyPair('ed25519').publicKey;
       for (let i = 1; i <= 60000; i++) {
         generateKeyPair(i % 2 ? 'ed25519' : 'x25519');

@@ -18,7 +18,7 @@
  */
 import type { NodeIdentity } from '../accounts/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
-import { Serial } from '../auth/serial.ts';
+import { Serial } from '../serial.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
 import { decodeOutput, encodeArgs, methodNameProblem } from '../contexts/calls.ts';

@@ -4,7 +4,7 @@
  * nonce 400), then the member's op applies with the member as its author.
  */
 import { describe, expect, it } from 'vitest';
-import { keyFromSeed } from '../contexts/keys.ts';
+import { keyFromSeed } from '../crypto/seeded-keys.ts';
 import { namespaceIdOf } from '../crypto/ids.ts';
 import { emptyNamespace } from '../governance/genesis.ts';
 import { opApplier, refusalOf as refusal } from '../governance/testkit.ts';

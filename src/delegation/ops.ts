@@ -19,7 +19,7 @@
  * - `delegated.governance` `{warrant, authorProof, op}`: a GovernanceWarrant and the delegable op
  *   (hex of its bytes; delegable.ts).
  */
-import { keyFromSeed } from '../contexts/keys.ts';
+import { keyFromSeed } from '../crypto/seeded-keys.ts';
 import { CONTEXT_OPS } from '../contexts/ops.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import type { ApplierRegistry, ApplyContext } from '../governance/appliers.ts';

@@ -5,7 +5,7 @@
  * key of seed [7; 32]).
  */
 import { describe, expect, it } from 'vitest';
-import { keyFromSeed } from '../contexts/keys.ts';
+import { keyFromSeed } from '../crypto/seeded-keys.ts';
 import { ed25519Sign, privateKeyObject } from '../crypto/keys.ts';
 import { HearthError } from '../errors.ts';
 import {

@@ -25,7 +25,7 @@
 import { domainHash, toHex } from '../crypto/ids.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
 import { badRequest } from '../errors.ts';
-import { BorshReader, BorshWriter } from '../governance/borsh.ts';
+import { BorshReader, BorshWriter } from '../codec/borsh.ts';
 
 export const WARRANT_SIGN_DOMAIN = 'calimero.warrant.v2';
 export const WARRANT_INTENT_DOMAIN = 'calimero.warrant.intent.v1';

@@ -19,7 +19,7 @@
  *
  * A frame's payload is `{"result": {contextId | groupId, type, data}}`, one compact JSON line.
  */
-import type { NodeEvent } from './bus.ts';
+import type { NodeEvent } from '../bus.ts';
 import { stringifyExact } from '../http/json.ts';
 
 export const CONTEXT_KINDS: ReadonlySet<string> = new Set(['StateMutation', 'SyncStatus', 'Ephemeral', 'AppVersionChanged', 'XCall']);

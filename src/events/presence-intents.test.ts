@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ed25519FromSeed, mintProof, presenceBody, seedOf } from '../../test/helpers/presence.ts';
 import { HearthError } from '../errors.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
-import { EventBus, type NodeEvent } from './bus.ts';
+import { EventBus, type NodeEvent } from '../bus.ts';
 import { PRESENCE_REMOTE_TTL_MS } from './constants.ts';
 import { parsePresenceIntentRequest, PRESENCE_FRESHNESS_MS, PresenceIntentService } from './presence-intents.ts';
 import { PresenceService } from './presence.ts';

@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../clock.ts';
 import { badRequest } from '../errors.ts';
-import type { EventBus } from './bus.ts';
+import type { EventBus } from '../bus.ts';
 import { PRESENCE_MAX_BYTES, SWEEP_INTERVAL_MS } from './constants.ts';
 
 /** Most authors one context may hold presence for (ours: bounds memory). */

@@ -2,7 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
 import { bindingOf } from '../auth/binding.ts';
 import type { Principal } from '../auth/service.ts';
-import { EventBus } from './bus.ts';
+import { EventBus } from '../bus.ts';
 import { PresenceService } from './presence.ts';
 import { EventStreamService } from './service.ts';
 

@@ -9,7 +9,7 @@ import type { Principal } from '../auth/service.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { observable, parseIdSets, type IdSets, type ObserveDeps } from './access.ts';
-import type { EventBus } from './bus.ts';
+import type { EventBus } from '../bus.ts';
 import * as C from './constants.ts';
 import { connectJson, gapJson, resultJson } from './frames.ts';
 import { contextTopic, groupTopic } from './frames.ts';

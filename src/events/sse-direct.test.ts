@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindingOf } from '../auth/binding.ts';
 import type { Principal } from '../auth/service.ts';
-import { EventBus } from './bus.ts';
+import { EventBus } from '../bus.ts';
 import { PresenceService } from './presence.ts';
 import { EventStreamService } from './service.ts';
 

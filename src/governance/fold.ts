@@ -6,7 +6,7 @@
  * that point, a conflict with an earlier op, a reused nonce) stays in the log without effect.
  */
 import { notFound } from '../errors.ts';
-import type { NodeEvent } from '../events/bus.ts';
+import type { NodeEvent } from '../bus.ts';
 import type { ApplierRegistry } from './appliers.ts';
 import { emptyNamespace, type NamespaceGenesis } from './genesis.ts';
 import { bindSigner } from './signers.ts';

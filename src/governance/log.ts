@@ -13,11 +13,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { NodeIdentity } from '../accounts/identity.ts';
-import { Serial } from '../auth/serial.ts';
+import { Serial } from '../serial.ts';
 import type { Clock } from '../clock.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
 import { conflict, notFound } from '../errors.ts';
-import type { EventBus, NodeEvent } from '../events/bus.ts';
+import type { EventBus, NodeEvent } from '../bus.ts';
 import { collect, type Store } from '../store/store.ts';
 import type { ApplierRegistry } from './appliers.ts';
 import { canonicalJson } from './canonical.ts';

@@ -15,7 +15,7 @@ import type { NodeIdentity } from '../accounts/identity.ts';
 import { accountIdOf, domainHash, isHexBytes, toHex } from '../crypto/ids.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
 import { badRequest, conflict, forbidden } from '../errors.ts';
-import { BorshReader, BorshWriter } from './borsh.ts';
+import { BorshReader, BorshWriter } from '../codec/borsh.ts';
 import type { GroupState, NamespaceState } from './types.ts';
 
 /** `OwnerOpKind` discriminants (§5.2). */

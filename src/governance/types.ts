@@ -3,6 +3,7 @@
  * roles"; domain.md §4): each namespace's state is derived from an ordered log of signed ops. These
  * are the op envelope and the derived state every route reads.
  */
+import { CAPABILITIES, type CapabilityName } from '../wire/capabilities.ts';
 
 /**
  * State other domains keep in a group or namespace, applied by their own ops (registered with the
@@ -16,20 +17,9 @@ export interface NamespaceExtensions {}
 export const ROLES = ['Admin', 'Member', 'ReadOnly', 'ReadOnlyTee', 'RelayTee'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Capability bits (admin-wire-b §6.1; domain.md §4.3). */
-export const CAP = {
-  CAN_CREATE_CONTEXT: 1 << 0,
-  CAN_INVITE_MEMBERS: 1 << 1,
-  CAN_JOIN_OPEN_SUBGROUPS: 1 << 2,
-  MANAGE_MEMBERS: 1 << 3,
-  MANAGE_APPLICATION: 1 << 4,
-  CAN_CREATE_SUBGROUP: 1 << 5,
-  CAN_DELETE_SUBGROUP: 1 << 6,
-  CAN_MANAGE_VISIBILITY: 1 << 7,
-  CAN_MANAGE_METADATA: 1 << 8,
-  CAN_AUTHOR_ON_BEHALF: 1 << 9,
-} as const;
-export type CapabilityName = keyof typeof CAP;
+/** Capability bits (admin-wire-b §6.1; domain.md §4.3): the wire's table (src/wire/capabilities.ts). */
+export const CAP = CAPABILITIES;
+export type { CapabilityName };
 export const ALL_CAPS = Object.values(CAP).reduce((a, b) => a | b, 0);
 
 /** admin spec "MetadataRecord" */

@@ -19,7 +19,7 @@ import { createApplications } from '../applications/factory.ts';
 import type { ApplicationService } from '../applications/service.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
 import { systemClock, unixSecs, type Clock } from '../clock.ts';
-import { EventBus } from '../events/bus.ts';
+import { EventBus } from '../bus.ts';
 import { PresenceService } from '../events/presence.ts';
 import { EventStreamService } from '../events/service.ts';
 import { contextApplicationVia } from '../events/access.ts';

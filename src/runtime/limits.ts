@@ -71,6 +71,6 @@ export const DEFAULT_DEADLINE_MS = 10_000;
 /** the least default pool: a context may use two workers while one stays free for the others */
 export const DEFAULT_POOL_SIZE = 3;
 /** calls waiting for a worker at most (issue #17 finding 8); config `runtime.queue_limit` */
-export const DEFAULT_QUEUE_LIMIT = 256;
+export { DEFAULT_QUEUE_LIMIT } from '../config/defaults.ts';
 /** compiled modules kept per runtime (LRU by application id) */
 export const DEFAULT_MODULE_CACHE_SIZE = 32;

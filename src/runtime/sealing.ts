@@ -6,13 +6,13 @@
  *
  * The envelope an app sees is the reference's byte layout: ephemeral public key (32) ‖ nonce (12) ‖
  * AES-256-GCM ciphertext with its 16-byte tag. The key schedule inside is hearth's one
- * (`governance/proofs/seal.ts`, reused here, not copied), bound to the account derived from the
+ * (`crypto/seal.ts`, reused here, not copied), bound to the account derived from the
  * recipient key and root epoch 0, so an envelope written by a merod node does not open on hearth
  * (docs/runtime.md). Sealing is pure and runs in the worker; opening needs the root private key,
  * which stays on the main thread behind {@link RuntimeSealing}.
  */
 import { accountIdOf, toHex } from '../crypto/ids.ts';
-import { sealToRoot, type SealedEnvelope } from '../governance/proofs/seal.ts';
+import { sealToRoot, type SealedEnvelope } from '../crypto/seal.ts';
 import { isEd25519Point } from './ed25519.ts';
 
 const KEY_BYTES = 32;

@@ -21,7 +21,7 @@
  * migrated (docs/governance.md "Upgrades and migrations").
  */
 import type { Logger } from 'pino';
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
 import { OpDag } from '../governance/dag.ts';
 import type { ContextExecutor } from '../contexts/executor.ts';
 import { deltaIdOf } from '../contexts/executor.ts';

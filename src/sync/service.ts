@@ -13,8 +13,7 @@
  *   `POST /contexts/sync`, a node pulls from a member peer: every delta it lacks given its heads
  *   (`ContextBackfillRequest`), or, for a context it has no state of yet, a snapshot
  *   (`ContextSnapshotRequest`: the state rows verbatim, every delta record, heads and root).
- * - Serving: heads, backfill and snapshots go to peers whose node key speaks for a member of the
- *   context's group, in clear over the Noise-encrypted stream.
+ * - Serving (serve.ts): heads, backfill and snapshots to peers that speak for a member of the group.
  *
  * Every wait has a deadline and the service's signal; whatever a peer sends, the worst outcome is a
  * dropped message, a penalty and a reason in the sync status.
@@ -25,42 +24,23 @@ import type { Clock } from '../clock.ts';
 import type { ContextExecutor } from '../contexts/executor.ts';
 import type { ContextStore } from '../contexts/store.ts';
 import { UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
-import type { EventBus } from '../events/bus.ts';
-import { contextTopic, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, NetworkError, PeerRefusal, type GossipMessage, type Network, type PeerKey, type PenaltyReason } from '../network/contract.ts';
+import type { EventBus } from '../bus.ts';
+import { contextTopic, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, NetworkError, type GossipMessage, type Network, type PeerKey, type PenaltyReason } from '../network/contract.ts';
 import { Follower } from '../network/follower.ts';
-import { batches, decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
+import { decodeJson, encodeJson, type StreamRouter } from '../network/router.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
-import { APPLY_RETRY, type RetryPolicy } from './retries.ts';
-import { originOf, PENDING_LIMITS, type PendingLimits } from './pending.ts';
+import { APPLY_RETRY } from './retries.ts';
+import { originOf, PENDING_LIMITS } from './pending.ts';
+import { BACKFILL_FRONTIER, MAX_BACKFILL_BATCHES, SYNC_DEFAULTS, type SyncOptions } from './options.ts';
+import { SyncServer, upgradePending } from './serve.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
 import { removedFrom } from '../governance/invitations/admission.ts';
 import { SyncStatusBoard, type ContextSyncStatus } from './status.ts';
 import { memberAccount, verifyHead, verifyRecord, type Registration } from './verify.ts';
-import { deltaDigest, deltaFrames, FRAME_BUDGET, isHex64, KINDS, parseBody, parseHead, parseIds, parseRecord, toRecord, type DeltaBody } from './wire.ts';
+import { deltaDigest, isHex64, KINDS, parseBody, parseHead, parseIds, parseRecord, toRecord, type DeltaBody } from './wire.ts';
 
-export interface SyncOptions {
-  /** heads heartbeat on every context topic (domain.md §2.7: 30 s at the reference) */
-  heartbeatMs: number;
-  /** deadline of one backfill or heads exchange */
-  requestTimeoutMs: number;
-  /** deadline of one snapshot transfer */
-  snapshotTimeoutMs: number;
-  /**
-   * a node missing more deltas than this, with nothing the peer lacks, takes a snapshot instead of
-   * replaying them one by one (catch-up after a long absence)
-   */
-  snapshotAbove: number;
-  /** retries of a remote delta whose merge failed for a transient reason (retries.ts) */
-  applyRetry?: Partial<RetryPolicy>;
-  /** bounds of the deltas held for missing parents (pending.ts) */
-  pending?: Partial<PendingLimits>;
-}
-
-/** ids a backfill request names (the server takes at most 256) */
-const BACKFILL_FRONTIER = 64;
-
-export const SYNC_DEFAULTS: SyncOptions = { heartbeatMs: 10_000, requestTimeoutMs: 30_000, snapshotTimeoutMs: 120_000, snapshotAbove: 256 };
+export { MAX_BACKFILL_BATCHES, SYNC_DEFAULTS, upgradePending, type SyncOptions };
 
 export interface ContextSyncDeps {
   records: ContextStore;
@@ -76,9 +56,6 @@ export interface ContextSyncDeps {
   logger: Logger;
   options?: Partial<SyncOptions>;
 }
-
-/** backfill exchanges one pull may chain, each resuming from the heads the last one left (a cut stream) */
-export const MAX_BACKFILL_BATCHES = 64;
 
 const frameOpts = (timeoutMs: number, signal: AbortSignal) => ({ timeoutMs, maxResponseFrameBytes: MAX_FRAME_BYTES, signal });
 
@@ -112,10 +89,8 @@ export class ContextSync {
       pending: this.opts.pending,
       penalize: (origin, why) => d.network.penalize(origin, 'invalid_message', why),
     });
-    const serve = { maxRequestBytes: 64 * 1024, timeoutMs: 60_000 };
-    d.router.register(KINDS.heads, (req, ctx) => this.serveHeads(req, ctx), serve);
-    d.router.register(KINDS.backfill, (req, ctx) => this.serveBackfill(req, ctx), serve);
-    d.router.register(KINDS.snapshot, (req, ctx) => this.serveSnapshot(req, ctx), { ...serve, timeoutMs: 300_000 });
+    // heads, backfill and snapshots for member peers (serve.ts)
+    new SyncServer({ ...d, status: this.status, applier: this.applier });
   }
 
   /** What the executor stamps on each delta made here: its HLC, this node as origin, and the signature. */
@@ -517,80 +492,4 @@ export class ContextSync {
     };
     this.life.follow(contextId, () => this.d.network.subscribe(contextTopic(contextId), (msg) => this.onGossip(contextId, msg), admit));
   }
-
-  // ——— serving ———
-
-  private async served(req: JsonObject, ctx: KindContext): Promise<{ reg: Registration; meta: ContextMeta }> {
-    if (!isHex64(req.contextId)) {
-      this.d.network.penalize(ctx.peer, 'invalid_message', `${ctx.kind} needs contextId`);
-      throw new PeerRefusal(`${ctx.kind} needs contextId`);
-    }
-    const reg = this.d.locate(req.contextId);
-    const meta = await this.d.records.getMeta(req.contextId);
-    if (!reg || !meta) throw new PeerRefusal('NotMaterialized: this node does not hold that context');
-    if (memberAccount(reg, ctx.peer) === undefined) throw new PeerRefusal('not a member of the context’s group');
-    this.status.heard(meta.id, ctx.peer);
-    return { reg, meta };
-  }
-
-  private async serveHeads(req: JsonObject, ctx: KindContext): Promise<JsonObject> {
-    const { meta } = await this.served(req, ctx);
-    return { contextId: meta.id, heads: meta.dagHeads, rootHash: meta.rootHash };
-  }
-
-  private async serveBackfill(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
-    const heads = parseIds(req.heads);
-    if (!heads) {
-      this.d.network.penalize(ctx.peer, 'invalid_message', 'backfill heads malformed');
-      throw new PeerRefusal('backfill needs at most 256 heads');
-    }
-    const { reg, meta } = await this.served(req, ctx);
-    const deltas = await this.applier.lacking(meta.id, heads);
-    // far behind, and nothing this node lacks: a snapshot is cheaper than replaying every delta
-    // (not from a copy that has not migrated yet: it would refuse the snapshot)
-    const above = typeof req.snapshotAbove === 'number' && Number.isSafeInteger(req.snapshotAbove) ? req.snapshotAbove : undefined;
-    const dag = await this.applier.dag(meta.id);
-    if (above !== undefined && deltas.length > above && heads.every((h) => dag.has(h)) && !upgradePending(reg, meta)) {
-      return (async function* () {
-        yield { contextId: meta.id, snapshotAdvised: deltas.length };
-      })();
-    }
-    return (async function* () {
-      yield* deltaFrames(meta.id, deltas);
-    })();
-  }
-
-  /**
-   * A snapshot: read under the context's read lock (so rows, heads and root belong together), then
-   * streamed: the boundary, the state rows, the delta records.
-   */
-  private async serveSnapshot(req: JsonObject, ctx: KindContext): Promise<AsyncIterable<unknown>> {
-    const { reg, meta: first } = await this.served(req, ctx);
-    // rows of the version this node still runs would be wrong under the group's current one
-    const stale = upgradePending(reg, first);
-    if (stale) throw new PeerRefusal(`no snapshot from here: ${stale}`);
-    const taken = await this.d.executor.locks.run(first.id, false, async () => {
-      const meta = (await this.d.records.getMeta(first.id))!;
-      const rows: [string, string][] = [];
-      for await (const [k, v] of this.d.records.stateEntries(meta.id)) rows.push([k, Buffer.from(v).toString('hex')]);
-      const deltas = await this.applier.lacking(meta.id, []);
-      return { meta, rows, deltas };
-    });
-    return (async function* () {
-      yield { part: 'boundary', contextId: taken.meta.id, rootHash: taken.meta.rootHash, heads: taken.meta.dagHeads, rowCount: taken.rows.length, deltaCount: taken.deltas.length };
-      for (const rows of batches(taken.rows, FRAME_BUDGET, ([k, v]) => k.length + v.length + 8)) yield { part: 'rows', rows };
-      for (const frame of deltaFrames(taken.meta.id, taken.deltas)) yield { part: 'deltas', ...frame };
-    })();
-  }
-}
-
-/**
- * Why remote deltas of a context wait (apply.ts `deferral`): its group's latest upgrade, not
- * aborted, targets a version this node's copy does not run yet (its migration is queued, running,
- * failed, or waits for the version to be installed here).
- */
-export function upgradePending(reg: Registration | undefined, meta: ContextMeta): string | undefined {
-  const u = reg?.group.upgrade;
-  if (!u || u.aborted || reg.group.appKey !== u.toAppKey || meta.bundleBlobId === u.toAppKey) return undefined;
-  return `group ${reg.group.id.slice(0, 12)}… moved to version ${u.toVersion}; this node's copy has not migrated yet (see the group's upgrade status), so remote deltas wait until it has`;
 }

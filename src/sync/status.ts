@@ -9,9 +9,10 @@
  * parents or keys are missing, and heads peers advertised that it lacks. A node cannot know of writes
  * no peer told it about, so "caught up" means caught up with every peer heard from.
  */
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
+import type { SyncState, SyncStatusFields } from '../wire/sync.ts';
 
-export type SyncState = 'idle' | 'waitingForPeers' | 'syncing' | 'receivingSnapshot' | 'backingOff';
+export type { SyncState };
 
 /** Why a context is behind (a closed set; `detail` says more). */
 export type BehindReason =
@@ -38,23 +39,8 @@ export type BehindReason =
   /** an admin removed this node's account from the context's group: it neither syncs nor writes the context */
   | 'removed';
 
-export interface ContextSyncStatus {
-  state: SyncState;
-  /** nothing known is missing */
-  caughtUp: boolean;
-  /** known deltas this node does not hold yet */
-  behind: number;
-  /** deltas received and held until their parents or key arrive */
-  pending: number;
-  /** deltas refused for good (bad seal, failed apply), with the last reason */
-  quarantined: number;
-  reasons: { reason: BehindReason; detail: string; at: string }[];
-  /** peers that sent deltas, heads or answers for this context, latest first */
-  peers: { peer: string; lastHeardAt: string }[];
-  lastSyncAt: string | null;
-  lastError: string | null;
-  failureCount: number;
-}
+/** The status as the wire carries it (src/wire/sync.ts), with this node's reasons. */
+export type ContextSyncStatus = SyncStatusFields<BehindReason>;
 
 interface Entry {
   state: SyncState;

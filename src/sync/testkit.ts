@@ -10,7 +10,7 @@ import { NodeIdentity } from '../accounts/identity.ts';
 import type { Clock } from '../clock.ts';
 import { createContexts, type Contexts } from '../contexts/index.ts';
 import { FakeCatalog } from '../contexts/testkit.ts';
-import { EventBus, type NodeEvent } from '../events/bus.ts';
+import { EventBus, type NodeEvent } from '../bus.ts';
 import { InvitationService } from '../governance/invitations/service.ts';
 import { Governance } from '../governance/log.ts';
 import { MembersService } from '../governance/groups/members-service.ts';

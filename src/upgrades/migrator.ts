@@ -23,7 +23,7 @@ import { unixSecs } from '../clock.ts';
 import type { Contexts } from '../contexts/index.ts';
 import { releaseOf } from '../contexts/releases.ts';
 import { UNINITIALIZED_HASH, type ContextMeta } from '../contexts/types.ts';
-import type { EventBus } from '../events/bus.ts';
+import type { EventBus } from '../bus.ts';
 import { HearthError } from '../errors.ts';
 import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';

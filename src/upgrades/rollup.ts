@@ -12,24 +12,12 @@ import type { NamespaceState } from '../governance/types.ts';
 import { speaksFor } from '../governance/signers.ts';
 import { effectiveMembers } from '../governance/views.ts';
 import type { UpgradeProgress } from './progress.ts';
-import type { GroupUpgradeRecord, MigrationFailureReason } from './types.ts';
+import type { GroupUpgradeRecord } from './types.ts';
+import type { MemberMigrationRow, MemberMigrationState, MigrationFailureReason } from '../wire/upgrades.ts';
 
-export type MemberMigrationState = 'migrated' | 'in_progress' | 'unknown' | 'failed';
-
-export interface MemberRow {
-  peer: string;
-  account: string;
-  state: MemberMigrationState;
-  report?: {
-    schemaVersion: number;
-    residueAuto: number;
-    residueIdentity: number;
-    syncedUpToHlc: number;
-    reportedAt: number;
-    authoredRemaining: number;
-    migrationFailed?: MigrationFailureReason;
-  };
-}
+export type { MemberMigrationState };
+/** One member device's row (admin-wire-b §7.5): the wire's shape. */
+export type MemberRow = MemberMigrationRow;
 
 export interface FleetRollup {
   record?: GroupUpgradeRecord;

@@ -18,7 +18,7 @@ import type { Clock } from '../clock.ts';
 import type { Contexts } from '../contexts/index.ts';
 import { releaseOf, type Release } from '../contexts/releases.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
-import type { EventBus, NodeEvent } from '../events/bus.ts';
+import type { EventBus, NodeEvent } from '../bus.ts';
 import { requireCapability, requireMember, subtree } from '../governance/authority.ts';
 import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';

@@ -37,24 +37,8 @@ declare module '../governance/types.ts' {
   }
 }
 
-/** Local status of a group's upgrade (admin-wire-b §7.3). `aborted` is hearth's fourth state. */
-export type UpgradeState = 'in_progress' | 'completed' | 'aborted';
-
-/** GroupUpgradeStatus (admin-wire-b §7.3): counters and `completedAt` are null once completed. */
-export interface GroupUpgradeStatus {
-  fromVersion: string;
-  toVersion: string;
-  initiatedAt: number;
-  initiatedBy: string;
-  status: UpgradeState;
-  localContextsTotal: number | null;
-  localContextsSwapped: number | null;
-  localContextsFailed: number | null;
-  completedAt: number | null;
-}
-
-/** Why a context did not migrate (admin-wire-b §7.5 `migrationFailed`). */
-export type MigrationFailureReason = 'check_aborted' | 'apply_failed' | 'no_migration_path';
+/** The status shapes (admin-wire-b §7.3, §7.5) are the wire's: src/wire/upgrades.ts. */
+export type { GroupUpgradeStatus, MigrationFailureReason, UpgradeState } from '../wire/upgrades.ts';
 
 /** The op kinds of this domain (registered in ops.ts). */
 export const UPGRADE_OPS = {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, HttpError, MemoryTokenStore, RpcError, tokensFromPair, type Client } from '../../src/client/index.ts';
-import type { NodeEvent } from '../../src/events/bus.ts';
+import type { NodeEvent } from '../../src/bus.ts';
 import { makeBundle } from '../helpers/bundles.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';

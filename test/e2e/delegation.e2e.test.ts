@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore, type Client, type IntentRelayInfo } from '../../src/client/index.ts';
 import { CAPABILITIES } from '../../src/client/settings.ts';
-import { keyFromSeed } from '../../src/contexts/keys.ts';
+import { keyFromSeed } from '../../src/crypto/seeded-keys.ts';
 import { subgroupIdOf } from '../../src/crypto/ids.ts';
 import { RC41_WARRANT_BYTES } from '../../src/delegation/warrants.ts';
 import { makeBundle } from '../helpers/bundles.ts';

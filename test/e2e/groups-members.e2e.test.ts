@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, HttpError, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { GroupsApi } from '../../src/client/groups.ts';
-import type { NodeEvent } from '../../src/events/bus.ts';
+import type { NodeEvent } from '../../src/bus.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 
 const APP = 'a'.repeat(64);

@@ -12,8 +12,8 @@ import { encodeCredential } from '../../src/accounts/pairing.ts';
 import { createClient, HttpError, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { accountIdOf, deviceIdOf } from '../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../src/crypto/keys.ts';
-import { openSealed } from '../../src/governance/proofs/seal.ts';
-import { ed25519SeedOfPkcs8 } from '../../src/governance/proofs/x25519.ts';
+import { openSealed } from '../../src/crypto/seal.ts';
+import { ed25519SeedOfPkcs8 } from '../../src/crypto/x25519.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 
 const APP = '5e'.repeat(32);

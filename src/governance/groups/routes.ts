@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
-import type { GovernanceRouteDeps } from '../routes.ts';
+import type { GovernanceRouteDeps } from '../route-deps.ts';
 import { groupInfoView } from '../views.ts';
 import { Errors } from '../../http/response-schemas.ts';
 import { CreateGroupAnswer, CreateGroupRequest, groupInfoAnswer, GroupParams } from './schemas.ts';

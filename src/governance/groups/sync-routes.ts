@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireId } from '../../crypto/ids.ts';
 import { Data, Errors, Hex32 } from '../../http/response-schemas.ts';
-import type { GovernanceRouteDeps } from '../routes.ts';
+import type { GovernanceRouteDeps } from '../route-deps.ts';
 import { groupInfoView } from '../views.ts';
 import { GroupParams } from './schemas.ts';
 import { syncGroup } from './sync-service.ts';

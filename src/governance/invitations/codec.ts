@@ -8,27 +8,12 @@ import { createHash } from 'node:crypto';
 import { parseId } from '../../crypto/ids.ts';
 import { ed25519Verify } from '../../crypto/keys.ts';
 import { badRequest } from '../../errors.ts';
-import { BorshWriter } from '../borsh.ts';
+import { BorshWriter } from '../../codec/borsh.ts';
+import type { InvitationBody, SignedGroupOpenInvitation } from '../../wire/invitations.ts';
 
-export interface InvitationBody {
-  inviter_identity: number[];
-  group_id: number[];
-  /** absolute unix seconds */
-  expiration_timestamp: number;
-  secret_salt: number[];
-  /** 0 Admin, 1 Member, 2 ReadOnly */
-  invited_role: number;
-  admitters: string[];
-}
-
-export interface SignedInvitation {
-  invitation: InvitationBody;
-  inviter_signature: string;
-  inviter_account?: string;
-  admitter_addrs?: string[];
-  application_id?: number[];
-  app_key?: number[];
-}
+/** The shapes are the wire's (src/wire/invitations.ts). */
+export type { InvitationBody };
+export type SignedInvitation = SignedGroupOpenInvitation;
 
 export const INVITED_ROLES = ['Admin', 'Member', 'ReadOnly'] as const;
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseId, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
-import type { GovernanceRouteDeps } from '../routes.ts';
+import type { GovernanceRouteDeps } from '../route-deps.ts';
 import type { InviteInput } from './service.ts';
 import { CreateInvitationDoc, GroupParams, InvitationAnswer, JoinGroupAnswer, JoinRequest, NamespaceParams, RevokeInvitationAnswer, RevokeInvitationRequest } from './schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';

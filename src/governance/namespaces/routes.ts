@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireId } from '../../crypto/ids.ts';
 import { namespaceView } from '../views.ts';
-import type { GovernanceRouteDeps } from '../routes.ts';
+import type { GovernanceRouteDeps } from '../route-deps.ts';
 import { Errors } from '../../http/response-schemas.ts';
 import { CreateNamespaceRequest, NamespaceParams } from './schemas.ts';
 import { CreateNamespaceAnswer, NamespaceAnswer, NamespaceListAnswer } from './response-schemas.ts';

@@ -8,7 +8,7 @@
 import { badRequest, conflict, forbidden } from '../../errors.ts';
 import type { ApplierRegistry } from '../appliers.ts';
 import { groupOf, subtree } from '../authority.ts';
-import { BorshWriter } from '../borsh.ts';
+import { BorshWriter } from '../../codec/borsh.ts';
 import { advanceOwnerOpCounter, opDigestOf, verifyRootProof } from '../root-guard.ts';
 import { recordRootProof } from '../proofs/roots.ts';
 

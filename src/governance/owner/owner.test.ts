@@ -9,7 +9,7 @@ import { NodeIdentity } from '../../accounts/identity.ts';
 import { accountIdOf } from '../../crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../crypto/keys.ts';
 import { HearthError } from '../../errors.ts';
-import { EventBus } from '../../events/bus.ts';
+import { EventBus } from '../../bus.ts';
 import { MemoryStore } from '../../store/memory.ts';
 import { GroupService } from '../groups/service.ts';
 import { Governance } from '../log.ts';

@@ -6,9 +6,10 @@
  * the contract (the reference serialises a struct in declaration order, and verifiers compare bytes).
  */
 import { badRequest } from '../../errors.ts';
+import { OWNERSHIP_PROOF_DOMAIN_TEXT, type OwnershipClaim, type OwnershipProof } from '../../wire/ownership.ts';
 
 /** The 28-byte domain prefix of the signed bytes (reference `OWNERSHIP_PROOF_DOMAIN`). */
-export const OWNERSHIP_PROOF_DOMAIN = Buffer.from('calimero.ownership-claim.v1\0', 'utf8');
+export const OWNERSHIP_PROOF_DOMAIN = Buffer.from(OWNERSHIP_PROOF_DOMAIN_TEXT, 'utf8');
 /** Issued proofs live at most this long: `expires_at_ms` is clamped to issue time + 5 min. */
 export const MAX_PROOF_LIFETIME_MS = 5 * 60 * 1000;
 export const MAX_AUDIENCE_BYTES = 256;
@@ -16,20 +17,9 @@ export const MAX_SUBJECT_BYTES = 512;
 /** nonce: hex, 32–128 characters (16–64 bytes), even length */
 const NONCE = /^(?:[0-9a-fA-F]{2}){16,64}$/;
 
-export interface ProofClaim {
-  audience: string;
-  subject: string;
-  nonce: string;
-  expiresAtMs: number;
-}
-
-export interface OwnershipProof {
-  signerPublicKey: string;
-  /** base64 of the UTF-8 JSON payload */
-  signedPayload: string;
-  /** base64 of the 64-byte Ed25519 signature */
-  signature: string;
-}
+/** The claim and the proof are the wire's shapes (src/wire/ownership.ts). */
+export type ProofClaim = OwnershipClaim;
+export type { OwnershipProof };
 
 /** A refusal of the claim itself (reference `OwnershipProofInvalid` → 400). */
 export const proofInvalid = (reason: string) => badRequest(`ownership proof invalid: ${reason}`);

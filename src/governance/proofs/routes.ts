@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireId } from '../../crypto/ids.ts';
-import type { GovernanceRouteDeps } from '../routes.ts';
+import type { GovernanceRouteDeps } from '../route-deps.ts';
 import { Errors } from '../../http/response-schemas.ts';
 import {
   GroupParams,

@@ -13,7 +13,7 @@ import { groupInScope } from '../namespaces/scope.ts';
 import type { GroupState, NamespaceState } from '../types.ts';
 import { ownershipPayload, proofInvalid, signOwnership, validateClaim, type OwnershipProof, type ProofClaim } from './ownership.ts';
 import { accountRootOf } from './roots.ts';
-import { SEAL_MAX_PLAINTEXT_BYTES, sealToRoot, type SealedEnvelope } from './seal.ts';
+import { SEAL_MAX_PLAINTEXT_BYTES, sealToRoot, type SealedEnvelope } from '../../crypto/seal.ts';
 
 export interface NamespaceOwnershipProof extends OwnershipProof {
   founding: { founderAccountId: string; salt: string };

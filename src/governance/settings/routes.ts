@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
-import type { GovernanceRouteDeps } from '../routes.ts';
+import type { GovernanceRouteDeps } from '../route-deps.ts';
 import type { MetadataTarget } from './ops.ts';
 import { Empty, Errors } from '../../http/response-schemas.ts';
 import {

@@ -9,7 +9,7 @@
 import { badRequest } from '../../errors.ts';
 import type { ApplierRegistry } from '../appliers.ts';
 import { groupOf, requireAdmin } from '../authority.ts';
-import { BorshWriter } from '../borsh.ts';
+import { BorshWriter } from '../../codec/borsh.ts';
 import { advanceOwnerOpCounter, opDigestOf, verifyRootProof, type OwnerOpKind } from '../root-guard.ts';
 import { recordRootProof } from '../proofs/roots.ts';
 import type { GroupState, NamespaceState, Role } from '../types.ts';

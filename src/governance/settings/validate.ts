@@ -5,6 +5,7 @@
  * a 400 naming what is wrong.
  */
 import { badRequest } from '../../errors.ts';
+import type { TeeAdmissionLists, TeeMode } from '../../wire/capabilities.ts';
 
 export const U32_MAX = 0xffff_ffff;
 
@@ -50,20 +51,9 @@ export function validateMetadata(name: unknown, data: unknown): { name?: string;
   return { name: typeof name === 'string' ? name : undefined, data: out };
 }
 
-export type TeeMode = 'replica' | 'relay';
-
-/** The stored TEE admission policy (both forms), in the GET's field order. */
-export interface TeeAdmissionPolicy {
-  allowedMrtd: string[];
-  allowedRtmr0: string[];
-  allowedRtmr1: string[];
-  allowedRtmr2: string[];
-  allowedRtmr3: string[];
-  allowedTcbStatuses: string[];
-  acceptMock: boolean;
-  signedRelease?: { allowedProfiles: string[]; minReleaseVersion?: string };
-  mode: TeeMode;
-}
+export type { TeeMode };
+/** The stored TEE admission policy (both forms), in the GET's field order (src/wire/capabilities.ts). */
+export type TeeAdmissionPolicy = TeeAdmissionLists;
 
 const MEASUREMENTS = ['allowedMrtd', 'allowedRtmr0', 'allowedRtmr1', 'allowedRtmr2', 'allowedRtmr3'] as const;
 /** the lists the measurements form requires (RTMR0 is optional there, §6.4) */

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { NodeIdentity } from '../../accounts/identity.ts';
-import { keyFromSeed } from '../../contexts/keys.ts';
+import { keyFromSeed } from '../../crypto/seeded-keys.ts';
 import { HearthError } from '../../errors.ts';
 import { MemoryStore } from '../../store/memory.ts';
 import type { Governance } from '../log.ts';

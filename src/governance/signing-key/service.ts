@@ -13,7 +13,7 @@
  */
 import type { NodeIdentity } from '../../accounts/identity.ts';
 import type { Clock } from '../../clock.ts';
-import { keyFromSeed } from '../../contexts/keys.ts';
+import { keyFromSeed } from '../../crypto/seeded-keys.ts';
 import { badRequest, forbidden } from '../../errors.ts';
 import type { Space, Store } from '../../store/store.ts';
 import { requireMember } from '../authority.ts';

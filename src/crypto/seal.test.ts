@@ -4,10 +4,10 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { accountIdOf } from '../../crypto/ids.ts';
+import { accountIdOf } from './ids.ts';
 import { openSealed, sealToRoot } from './seal.ts';
 import { ed25519SeedOfPkcs8 } from './x25519.ts';
-import { rawPublicKeyBytes } from '../../crypto/keys.ts';
+import { rawPublicKeyBytes } from './keys.ts';
 
 function root() {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');

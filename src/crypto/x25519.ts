@@ -6,7 +6,7 @@
  * half of SHA-512(seed), clamped. node:crypto has no conversion, so the map is done here with BigInt.
  */
 import { createHash, createPrivateKey, type KeyObject } from 'node:crypto';
-import { fromLittleEndian, inverse, P, toLittleEndian32 } from '../../crypto/field25519.ts';
+import { fromLittleEndian, inverse, P, toLittleEndian32 } from './field25519.ts';
 
 /**
  * The X25519 public key (32 bytes) of an Ed25519 public key (32 bytes). Returns undefined for an

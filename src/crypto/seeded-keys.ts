@@ -1,11 +1,12 @@
 /**
- * Context and identity keys (admin-wire-a §4.3): a context id is the Ed25519 public key of a fresh
- * random private key, or of one derived from `contextSeed`; `identitySecret` is a raw 32-byte
- * Ed25519 private key (64 hex) whose public key becomes the creator's member key.
+ * Ed25519 keys made from a 32-byte seed (admin-wire-a §4.3), shared by the domains that mint keys:
+ * a context id is the public key of a fresh random private key, or of one derived from
+ * `contextSeed`; `identitySecret` is a raw 32-byte Ed25519 private key (64 hex) whose public key
+ * becomes the creator's member key; a group signing key and a delegate's key are made the same way.
  */
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
-import { parseId } from '../crypto/ids.ts';
-import { publicKeyOf } from '../crypto/keys.ts';
+import { parseId } from './ids.ts';
+import { publicKeyOf } from './keys.ts';
 import { badRequest } from '../errors.ts';
 
 /** PKCS#8 DER prefix of an Ed25519 private key; the 32-byte seed follows (RFC 8410). */

@@ -6,7 +6,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ed25519PublicToX25519, ed25519SeedOfPkcs8, ed25519SeedToX25519Scalar, x25519PrivateKey } from './x25519.ts';
-import { rawPublicKeyBytes } from '../../crypto/keys.ts';
+import { rawPublicKeyBytes } from './keys.ts';
 
 const rawPublic = rawPublicKeyBytes;
 

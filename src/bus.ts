@@ -1,7 +1,8 @@
 /**
  * The node's internal event bus: domains publish what happened (governance ops, state mutations,
  * presence), the event stream (SSE/WebSocket) and auto-follow subscribe. Synchronous fan-out;
- * a failing listener is isolated so one bad consumer cannot break a publisher.
+ * a failing listener is isolated so one bad consumer cannot break a publisher. A base module
+ * (imports nothing): the domains that publish stand below the event stream that listens.
  */
 export type NodeEvent =
   | { type: 'group'; namespaceId: string; groupId: string; kind: string; data: Record<string, unknown> }

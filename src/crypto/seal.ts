@@ -13,7 +13,8 @@
  */
 import { createCipheriv, createDecipheriv, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { ed25519PublicToX25519, ed25519SeedToX25519Scalar, x25519PrivateKey } from './x25519.ts';
-import { rawPublicKeyBytes } from '../../crypto/keys.ts';
+import { rawPublicKeyBytes } from './keys.ts';
+import type { SealedEnvelope } from '../wire/ownership.ts';
 
 /** HKDF `info` prefix of a seal to an account root (NUL-terminated, like the reference's domains). */
 export const SEAL_KDF_LABEL = 'hearth.seal.account-root.v1\0';
@@ -23,13 +24,8 @@ export const SEAL_MAX_PLAINTEXT_BYTES = 64 * 1024;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** SealedEnvelope (wire: inside `{data}`); byte fields are lowercase hex. */
-export interface SealedEnvelope {
-  accountRootEpoch: number;
-  ephemeralPublicKey: string;
-  nonce: string;
-  ciphertext: string;
-}
+/** SealedEnvelope (wire: inside `{data}`; src/wire/ownership.ts); byte fields are lowercase hex. */
+export type { SealedEnvelope };
 
 export interface SealRecipient {
   accountId: string;

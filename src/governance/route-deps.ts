@@ -1,0 +1,41 @@
+/**
+ * What the governance routes are given (the composition root, src/node/routes.ts, builds it): one
+ * file of its own, so each family's routes.ts takes the type from here and routes.ts, which gathers
+ * those families, is imported by none of them (issue #35: no import closes a circle).
+ */
+import type { NodeIdentity } from '../accounts/identity.ts';
+import type { AccountService } from '../accounts/service.ts';
+import type { Clock } from '../clock.ts';
+import type { GroupInfoFields } from './groups/schemas.ts';
+import type { GroupService } from './groups/service.ts';
+import type { MembersService } from './groups/members-service.ts';
+import type { GroupSync } from './groups/sync-service.ts';
+import type { InvitationService } from './invitations/service.ts';
+import type { Governance } from './log.ts';
+import type { NamespaceManageService } from './namespaces/manage-service.ts';
+import type { NamespaceService } from './namespaces/service.ts';
+import type { OwnerService } from './owner/service.ts';
+import type { SettingsService } from './settings/service.ts';
+import type { ContextUsage } from './usage.ts';
+
+export interface GovernanceRouteDeps {
+  governance: Governance;
+  identity: NodeIdentity;
+  clock: Clock;
+  namespaces: NamespaceService;
+  groups: GroupService;
+  /** namespace delete/leave/for-application/subgroups (namespaces/manage-*.ts) */
+  namespaceManage: NamespaceManageService;
+  /** this node's account and its devices (accounts/service.ts) */
+  accounts: AccountService;
+  settings: SettingsService;
+  members: MembersService;
+  owner: OwnerService;
+  invitations: InvitationService;
+  /** governance replication; absent on a node without a network */
+  sync?: GroupSync;
+  /** what a context takes on this node (the usage route); undefined when it is not held here */
+  contextUsage?: (contextId: string) => Promise<ContextUsage | undefined>;
+  /** GroupInfo fields domains built on governance add (src/upgrades: `activeUpgrade`), wired by the composition root */
+  groupInfoFields?: GroupInfoFields;
+}
