@@ -14,10 +14,12 @@ import { Metrics } from './metrics.ts';
 import {
   ConnectionGovernor,
   EVICT_MIN_AGE_MS,
+  FINISHED_WINDOW_MS,
   groupOf,
   IDLE_UNDER_PRESSURE_MS,
   LIGHT_GROUP,
   LIGHT_HOLDER,
+  MAX_FINISHERS,
   MAX_REFUSING,
   REFUSAL_GRACE_MS,
   REFUSING_PER_ADDRESS,
@@ -107,8 +109,11 @@ describe('ConnectionGovernor', () => {
     // three addresses of 10 and one of 5 fill the cap up to its reserve (40 - 5 = 35); each in a /24 of its own
     for (let a = 0; a < 3; a++) for (let i = 0; i < 10; i++) expect(g.admit(sock(`10.1${a}.1.1`, 1))).toBe(true);
     for (let i = 0; i < 5; i++) expect(g.admit(sock('10.19.1.1', 1))).toBe(true);
+    g.finished('10.19.1.1'); // it finishes requests: a client, not a trickle
     expect(g.admit(sock('10.19.1.1', 1))).toBe(true); // holds 5 < LIGHT_HOLDER: a reserved slot
-    for (let i = 0; i < 2; i++) expect(g.admit(sock('10.20.1.1', 1))).toBe(true); // a new client too
+    expect(g.admit(sock('10.20.1.1', 1))).toBe(true); // a new client too
+    g.finished('10.20.1.1');
+    expect(g.admit(sock('10.20.1.1', 1))).toBe(true); // and its second, once it finished a request
     for (let i = 0; i < 2; i++) expect(g.admit(sock('10.19.1.1', 1))).toBe(true); // now 8
     expect(g.admit(sock('10.19.1.1', 1))).toBe(false); // holds LIGHT_HOLDER: no more reserved slots
     expect(g.closedBy('reserved')).toBe(1);
@@ -117,9 +122,40 @@ describe('ConnectionGovernor', () => {
     g.stop();
   });
 
+  it('keeps the reserved slots for newcomers and for addresses that finish requests, not for trickles (issue #37 item 4)', () => {
+    const { g, advance } = governor();
+    // the cap up to its reserve (35): three addresses of 10 and one of 5, in /24s of their own
+    for (let a = 0; a < 3; a++) for (let i = 0; i < 10; i++) g.admit(sock(`10.1${a}.1.1`, 1));
+    for (let i = 0; i < 5; i++) g.admit(sock('10.30.1.1', 1));
+    // many light addresses, each opening bodies that never end: one reserved slot each at most
+    expect(g.admit(sock('10.40.1.1', 1))).toBe(true); // a newcomer
+    expect(g.admit(sock('10.40.1.1', 1))).toBe(false); // holds one, finished nothing
+    expect(g.admit(sock('10.30.1.1', 1))).toBe(false); // holds five, finished nothing
+    expect(g.closedBy('reserved')).toBe(2);
+    // an address whose requests finish keeps its claim while its last one is recent
+    const req = request(sock('10.30.1.1', 1));
+    g.expectBody(req, 2_000);
+    req.complete = true;
+    g.sweep();
+    expect(g.admit(sock('10.30.1.1', 1))).toBe(true);
+    advance(FINISHED_WINDOW_MS + 1);
+    expect(g.admit(sock('10.30.1.1', 1))).toBe(false); // long ago: no longer
+    g.stop();
+  });
+
+  it('remembers a bounded number of addresses that finished requests, forgetting the oldest', () => {
+    const { g } = governor();
+    for (let a = 0; a < 3; a++) for (let i = 0; i < 10; i++) g.admit(sock(`10.1${a}.1.1`, 1));
+    for (let i = 0; i < 5; i++) g.admit(sock('10.30.1.1', 1));
+    g.finished('10.30.1.1');
+    for (let i = 0; i < MAX_FINISHERS; i++) g.finished(`fd00::${i.toString(16)}`);
+    expect(g.admit(sock('10.30.1.1', 1))).toBe(false); // forgotten: 4,096 others came after it
+    g.stop();
+  });
+
   it('near the cap, closes connections that never sent a byte after a second; spares those that did', () => {
     const { g, advance } = governor();
-    const idle = Array.from({ length: 36 }, (_, i) => sock(`10.3${i % 9}.3.1`));
+    const idle = Array.from({ length: 36 }, (_, i) => sock(`10.3${i % 9}.3.${1 + Math.floor(i / 9)}`)); // one each: newcomers may take the reserve
     const talking = sock('10.0.4.1', 10);
     for (const s of [...idle, talking]) g.admit(s);
     advance(IDLE_UNDER_PRESSURE_MS - 1);

@@ -10,7 +10,9 @@
  *   accept;
  * - the last `reserved` slots go only to addresses holding fewer than {@link LIGHT_HOLDER}
  *   connections (a browser, an SDK, a probe), so many addresses each holding a few dozen cannot take
- *   them either;
+ *   them either; and, among those, to a newcomer (holding none) or to an address that finished a
+ *   request within {@link FINISHED_WINDOW_MS} (issue #37 item 4): thousands of addresses each
+ *   trickling a few bodies that never end cannot take them one more connection at a time;
  * - while the server is within the reserve of its cap, a connection that has not sent one byte for
  *   {@link IDLE_UNDER_PRESSURE_MS} is closed (idle sockets cannot fill the cap for the whole header
  *   timeout);
@@ -51,6 +53,10 @@ export interface ConnectionPolicy {
 export const LIGHT_HOLDER = 8;
 /** ...when its group (IPv4 /24, IPv6 /64) holds fewer than this. */
 export const LIGHT_GROUP = 32;
+/** An address that finished a request (headers without a body, or a whole body) this recently keeps its claim on the reserve. */
+export const FINISHED_WINDOW_MS = 60_000;
+/** Addresses remembered as having finished a request (the oldest forgotten first): bounds the memory a flood of addresses can take. */
+export const MAX_FINISHERS = 4_096;
 /** Near the cap, a body arriving for at least this long may be evicted for a new connection, slowest first. */
 export const EVICT_MIN_AGE_MS = 1_000;
 /** The slowest bodies are ranked at most this often under a flood of new connections. */
@@ -136,6 +142,8 @@ export class ConnectionGovernor {
   /** sockets whose request body is still arriving → (request, deadline ms) */
   private readonly bodies = new Map<Socket, { req: IncomingMessage; deadline: number; startBytes: number; startedAt: number }>();
   private readonly perGroup = new Map<string, number>();
+  /** address → when it last finished a request (ms), oldest first */
+  private readonly finishers = new Map<string, number>();
   /** bodies ranked slowest first for eviction, and when they were ranked */
   private ranked: { at: number; sockets: Socket[] } | undefined;
   private readonly closed = new Map<CloseReason, number>(CLOSE_REASONS.map((r) => [r, 0]));
@@ -162,7 +170,9 @@ export class ConnectionGovernor {
   attach(server: Server): () => void {
     const onConnection = (socket: Socket) => this.admit(socket);
     const onRequest = (req: IncomingMessage) => {
-      if (hasBody(req) && !this.refusing.has(req.socket)) this.expectBody(req, this.policy.bodyTimeoutMs);
+      if (this.refusing.has(req.socket)) return;
+      if (hasBody(req)) this.expectBody(req, this.policy.bodyTimeoutMs);
+      else this.finished(addressOf(req.socket));
     };
     server.on('connection', onConnection);
     // before the app's own listener: a guard that decides synchronously extends the deadline from
@@ -190,8 +200,9 @@ export class ConnectionGovernor {
     else if (maxConnections > 0 && this.held.size >= maxConnections - Math.max(reserved, 1)) {
       // near the cap: the slowest body that has had its chance makes room, so slow bodies from
       // any number of addresses cannot hold the cap (issue #37 item 4); without one, only light
-      // holders (few connections in their address and their group) get the reserved slots
-      if (!this.evictSlowest() && reserved > 0 && (holding >= LIGHT_HOLDER || groupHolding >= LIGHT_GROUP)) refuse = 'reserved';
+      // holders (few connections in their address and their group) get the reserved slots, if
+      // they are new here or have finished a request lately
+      if (!this.evictSlowest() && reserved > 0 && (holding >= LIGHT_HOLDER || groupHolding >= LIGHT_GROUP || (holding > 0 && !this.finishedLately(address)))) refuse = 'reserved';
     }
     if (refuse) {
       this.count(refuse);
@@ -348,6 +359,7 @@ export class ConnectionGovernor {
     for (const [socket, b] of this.bodies) {
       if (b.req.complete || socket.destroyed) {
         this.bodies.delete(socket);
+        if (b.req.complete) this.finished(addressOf(socket));
       } else if (b.deadline <= now) {
         this.bodies.delete(socket);
         this.count('body_deadline');
@@ -375,6 +387,18 @@ export class ConnectionGovernor {
       }
     }
     if (this.bodies.size === 0 && this.held.size === 0 && this.refusing.size === 0) this.stopSweeping();
+  }
+
+  /** `address` finished a request now: remembered (most recent last), the oldest forgotten past {@link MAX_FINISHERS}. */
+  finished(address: string): void {
+    this.finishers.delete(address);
+    this.finishers.set(address, this.now());
+    if (this.finishers.size > MAX_FINISHERS) this.finishers.delete(this.finishers.keys().next().value!);
+  }
+
+  private finishedLately(address: string): boolean {
+    const at = this.finishers.get(address);
+    return at !== undefined && this.now() - at <= FINISHED_WINDOW_MS;
   }
 
   private underPressure(): boolean {
