@@ -24,9 +24,16 @@ describe('createClient', () => {
 });
 
 describe('browser compatibility', () => {
-  // the SDK's own modules and the neutral codec it imports (src/codec/)
+  // the SDK's own modules, the wire vocabulary, and the codec modules they import (the package
+  // ships those; src/codec/borsh.ts is the node's and may use Buffer)
   const src = join(import.meta.dirname, '..');
-  const sources = ['client', 'codec'].flatMap((dir) => readdirSync(join(src, dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => `${dir}/${f}`));
+  const own = ['client', 'wire'].flatMap((dir) => readdirSync(join(src, dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => `${dir}/${f}`));
+  const codec = new Set(own.flatMap((file) => [...readFileSync(join(src, file), 'utf8').matchAll(/from '\.\.\/codec\/([\w-]+\.ts)'/g)].map((m) => `codec/${m[1]}`)));
+  const sources = [...own, ...codec];
+
+  it('sees the codec modules the SDK imports', () => {
+    expect(sources).toContain('codec/json.ts');
+  });
 
   it.each(sources)('%s uses no Node-only APIs', (file) => {
     const text = readFileSync(join(src, file), 'utf8');

@@ -66,6 +66,12 @@ it('answers every application and package route as documented', async () => {
   // hearth's upload install: the same bundle bytes sent as the body
   expect(await c.applications.installBundle(v1.bytes)).toEqual({ applicationId: appId });
 
+  // hearth's development bundling of a raw module (issue #34 §2): a bundle back, nothing installed
+  const dev = await c.applications.bundleDev(tinyWasm({ abi, extra: 2 }), { package: 'com.hearth.devbundle', version: '0.1.0' });
+  expect(dev.applicationId).toMatch(/^[0-9a-f]{64}$/);
+  expect(dev.bundle.length).toBeGreaterThan(0);
+  expect((await c.applications.list()).map((a) => a.id)).toEqual([appId]);
+
   expect(await c.applications.uninstall(appId)).toEqual({ applicationId: appId });
   expect(await c.applications.list()).toEqual([]);
   expect(await c.applications.packages()).toEqual([]);

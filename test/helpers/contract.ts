@@ -39,7 +39,7 @@ export const AREAS: Record<string, (method: string, path: string) => boolean> = 
   aliases: (_m, p) => p.startsWith('/admin-api/alias/'),
   blobs: (_m, p) => p.startsWith('/admin-api/blobs'),
   applications: (_m, p) =>
-    p.startsWith('/admin-api/applications') || p.startsWith('/admin-api/packages') || p.startsWith('/admin-api/install-'),
+    p.startsWith('/admin-api/applications') || p.startsWith('/admin-api/packages') || p.startsWith('/admin-api/install-') || p === '/admin-api/dev-bundle',
   contexts: (m, p) => (p.startsWith('/admin-api/contexts') || p === '/jsonrpc') && !delegated(m, p),
   events: (_m, p) => p === '/sse' || p.startsWith('/sse/') || p === '/ws',
   accounts: (_m, p) => p.startsWith('/admin-api/identity') || p.startsWith('/admin-api/account/'),

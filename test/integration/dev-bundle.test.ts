@@ -8,11 +8,11 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../client/index.ts';
-import { testAbi, tinyWasm } from '../../test/helpers/bundles.ts';
-import { startTestNode, type TestNode } from '../../test/helpers/node.ts';
-import { verifyBundle } from './bundle.ts';
-import { DEV_SIGNING_KEY_FILE } from './dev-bundle.ts';
+import { createClient, HttpError, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { testAbi, tinyWasm } from '../helpers/bundles.ts';
+import { startTestNode, type TestNode } from '../helpers/node.ts';
+import { verifyBundle } from '../../src/applications/bundle.ts';
+import { DEV_SIGNING_KEY_FILE } from '../../src/applications/dev-bundle.ts';
 
 let node: TestNode;
 let client: Client;
