@@ -209,9 +209,17 @@ describe('a node whose home is on a 300 MiB filesystem', () => {
     expect(node!.child.pid).toBe(pid);
     expect(node!.child.exitCode).toBeNull();
     // blobs are at their quota (the third test): free some, then an upload fits again
+    // (an installed application's bundle is a blob too, and is refused 403 while installed)
     const listed = await admin.blobs.list();
-    expect(listed.length).toBeGreaterThan(0);
-    for (const b of listed.slice(0, 4)) expect(await admin.blobs.delete(b.blob_id)).toMatchObject({ deleted: true });
+    let deleted = 0;
+    for (const b of listed) {
+      if (deleted === 4) break;
+      const answer = await admin.blobs.delete(b.blob_id).catch((e: unknown) => e);
+      if (answer instanceof HttpError && answer.status === 403) continue;
+      expect(answer).toMatchObject({ deleted: true });
+      deleted++;
+    }
+    expect(deleted).toBe(4);
     expect(await upload(4 * MiB, true)).toMatchObject({ status: 200 });
     expect(await upload(2 * MiB, false)).toMatchObject({ status: 200 });
     await admin.rpc.execute(ctxId, 'set', { key: 'after-space-freed', value: 'written again' });
