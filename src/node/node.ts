@@ -398,6 +398,8 @@ export class HearthNode {
       bus: this.bus,
       clock,
       onError: (err) => this.opts.logger.error({ err }, 'migration failed'),
+      network: this.network,
+      topics: this.replicator,
     });
     // a migration waiting for the target version here resumes once it is installed
     this.applications.onInstalled((r) => void this.upgrades.bundleInstalled(r.bundleBlobId).catch((err: unknown) => this.opts.logger.error({ err }, 'resuming migrations failed')));

@@ -28,7 +28,7 @@ import { HearthError } from '../errors.ts';
 import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
 import type { UpgradeProgress } from './progress.ts';
-import { fleetRollup } from './rollup.ts';
+import { fleetRollup, type PeerReports } from './rollup.ts';
 import type { GroupUpgradeRecord, MigrationFailureReason } from './types.ts';
 
 export interface MigratorDeps {
@@ -40,6 +40,8 @@ export interface MigratorDeps {
   clock: Clock;
   progress: UpgradeProgress;
   onError: (err: unknown) => void;
+  /** the other members' migration reports, for the fleet counts of `MigrationProgress` */
+  reports?: PeerReports;
 }
 
 export interface MigrationJob {

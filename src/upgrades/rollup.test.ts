@@ -1,7 +1,8 @@
 /**
- * The fleet rollup as one node sees it: itself from its own progress, every other member `unknown`
- * with one row per signing key that speaks for it — member nodes bound by the credentials their ops
- * carry (`signers`) as well as extra bound devices, revoked ones left out.
+ * The fleet rollup as one node sees it: itself from its own progress, every other member from the
+ * migration heartbeats its devices sent (or `unknown` without one), one row per signing key that
+ * speaks for it — member nodes bound by the credentials their ops carry (`signers`) as well as
+ * extra bound devices, revoked ones left out.
  */
 import { describe, expect, it } from 'vitest';
 import type { NodeIdentity } from '../accounts/identity.ts';
@@ -10,7 +11,7 @@ import { emptyNamespace } from '../governance/genesis.ts';
 import { opApplier } from '../governance/testkit.ts';
 import type { NamespaceState } from '../governance/types.ts';
 import type { UpgradeProgress } from './progress.ts';
-import { fleetRollup } from './rollup.ts';
+import { fleetRollup, type PeerReport } from './rollup.ts';
 import { registerUpgradeOps } from './ops.ts';
 import { UPGRADE_OPS } from './types.ts';
 
@@ -58,5 +59,42 @@ describe('fleetRollup', () => {
       ].sort(),
     );
     expect(r.members.find((m) => m.account === B)).not.toHaveProperty('report'); // no report travelled
+  });
+});
+
+describe('fleetRollup with the other members\' reports', () => {
+  const progress = { counts: async () => ({ contexts: ['c'], swapped: ['c'], failed: new Map() }) } as unknown as UpgradeProgress;
+  const identity = { accountId: A, publicKey: KEY_A } as NodeIdentity;
+  const clock = { now: () => 5_000_000 };
+
+  it('counts an account migrated only when every device that speaks for it reported so', async () => {
+    const ns = upgraded();
+    const upgradeId = ns.groups[ns.id]!.upgrade!.id;
+    const done: PeerReport = { upgradeId, schemaVersion: 2, residueAuto: 0, syncedUpToHlc: 4_000, tsMs: 4_000_000 };
+    const reports = new Map<string, PeerReport>([
+      [KEY_B, done],
+      [KEY_C, done],
+    ]);
+    const r = await fleetRollup({ identity, progress, clock, reports: (nsId, peer) => (nsId === ns.id ? reports.get(peer) : undefined) }, ns);
+    // C's second device has not reported: C is unknown, and the cohort is not migrated
+    expect(r).toMatchObject({ migrated: 2, unknown: 1, total: 3, allMigrated: false });
+    expect(r.members.find((m) => m.peer === KEY_B)).toMatchObject({ state: 'migrated', report: { schemaVersion: 2, residueAuto: 0, residueIdentity: 0, syncedUpToHlc: 4_000, reportedAt: 4_000, authoredRemaining: 0 } });
+    reports.set(KEY_C2, done);
+    const all = await fleetRollup({ identity, progress, clock, reports: (_, peer) => reports.get(peer) }, ns);
+    expect(all).toMatchObject({ migrated: 3, unknown: 0, inProgress: 0, failed: 0, total: 3, allMigrated: true });
+  });
+
+  it('reads a failure, residue, and a report about another upgrade as the reference does', async () => {
+    const ns = upgraded();
+    const upgradeId = ns.groups[ns.id]!.upgrade!.id;
+    const reports = new Map<string, PeerReport>([
+      [KEY_B, { upgradeId: 'ab'.repeat(32), schemaVersion: 2, residueAuto: 0, syncedUpToHlc: 1, tsMs: 1 }],
+      [KEY_C, { upgradeId, schemaVersion: 2, residueAuto: 1, syncedUpToHlc: 1, tsMs: 1, migrationFailed: 'no_migration_path' }],
+      [KEY_C2, { upgradeId, schemaVersion: 2, residueAuto: 1, syncedUpToHlc: 1, tsMs: 1 }],
+    ]);
+    const r = await fleetRollup({ identity, progress, clock, reports: (_, peer) => reports.get(peer) }, ns);
+    expect(r).toMatchObject({ migrated: 1, inProgress: 1, failed: 1, unknown: 0, allMigrated: false });
+    expect(r.members.find((m) => m.peer === KEY_C)).toMatchObject({ state: 'failed', report: { migrationFailed: 'no_migration_path' } });
+    expect(r.members.find((m) => m.peer === KEY_C2)!.state).toBe('in_progress');
   });
 });

@@ -22,11 +22,13 @@ import type { EventBus, NodeEvent } from '../bus.ts';
 import { requireCapability, requireMember, subtree } from '../governance/authority.ts';
 import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
+import type { Network } from '../network/contract.ts';
 import type { Store } from '../store/store.ts';
+import { MigrationHeartbeats, type TopicMessages } from './heartbeats.ts';
 import { Migrator } from './migrator.ts';
 import type { UpgradeOpBody } from './ops.ts';
 import { UpgradeProgress } from './progress.ts';
-import { fleetRollup } from './rollup.ts';
+import { fleetRollup, type PeerReports } from './rollup.ts';
 import { UNRESOLVED_APP_KEY, UPGRADE_APPLIED, UPGRADE_OPS, type GroupUpgradeStatus } from './types.ts';
 
 export interface UpgradeServiceDeps {
@@ -38,6 +40,9 @@ export interface UpgradeServiceDeps {
   bus: EventBus;
   clock: Clock;
   onError: (err: unknown) => void;
+  /** with both, members exchange migration heartbeats (heartbeats.ts); without, the others stay `unknown` */
+  network?: Network;
+  topics?: TopicMessages;
 }
 
 export interface UpgradeRequest {
@@ -60,11 +65,16 @@ export interface UpgradeAnswer {
 export class UpgradeService {
   readonly progress: UpgradeProgress;
   readonly migrator: Migrator;
+  readonly heartbeats?: MigrationHeartbeats;
+  /** the other members' fresh migration reports */
+  private readonly reports: PeerReports;
   private unsubscribe?: () => void;
 
   constructor(private readonly d: UpgradeServiceDeps) {
     this.progress = new UpgradeProgress(d.store, d.contexts.records);
-    this.migrator = new Migrator({ ...d, progress: this.progress });
+    if (d.network && d.topics) this.heartbeats = new MigrationHeartbeats({ ...d, network: d.network, topics: d.topics, progress: this.progress });
+    this.reports = (namespaceId, peer) => this.heartbeats?.cache.fresh(namespaceId, peer);
+    this.migrator = new Migrator({ ...d, progress: this.progress, reports: this.reports });
   }
 
   /** Migrates after every applied upgrade op, and resumes what a stop interrupted. */
@@ -83,9 +93,11 @@ export class UpgradeService {
       }
     }
     this.migrator.start();
+    this.heartbeats?.start();
   }
 
   async stop(): Promise<void> {
+    this.heartbeats?.stop();
     this.unsubscribe?.();
     await this.migrator.stop();
   }
@@ -181,7 +193,7 @@ export class UpgradeService {
   /** `GET /groups/{ns}/migration-status` (flat MigrationStatus, admin-wire-b §7.5). */
   async migrationStatus(namespaceId: string) {
     const ns = this.namespace(namespaceId);
-    const r = await fleetRollup({ ...this.d, progress: this.progress }, ns);
+    const r = await fleetRollup({ ...this.d, progress: this.progress, reports: this.reports }, ns);
     let fleetCompletedAt: number | undefined;
     if (r.allMigrated && r.record) {
       for (const g of Object.values(ns.groups)) {

@@ -87,6 +87,9 @@ interface Waiting {
   at: number;
 }
 
+/** A message of another domain on a namespace topic: the namespace, the decoded object, its signed origin. */
+export type TopicMessageHandler = (namespaceId: string, message: JsonObject, from: PeerKey) => void | Promise<void>;
+
 const frameOpts = (timeoutMs: number, signal: AbortSignal) => ({ timeoutMs, maxResponseFrameBytes: MAX_FRAME_BYTES, signal });
 
 export class GovernanceReplicator {
@@ -95,6 +98,8 @@ export class GovernanceReplicator {
   private readonly waiting = new Map<string, Map<string, Waiting>>();
   /** the followed namespace topics, listeners, heartbeat and pulls in flight: stop() ends them */
   private readonly life = new Follower();
+  /** other domains' messages on the namespace topics, by `type` (migration heartbeats: src/upgrades/heartbeats.ts) */
+  private readonly otherKinds = new Map<string, TopicMessageHandler>();
 
   constructor(private readonly d: ReplicatorDeps) {
     this.opts = { ...REPLICATOR_DEFAULTS, ...d.options };
@@ -113,6 +118,17 @@ export class GovernanceReplicator {
 
   stop(): Promise<void> {
     return this.life.stop();
+  }
+
+  /**
+   * Takes the namespace-topic messages of `type` (a JSON object with that `type`) away from the op
+   * parser and hands them to `handler`, which checks them itself; only peers whose key speaks, or
+   * once spoke, for an account of the namespace get that far (follow). Answers the unregistration.
+   */
+  onTopicMessage(type: string, handler: TopicMessageHandler): () => void {
+    if (type === 'op' || type === 'heads') throw new Error(`"${type}" messages are the replicator's own`);
+    this.otherKinds.set(type, handler);
+    return () => void this.otherKinds.delete(type);
   }
 
   /** Namespaces this node follows on the network (subscribed topics). */
@@ -186,7 +202,10 @@ export class GovernanceReplicator {
 
   private async onGossip(namespaceId: string, msg: RawGossip): Promise<void> {
     this.stats.gossipIn++;
-    const parsed = parseGossip(decodeJson(msg.data));
+    const raw = decodeJson(msg.data);
+    const other = typeof raw?.type === 'string' ? this.otherKinds.get(raw.type) : undefined;
+    if (other) return other(namespaceId, raw!, msg.from);
+    const parsed = parseGossip(raw);
     if (typeof parsed === 'string') return this.drop(msg.from, 'invalid_message', `gossip: ${parsed}`);
     if (parsed.type === 'heads') {
       if (parsed.namespaceId !== namespaceId) return this.drop(msg.from, 'invalid_message', `heads for namespace ${parsed.namespaceId} on another topic`);
