@@ -45,6 +45,19 @@ describe('workflow file checks', () => {
     expect(msg).toMatch(/step 1 \(call\): unknown key "argz" — the step would ignore it; valid keys: args, context_id, /);
   });
 
+  it('takes merobox\'s requester where merobox reads it (a string), and nowhere else', async () => {
+    const ns = { type: 'create_namespace', node: 'n-1', application_id: 'a', outputs: { ns: 'namespaceId', me: 'namespaceId' } };
+    await check([
+      ns,
+      { type: 'delete_group', node: 'n-1', group_id: '{{ns}}', requester: '{{me}}' },
+      { type: 'delete_context', node: 'n-1', context_id: 'c', requester: 'ab'.repeat(32) },
+      { type: 'delete_namespace', node: 'n-1', namespace_id: '{{ns}}', requester: '{{me}}' },
+      { type: 'set_member_auto_follow', node: 'n-1', group_id: '{{ns}}', member_id: 'm', auto_follow_contexts: true, auto_follow_subgroups: false, requester: '{{me}}' },
+    ]);
+    expect(await refusal([{ type: 'delete_group', node: 'n-1', group_id: 'g', requester: 7 }])).toMatch(/requester must be a string/);
+    expect(await refusal([{ type: 'leave_namespace', node: 'n-1', namespace_id: 'g', requester: 'x' }])).toMatch(/unknown key "requester"/);
+  });
+
   it('refuses a merobox step hearth does not run, saying why', async () => {
     expect(await refusal([{ type: 'pause_container', container: 'n-1' }])).toMatch(/does not support pause_container \(acts on Docker containers/);
   });

@@ -182,6 +182,8 @@ async function checkStep(raw: unknown, path: string, scope: Scope): Promise<void
     const node = step[key];
     if (typeof node === 'string' && !node.includes('{{') && !scope.nodes.has(node)) bad(`no node "${node}" in this workflow (it has ${[...scope.nodes].join(', ')}); name one of them`);
   }
+  // merobox: "'requester' must be a string if provided" (an admin public key, forwarded to the node)
+  if (step.requester !== undefined && typeof step.requester !== 'string') bad('requester must be a string: an admin public key (64 hex), or {{var}} holding one');
   checkTypeSpecific(type, step, bad, scope);
 
   // placeholders: exported by an earlier step (nested steps, statements and outputs are checked on their own)

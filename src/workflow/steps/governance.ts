@@ -6,7 +6,8 @@
  * deprecated aliases (create_group, invite, join_open, …) run the step they stand for.
  */
 import type { GroupRole, SignedGroupOpenInvitation } from '../../client/index.ts';
-import { clientOf, namespaceOf, str, StepFailure, type Handler } from '../context.ts';
+import { clientOf, namespaceOf, str, StepFailure, type Handler, type StepContext } from '../context.ts';
+import type { Step } from '../parse.ts';
 import { parseJsonLike } from '../values.ts';
 
 const createNamespace: Handler = (s, ctx) =>
@@ -34,6 +35,21 @@ export function roleOf(value: unknown): GroupRole {
   return role as GroupRole;
 }
 
+/**
+ * merobox's optional `requester` (delete_context, delete_group, delete_namespace,
+ * set_member_auto_follow: "an admin public key", which merobox forwards to the node in the request
+ * body): forwarded the same way. A hearth node acts as its own account and ignores the field, as
+ * the reference's older clients send it (admin-wire-b §1.5).
+ */
+const requesterOf = (s: Step) => (s.requester !== undefined && s.requester !== null ? { requester: str(s.requester) } : undefined);
+
+/** With a `requester`, the DELETE goes out with it as its body (the SDK's delete methods send none); without, `plain` runs. */
+async function deleting<T>(s: Step, ctx: StepContext, path: string, plain: () => Promise<T>): Promise<T> {
+  const body = requesterOf(s);
+  return body ? clientOf(ctx, s).http.data<T>(path, { method: 'DELETE', body }) : plain();
+}
+const seg = (v: unknown) => encodeURIComponent(str(v));
+
 const metadataBody = (s: Record<string, unknown>) => ({ ...(s.record_name !== undefined ? { name: str(s.record_name) } : {}), data: (s.data as Record<string, string>) ?? {} });
 
 export const GOVERNANCE_STEPS: Record<string, Handler> = {
@@ -53,7 +69,7 @@ export const GOVERNANCE_STEPS: Record<string, Handler> = {
     await clientOf(ctx, s).namespaces.leave(str(s.namespace_id));
     return { namespaceId: s.namespace_id };
   },
-  delete_namespace: (s, ctx) => clientOf(ctx, s).namespaces.delete(str(s.namespace_id)),
+  delete_namespace: (s, ctx) => deleting(s, ctx, `/admin-api/namespaces/${seg(s.namespace_id)}`, () => clientOf(ctx, s).namespaces.delete(str(s.namespace_id))),
 
   create_context: (s, ctx) =>
     clientOf(ctx, s).contexts.create({
@@ -68,7 +84,8 @@ export const GOVERNANCE_STEPS: Record<string, Handler> = {
     await clientOf(ctx, s).contexts.leave(str(s.context_id));
     return { contextId: s.context_id };
   },
-  delete_context: async (s, ctx) => ({ isDeleted: await clientOf(ctx, s).contexts.delete(str(s.context_id)) }),
+  delete_context: (s, ctx) =>
+    deleting(s, ctx, `/admin-api/contexts/${seg(s.context_id)}`, async () => ({ isDeleted: await clientOf(ctx, s).contexts.delete(str(s.context_id)) })),
   resync_context: (s, ctx) => clientOf(ctx, s).contexts.resync(str(s.context_id), s.force === true),
   node_identity: (s, ctx) => clientOf(ctx, s).accounts.identity(),
 
@@ -81,7 +98,7 @@ export const GOVERNANCE_STEPS: Record<string, Handler> = {
   list_subgroups: async (s, ctx) => ({ subgroups: await clientOf(ctx, s).groups.subgroups(str(s.group_id)) }),
   reparent_group: async (s, ctx) => ({ reparented: await clientOf(ctx, s).groups.reparent(str(s.child_group_id), str(s.new_parent_id)) }),
   get_group_info: (s, ctx) => clientOf(ctx, s).groups.info(str(s.group_id)),
-  delete_group: (s, ctx) => clientOf(ctx, s).groups.deleteGroup(str(s.group_id)),
+  delete_group: (s, ctx) => deleting(s, ctx, `/admin-api/groups/${seg(s.group_id)}`, () => clientOf(ctx, s).groups.deleteGroup(str(s.group_id))),
   leave_group: async (s, ctx) => {
     await clientOf(ctx, s).groups.leave(str(s.group_id));
     return { groupId: s.group_id };
@@ -117,8 +134,11 @@ export const GOVERNANCE_STEPS: Record<string, Handler> = {
   },
   get_member_capabilities: async (s, ctx) => ({ capabilities: await clientOf(ctx, s).settings.memberCapabilities(str(s.group_id), str(s.member_id)) }),
   set_member_auto_follow: async (s, ctx) => {
-    await clientOf(ctx, s).groups.setAutoFollow(str(s.group_id), str(s.member_id), { autoFollowContexts: s.auto_follow_contexts === true, autoFollowSubgroups: s.auto_follow_subgroups === true });
-    return { autoFollowContexts: s.auto_follow_contexts === true, autoFollowSubgroups: s.auto_follow_subgroups === true };
+    const follow = { autoFollowContexts: s.auto_follow_contexts === true, autoFollowSubgroups: s.auto_follow_subgroups === true };
+    const requester = requesterOf(s);
+    if (requester) await clientOf(ctx, s).http.send(`/admin-api/groups/${seg(s.group_id)}/members/${seg(s.member_id)}/auto-follow`, { method: 'PUT', body: { ...follow, ...requester } });
+    else await clientOf(ctx, s).groups.setAutoFollow(str(s.group_id), str(s.member_id), follow);
+    return follow;
   },
   set_default_capabilities: async (s, ctx) => {
     await clientOf(ctx, s).settings.setDefaultCapabilities(str(s.group_id), Number(s.capabilities));
