@@ -5,7 +5,9 @@
  * inheritance, detaching and resyncing contexts, a refused signing key, an upgrade of a subgroup
  * then a cascade over the namespace with every status, migration and polling step, leaving and
  * deleting namespaces — in one workflow on four nodes (test/fixtures/workflows/groups-four-nodes.yml),
- * and a node kept up after its steps (the last one failing, its signing key withheld) until Ctrl-C.
+ * a node kept up after its steps (the last one failing, its signing key withheld) until Ctrl-C, and
+ * on two nodes (migration-two-nodes.yml) an upgrade whose migration each member reports to the
+ * other, a signing key of the node's own registered, and merobox's `requester` key.
  */
 import { createServer, type Server } from 'node:http';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -22,11 +24,13 @@ let server: Server;
 /** how many times each served file was fetched */
 const fetched: Record<string, number> = {};
 
-/** The fixture with the served port in place of PORT. */
-async function withPort(name: string): Promise<string> {
+/** The fixture with the served port in place of PORT (and `homes`, when given, in place of HOMES). */
+async function withPort(name: string, homes?: string): Promise<string> {
   const port = (server.address() as { port: number }).port;
   const file = join(dir, `served-${name}`);
-  await writeFile(file, (await readFile(join(dir, name), 'utf8')).replace('http://127.0.0.1:PORT', `http://127.0.0.1:${port}`));
+  let text = (await readFile(join(dir, name), 'utf8')).replace('http://127.0.0.1:PORT', `http://127.0.0.1:${port}`);
+  if (homes) text = text.replace('homes: HOMES', `homes: ${JSON.stringify(homes)}`);
+  await writeFile(file, text);
   return file;
 }
 
@@ -80,9 +84,21 @@ it('runs membership, context, upgrade, migration and namespace steps on four nod
   expect(status("The other members' reports have not reached node 1")).toBe('expected_failure');
   // the signing key's secret is kept out of everything the run printed
   expect(run.stdout + run.stderr).not.toContain('9f1c6a3e5b7d2f4a8c0e1b3d5f7a9c2e4b6d8f0a1c3e5b7d9f2a4c6e8b0d1f3a');
-  expect(summary.exported).toMatchObject({ team_size: 3, team_left: 1, inherited: true, resync: true, team_from: '1.0.0', team_to: '2.0.0', team_status: 'completed', cascade_done: true, all_migrated: false, migrated: 1, unknown: 3, aborted: false, left4: [], ns3_deleted: true });
+  expect(summary.exported).toMatchObject({ team_size: 3, team_left: 1, inherited: true, resync: true, team_from: '1.0.0', team_to: '2.0.0', team_status: 'completed', cascade_done: true, all_migrated: true, migrated: 4, unknown: 0, aborted: false, left4: [], ns3_deleted: true });
   // each node fetched each version once
   expect(fetched).toMatchObject({ 'kv-1.0.0.mpk': 4, 'kv-2.0.0.mpk': 4, 'kv-3.0.0.mpk': 4 });
+  await unreachable(summary.nodes.map((n: { url: string }) => n.url));
+});
+
+it('on two nodes: every member reports its migration, a key of its own registers, and requester goes along', { timeout: 300_000 }, async () => {
+  const homes = join(dir, 'mig-homes');
+  const run = await workflow([await withPort('migration-two-nodes.yml', homes), '--nodes-dir', homes, '--output', 'json']);
+  expect(run.code, tail(run)).toBe(0);
+  const summary = JSON.parse(run.stdout);
+  const byType = (type: string) => summary.steps.filter((s: { type: string }) => s.type === type);
+  expect(byType('assert_migration_complete').map((s: { status: string }) => s.status)).toEqual(['passed', 'passed']);
+  expect(byType('register_group_signing_key')[0]).toMatchObject({ status: 'passed' });
+  expect(summary.exported).toMatchObject({ registered: true, registered_key: summary.exported.key1, migrated1: 2, unknown1: 0, total1: 2, migrated2: 2, group_deleted: true, ctx_deleted: true, ns_deleted: true });
   await unreachable(summary.nodes.map((n: { url: string }) => n.url));
 });
 
