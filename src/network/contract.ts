@@ -11,9 +11,9 @@
  */
 import type { RelayGuardStatus } from './relay-guard.ts';
 import type { PayloadCount, PayloadCounters } from './payload.ts';
+import type { PeerKey } from './peer-key.ts';
 
-/** A peer: the hex Ed25519 public key of its node signing identity. */
-export type PeerKey = string;
+export type { PeerKey };
 
 export interface GossipMessage {
   topic: string;
@@ -328,9 +328,3 @@ export const MAX_GOSSIP_BYTES = 1024 * 1024;
 
 /** Largest stream frame (domain.md §1.5: 8 MiB). */
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
-
-/** Gossip topic of a namespace's governance (domain.md §1.3). */
-export const namespaceTopic = (namespaceId: string): string => `ns/${namespaceId}`;
-
-/** Gossip topic of a context's state (domain.md §1.3: the bare context id, hex on hearth). */
-export const contextTopic = (contextId: string): string => contextId;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { namespaceTopic } from './contract.ts';
+import { namespaceTopic } from './topic-names.ts';
 import { MemoryHub, type MemoryNetwork } from './memory.ts';
 import { channelOfKind, channelOfTopic, type PayloadCount } from './payload.ts';
 import { StreamRouter, encodeJson } from './router.ts';

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryHub } from '../../network/memory.ts';
 import { encodeJson, SYNC_PROTOCOL } from '../../network/router.ts';
-import { namespaceTopic, NetworkError } from '../../network/contract.ts';
+import { NetworkError } from '../../network/contract.ts';
+import { namespaceTopic } from '../../network/topic-names.ts';
 import { forgedOp, stateText, TEST_APP, type GovNode } from '../testkit.ts';
 import { GovernanceReplicator } from './replicator.ts';
 import { repNode as repNodeOf, type RepNode } from './testkit.ts';

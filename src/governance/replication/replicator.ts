@@ -18,7 +18,8 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
-import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey, type PenaltyReason } from '../../network/contract.ts';
+import { NetworkError, PeerRefusal, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey, type PenaltyReason } from '../../network/contract.ts';
+import { namespaceTopic } from '../../network/topic-names.ts';
 import { Follower } from '../../network/follower.ts';
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
 import { isMember } from '../authority.ts';
