@@ -10,7 +10,7 @@ import type { Connection, PeerId } from '@libp2p/interface';
 import type { KadDHT } from '@libp2p/kad-dht';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import type { Logger } from 'pino';
-import { NetworkError, type InternetStatus, type Network, type PeerKey, type PenaltyReason } from './contract.ts';
+import { PeerNetworkError, type InternetStatus, type Network, type PeerKey, type PenaltyReason } from './network-port.ts';
 import { boundListenAddress, DHT_PROTOCOL, directRemoteOf, isRelayed, ProvedAddress, RelayedAllowance, RelayGuard, relaysHeld, tcpPortsOf, type InternetComponents, type InternetOptions } from './internet.ts';
 import type { Libp2pNode } from './libp2p-node.ts';
 import { bootstrapPeer, libp2pPeerIdOf, peerIdOfKey, peerKeyOf } from './peer-id.ts';
@@ -138,7 +138,7 @@ export class Libp2pInternet {
   /** Dials `address` on a connection of its own (never an existing one), then closes it. */
   private async dialBack(address: string, signal: AbortSignal): Promise<PeerKey> {
     const node = this.host.node();
-    if (!node || !this.host.started()) throw new NetworkError('unreachable', 'the network is not started');
+    if (!node || !this.host.started()) throw new PeerNetworkError('unreachable', 'the network is not started');
     const target = bootstrapPeer(address);
     if (target) this.dialingBack.add(target);
     const done = () => target && this.dialingBack.delete(target);
@@ -152,7 +152,7 @@ export class Libp2pInternet {
     const peer = peerKeyOf(conn.remotePeer);
     // forgotten once closed: the peer:connect this connection may raise lands before that
     void conn.close().catch(() => undefined).finally(done);
-    if (!peer) throw new NetworkError('unreachable', 'the peer is not an Ed25519 node key');
+    if (!peer) throw new PeerNetworkError('unreachable', 'the peer is not an Ed25519 node key');
     return peer;
   }
 

@@ -19,7 +19,7 @@ import { ping } from '@libp2p/ping';
 import { tcp } from '@libp2p/tcp';
 import type { Multiaddr } from '@multiformats/multiaddr';
 import { createLibp2p } from 'libp2p';
-import type { PeerKey, PenaltyReason } from './contract.ts';
+import type { PeerKey, PenaltyReason } from './network-port.ts';
 import type { NetworkCounters } from './counters.ts';
 import { gossipService } from './gossip-service.ts';
 import { boundedRelayTransport, internetServices, type InternetComponents, type InternetOptions, type RelayGuard } from './internet.ts';

@@ -1,7 +1,7 @@
 /**
  * The node's `Network` over libp2p 3 (issue #12 §1; domain.md §1.1–§1.5): TCP, Noise, yamux,
  * identify, ping, gossipsub and optional mDNS, with the peer id derived from the node signing key.
- * Gossip and peer events map onto the contract here; the libp2p node's transports and services
+ * Gossip and peer events map onto the port here; the libp2p node's transports and services
  * are wired in libp2p-node.ts, the internet half (reachability, relays, upgrades, QUIC listening)
  * runs in libp2p-internet.ts, request/response exchanges in exchange.ts, bootstrap redial in
  * bootstrap.ts, bans in penalties.ts, traffic counting in traffic.ts. Nothing outside
@@ -27,7 +27,7 @@ import {
   DEFAULT_INBOUND_PER_PEER,
   MAX_FRAME_BYTES,
   MAX_GOSSIP_BYTES,
-  NetworkError,
+  PeerNetworkError,
   type GossipAdmission,
   type GossipHandler,
   type Network,
@@ -39,7 +39,7 @@ import {
   type ProtocolOptions,
   type RequestHandler,
   type RequestOptions,
-} from './contract.ts';
+} from './network-port.ts';
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
 import { deadline } from './deadline.ts';
 import { requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
@@ -224,13 +224,13 @@ export class Libp2pNetwork implements Network {
   private readonly validator = gossipValidator((topic, from) => this.topics.admits(topic, from), (peer, reason, detail) => this.penalize(peer, reason, detail));
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
-    if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
+    if (data.byteLength > MAX_GOSSIP_BYTES) throw new PeerNetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
     if (!this.node || this.state !== 'started') return 0;
     let recipients: PeerId[];
     try {
       ({ recipients } = await this.node.services.pubsub.publish(topic, data));
     } catch (err) {
-      throw new NetworkError('protocol', `publish on ${topic}: ${(err as Error).message}`);
+      throw new PeerNetworkError('protocol', `publish on ${topic}: ${(err as Error).message}`);
     }
     this.counters.published(topic, data.byteLength);
     return recipients.length;
@@ -266,8 +266,8 @@ export class Libp2pNetwork implements Network {
     try {
       return await this.dialWith(address, signal, 'dial');
     } catch (err) {
-      if (opts.signal?.aborted) throw new NetworkError('aborted', `dial ${address}: aborted`);
-      if (timer.signal.aborted) throw new NetworkError('timeout', `dial ${address}: no connection within ${opts.timeoutMs} ms`);
+      if (opts.signal?.aborted) throw new PeerNetworkError('aborted', `dial ${address}: aborted`);
+      if (timer.signal.aborted) throw new PeerNetworkError('timeout', `dial ${address}: no connection within ${opts.timeoutMs} ms`);
       throw err;
     } finally {
       timer.clear();
@@ -290,7 +290,7 @@ export class Libp2pNetwork implements Network {
       if (first) break; // one frame was asked for: the rest of the answer is dropped
       first = frame;
     }
-    if (!first) throw new NetworkError('protocol', `${protocol}: the peer answered nothing`);
+    if (!first) throw new PeerNetworkError('protocol', `${protocol}: the peer answered nothing`);
     return first;
   }
 
@@ -298,18 +298,18 @@ export class Libp2pNetwork implements Network {
     let outcome: OutboundOutcome = 'ok';
     try {
       const node = this.node;
-      if (!node || this.state !== 'started') throw new NetworkError('unreachable', `${protocol}: the network is not started`);
-      if (this.box.isBanned(peer)) throw new NetworkError('unreachable', `${protocol}: peer ${peer} is banned`);
+      if (!node || this.state !== 'started') throw new PeerNetworkError('unreachable', `${protocol}: the network is not started`);
+      if (this.box.isBanned(peer)) throw new PeerNetworkError('unreachable', `${protocol}: peer ${peer} is banned`);
       let remote: PeerId;
       try {
         remote = peerIdOfKey(peer);
       } catch {
-        throw new NetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
+        throw new PeerNetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
       }
       const dial = (id: PeerId, p: string, signal: AbortSignal) => dialProtocolRetrying(node, id, p, signal);
       yield* requestFrames(this.exchangeHost, dial, peer, remote, protocol, data, opts);
     } catch (err) {
-      outcome = err instanceof NetworkError ? err.kind : 'protocol';
+      outcome = err instanceof PeerNetworkError ? err.kind : 'protocol';
       throw err;
     } finally {
       this.counters.outbound(this.served.has(protocol) ? protocol : OTHER_PROTOCOL, outcome);
@@ -390,23 +390,23 @@ export class Libp2pNetwork implements Network {
 
   private async dialWith(address: string, signal: AbortSignal, what: string): Promise<PeerKey> {
     const node = this.node;
-    if (!node || this.state !== 'started') throw new NetworkError('unreachable', `${what} ${address}: the network is not started`);
+    if (!node || this.state !== 'started') throw new PeerNetworkError('unreachable', `${what} ${address}: the network is not started`);
     let target: Multiaddr;
     try {
       target = multiaddr(address);
     } catch {
-      throw new NetworkError('unreachable', `${what}: not a multiaddr: ${address}`);
+      throw new PeerNetworkError('unreachable', `${what}: not a multiaddr: ${address}`);
     }
-    if (!dialableHere(target)) throw new NetworkError('unreachable', `${what} ${quicRequirement(address)}`);
+    if (!dialableHere(target)) throw new PeerNetworkError('unreachable', `${what} ${quicRequirement(address)}`);
     const named = bootstrapPeer(address);
-    if (named && this.box.isBanned(named)) throw new NetworkError('unreachable', `${what} ${address}: the peer is banned`);
+    if (named && this.box.isBanned(named)) throw new PeerNetworkError('unreachable', `${what} ${address}: the peer is banned`);
     try {
       const conn = await node.dial(target, { signal: AbortSignal.any([signal, this.stopper.signal]) });
       const peer = peerKeyOf(conn.remotePeer);
       if (!peer) throw new Error('the peer is not an Ed25519 node key');
       return peer;
     } catch (err) {
-      throw new NetworkError('unreachable', `${what} ${address}: ${(err as Error).message}`);
+      throw new PeerNetworkError('unreachable', `${what} ${address}: ${(err as Error).message}`);
     }
   }
 
