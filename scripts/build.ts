@@ -36,10 +36,10 @@ export const APP_DIR = 'app';
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 /**
  * Never part of the distribution (tsconfig.build.json excludes the same): tests and what only tests
- * load — test kits, fake fetch, labs, the mDNS child, the contract suite (issue #32: the package
- * ships `dist/`, so whatever lands there is installed on users' machines).
+ * load — test kits, fake fetch, labs, the mDNS child, the network port's conformance suite (issue
+ * #32: the package ships `dist/`, so whatever lands there is installed on users' machines).
  */
-export const NOT_SHIPPED = /(\.test\.ts|testkit\.ts|-lab\.ts|\/test-support\.ts|\/test-nodes\.ts|\/contract-suite\.ts|\/mdns-child\.ts|\/fake-fetch\.ts)$/;
+export const NOT_SHIPPED = /(\.test\.ts|testkit\.ts|-lab\.ts|\/test-support\.ts|\/test-nodes\.ts|\/network-port-suite\.ts|\/mdns-child\.ts|\/fake-fetch\.ts)$/;
 
 /** A digest of everything `dist/` is made from. */
 export async function distDigest(): Promise<string> {

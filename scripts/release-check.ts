@@ -43,7 +43,7 @@ const OLD_LINE = '18';
 const VERSION: string = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version;
 const ADMIN = { username: 'admin', password: 'release-check-password' };
 /** What the node's tarball must not hold. */
-const NOT_IN_TARBALL = /(\.test\.|testkit|-lab\.|fake-fetch|mdns-child|contract-suite|test-support|test-nodes|^package\/(test|bench|\.ci|src|scripts|docs|packages)\/|invitation\.txt|\.pem$|admin-password|token\.json$)/;
+const NOT_IN_TARBALL = /(\.test\.|testkit|-lab\.|fake-fetch|mdns-child|network-port-suite|test-support|test-nodes|^package\/(test|bench|\.ci|src|scripts|docs|packages)\/|invitation\.txt|\.pem$|admin-password|token\.json$)/;
 
 export const lineBinary = (major: string) => join(CACHE, major, 'node_modules', 'node', 'bin', 'node');
 

@@ -7,7 +7,7 @@
  * a time from a queue; those that found no DHT peer are tried again when a peer connects. Every
  * outcome is counted (peer-stats.ts). A node without a DHT announces nothing.
  */
-import { NetworkError, type Network } from '../network/contract.ts';
+import { PeerNetworkError, type Network } from '../network/network-port.ts';
 import type { BlobPeerStats } from './peer-stats.ts';
 import type { BlobStore } from './store.ts';
 
@@ -124,7 +124,7 @@ export class BlobAnnouncer {
           this.d.stats.announced.ok++;
         } catch (err) {
           if (this.life.signal.aborted) return;
-          const kind = err instanceof NetworkError ? err.kind : undefined;
+          const kind = err instanceof PeerNetworkError ? err.kind : undefined;
           if (kind === 'unsupported') {
             this.d.stats.announced.unsupported++;
             this.disabled = true;

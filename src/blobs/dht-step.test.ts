@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PeerKey } from '../network/contract.ts';
+import type { PeerKey } from '../network/network-port.ts';
 import { MemoryHub, type MemoryNetwork } from '../network/memory.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { BlobAnnouncer } from './announcer.ts';

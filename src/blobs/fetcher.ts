@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { HearthError } from '../errors.ts';
-import { NetworkError, type Network, type PeerKey, type PenaltyReason } from '../network/contract.ts';
+import { PeerNetworkError, type Network, type PeerKey, type PenaltyReason } from '../network/network-port.ts';
 import { BLOB_PROTOCOL, CHUNK_TIMEOUT_MS, encodeRequest, FETCH_TIMEOUT_MS, MAX_CHUNK_FRAME_BYTES, parseAnswer } from './peer-protocol.ts';
 import type { AskOutcome, BlobPeerStats, TransferOutcome } from './peer-stats.ts';
 import type { PeerMembership } from './provider.ts';
@@ -205,7 +205,7 @@ export class PeerBlobFetcher implements PeerBlobSource {
       discovery.removeEventListener('abort', stopping);
       return { peer, frames, size: answer.size, close, ctl };
     } catch (err) {
-      if (err instanceof NetworkError && err.kind === 'refused') return count('refused');
+      if (err instanceof PeerNetworkError && err.kind === 'refused') return count('refused');
       return count(ctl.signal.aborted && !(err instanceof FrameTimeout) ? 'cancelled' : 'failed');
     }
   }
@@ -302,17 +302,17 @@ class PeerTransfer implements PeerBlobStream {
       this.end('timeout');
       return new HearthError('gateway_timeout', `Peer ${peer} sent nothing of blob ${this.blobId} for ${this.chunkTimeoutMs / 1000} s; nothing was kept`);
     }
-    if (err instanceof NetworkError && err.kind === 'too_large') {
+    if (err instanceof PeerNetworkError && err.kind === 'too_large') {
       return this.breach('oversized', `sent a frame past the ${MAX_CHUNK_FRAME_BYTES}-byte chunk bound`, 'oversized_frame');
     }
-    if (err instanceof NetworkError && err.kind === 'timeout') {
+    if (err instanceof PeerNetworkError && err.kind === 'timeout') {
       this.end('timeout');
       return new HearthError('gateway_timeout', `Peer ${peer} did not finish sending blob ${this.blobId} in time; nothing was kept`);
     }
-    const stopping = err instanceof NetworkError && err.kind === 'aborted';
+    const stopping = err instanceof PeerNetworkError && err.kind === 'aborted';
     this.end(stopping ? 'cancelled' : 'failed');
     if (stopping) return new HearthError('unavailable', `Fetching blob ${this.blobId} was cancelled: the node is stopping`);
-    const why = err instanceof NetworkError ? `: ${err.message}` : '';
+    const why = err instanceof PeerNetworkError ? `: ${err.message}` : '';
     return new HearthError('bad_gateway', `Fetching blob ${this.blobId} from peer ${peer} failed${why}; nothing was kept`);
   }
 }

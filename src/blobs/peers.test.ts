@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryHub, type MemoryNetwork } from '../network/memory.ts';
-import type { PeerKey } from '../network/contract.ts';
+import type { PeerKey } from '../network/network-port.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { PeerBlobFetcher } from './fetcher.ts';
 import { BLOB_PROTOCOL } from './peer-protocol.ts';

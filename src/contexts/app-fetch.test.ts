@@ -17,7 +17,7 @@ import { BLOB_PROTOCOL } from '../blobs/peer-protocol.ts';
 import { BlobPeers } from '../blobs/peers.ts';
 import { BlobService } from '../blobs/service.ts';
 import { BlobStore } from '../blobs/store.ts';
-import type { PeerKey } from '../network/contract.ts';
+import type { PeerKey } from '../network/network-port.ts';
 import { MemoryHub, type MemoryNetwork } from '../network/memory.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { until } from '../sync/testkit.ts';

@@ -2,7 +2,7 @@
  * The first pulls of the contexts auto-follow joins (auto-follow.ts; docs/sync.md "Auto-follow").
  *
  * Two things go wrong when a node joins many contexts at once, right after its own membership op:
- * - a peer serves 8 exchanges of a kind at once and refuses more (network/contract.ts), so most
+ * - a peer serves 8 exchanges of a kind at once and refuses more (network/network-port.ts), so most
  *   first pulls of a big pass would be refused;
  * - a peer that has not applied this node's membership op yet (it is on its way by gossip) refuses
  *   the pull as coming from a non-member.

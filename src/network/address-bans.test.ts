@@ -7,7 +7,7 @@
 import './polyfill.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AddressBans } from './address-bans.ts';
-import { connect, eventually } from './contract-suite.ts';
+import { connect, eventually } from './network-port-suite.ts';
 import { TestNodes } from './test-nodes.ts';
 
 describe('address bans, as a unit', () => {

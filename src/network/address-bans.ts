@@ -7,7 +7,7 @@
  * the ones it holds. Relayed connections are never counted (their remote address is the relay's).
  * Memory is bounded: at most `threshold` identities per address, addresses swept past 1024.
  */
-import type { PeerKey } from './contract.ts';
+import type { PeerKey } from './network-port.ts';
 import { addressGroups } from './relay-guard.ts';
 
 export interface AddressBanPolicy {

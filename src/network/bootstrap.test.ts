@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Bootstrapper } from './bootstrap.ts';
-import { eventually } from './contract-suite.ts';
-import type { PeerEvent } from './contract.ts';
+import { eventually } from './network-port-suite.ts';
+import type { PeerEvent } from './network-port.ts';
 
 const PEER = 'a'.repeat(64);
 

@@ -16,7 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { PeerEvent, PeerKey } from './contract.ts';
+import type { PeerEvent, PeerKey } from './network-port.ts';
 import { deadline } from './deadline.ts';
 
 export interface RedialPolicy {

@@ -28,7 +28,7 @@ describe('content routing on the libp2p network', () => {
 
   it('without the DHT: announcing is unsupported and a lookup yields nothing', async () => {
     const a = await nodes.start({ internet: { dht: false } });
-    await expect(a.provide(KEY)).rejects.toMatchObject({ name: 'NetworkError', kind: 'unsupported' });
+    await expect(a.provide(KEY)).rejects.toMatchObject({ name: 'PeerNetworkError', kind: 'unsupported' });
     const found: string[] = [];
     for await (const p of a.findProviders(KEY, { timeoutMs: 1_000, max: 5 })) found.push(p);
     expect(found).toEqual([]);
@@ -37,7 +37,7 @@ describe('content routing on the libp2p network', () => {
 
   it('with the DHT but no peer: announcing fails at once (unreachable), not at its 60 s deadline', async () => {
     const a = await nodes.start();
-    await expect(a.provide(KEY)).rejects.toMatchObject({ name: 'NetworkError', kind: 'unreachable' });
+    await expect(a.provide(KEY)).rejects.toMatchObject({ name: 'PeerNetworkError', kind: 'unreachable' });
     const found: string[] = [];
     for await (const p of a.findProviders(KEY, { timeoutMs: 1_000, max: 5 })) found.push(p);
     expect(found).toEqual([]);

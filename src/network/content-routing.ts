@@ -1,7 +1,7 @@
 /**
  * Content routing over the Kademlia DHT (issue #24 "content routing for blobs"; docs/network.md
  * "Blob providers in the DHT"): the `provide` / `unprovide` / `findProviders` part of the
- * `Network` contract for the libp2p network. A content key (a SHA-256 digest in hex: a blob id) is
+ * `Network` port for the libp2p network. A content key (a SHA-256 digest in hex: a blob id) is
  * named in the DHT by a CIDv1 of codec `raw` over that digest as a sha2-256 multihash, so provider
  * records land on the nodes closest to the key. libp2p.ts owns the node and delegates here.
  */
@@ -9,7 +9,7 @@ import './polyfill.ts';
 import type { Libp2p } from '@libp2p/interface';
 import { CID } from 'multiformats/cid';
 import { create as createDigest } from 'multiformats/hashes/digest';
-import { CONTENT_KEY, NetworkError, type PeerKey } from './contract.ts';
+import { CONTENT_KEY, PeerNetworkError, type PeerKey } from './network-port.ts';
 import { deadline } from './deadline.ts';
 import { peerKeyOf } from './peer-id.ts';
 
@@ -42,20 +42,20 @@ export class DhtContentRouting {
   async provide(key: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
     const cid = cidOfKey(key);
     const node = this.host.node();
-    if (!this.host.dht) throw new NetworkError('unsupported', `provide ${key}: this node runs no DHT`);
-    if (opts.signal?.aborted) throw new NetworkError('aborted', `provide ${key}: aborted`);
-    if (!node) throw new NetworkError('unreachable', `provide ${key}: the network is not started`);
+    if (!this.host.dht) throw new PeerNetworkError('unsupported', `provide ${key}: this node runs no DHT`);
+    if (opts.signal?.aborted) throw new PeerNetworkError('aborted', `provide ${key}: aborted`);
+    if (!node) throw new PeerNetworkError('unreachable', `provide ${key}: the network is not started`);
     // with an empty routing table the DHT would wait for a peer until the deadline: say so at once
     const table = (node.services as { dht?: { routingTable?: { size: number } } }).dht?.routingTable;
-    if (table?.size === 0) throw new NetworkError('unreachable', `provide ${key}: no DHT peer to take the record yet`);
+    if (table?.size === 0) throw new PeerNetworkError('unreachable', `provide ${key}: no DHT peer to take the record yet`);
     const timer = deadline(PROVIDE_TIMEOUT_MS);
     const signal = AbortSignal.any([timer.signal, this.host.stopping, ...(opts.signal ? [opts.signal] : [])]);
     try {
       await node.contentRouting.provide(cid, { signal });
     } catch (err) {
-      if (opts.signal?.aborted || this.host.stopping.aborted) throw new NetworkError('aborted', `provide ${key}: aborted`);
-      if (timer.signal.aborted) throw new NetworkError('timeout', `provide ${key}: not announced within ${PROVIDE_TIMEOUT_MS} ms`);
-      throw new NetworkError('unreachable', `provide ${key}: ${(err as Error).message}`);
+      if (opts.signal?.aborted || this.host.stopping.aborted) throw new PeerNetworkError('aborted', `provide ${key}: aborted`);
+      if (timer.signal.aborted) throw new PeerNetworkError('timeout', `provide ${key}: not announced within ${PROVIDE_TIMEOUT_MS} ms`);
+      throw new PeerNetworkError('unreachable', `provide ${key}: ${(err as Error).message}`);
     } finally {
       timer.clear();
     }

@@ -3,7 +3,7 @@
  * direction and outcome), shared by the libp2p and in-memory networks so their figures mean the
  * same thing. Protocol labels are bounded by the caller (`protocolLabel`).
  */
-import type { InboundOutcome, NetworkStatus, OutboundOutcome, RequestCount } from './contract.ts';
+import type { InboundOutcome, NetworkStatus, OutboundOutcome, RequestCount } from './network-port.ts';
 import { channelOfTopic, PayloadCounters } from './payload.ts';
 
 /** Outcomes counted as an inbound refusal in `requests.refused`. */

@@ -4,7 +4,7 @@
  * routing table size shows in the status.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, eventually } from './contract-suite.ts';
+import { connect, eventually } from './network-port-suite.ts';
 import { DHT_PROTOCOL } from './internet.ts';
 import { TestNodes } from './test-nodes.ts';
 
@@ -40,7 +40,7 @@ describe('the DHT finds a peer by its key', () => {
 
   it('with the DHT off, the same request finds no route to the member', async () => {
     const { m, j } = await line({ dht: false });
-    await expect(j.request(m.self, PROTOCOL, enc('from J'), { timeoutMs: 5_000, maxResponseFrameBytes: 64 })).rejects.toMatchObject({ name: 'NetworkError' });
+    await expect(j.request(m.self, PROTOCOL, enc('from J'), { timeoutMs: 5_000, maxResponseFrameBytes: 64 })).rejects.toMatchObject({ name: 'PeerNetworkError' });
     expect(j.peers()).not.toContain(m.self);
     expect(j.status().internet!.dht).toBeUndefined();
   });

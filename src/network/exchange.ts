@@ -1,8 +1,8 @@
 /**
- * Request/response exchanges over libp2p streams (contract.ts `request`, `requestStream`, `handle`;
+ * Request/response exchanges over libp2p streams (network-port.ts `request`, `requestStream`, `handle`;
  * frames.ts for the wire): the requester's side, with one deadline covering dial and answer, and
  * the responder's side, which checks the peer's concurrency and the request's length prefix before
- * reading, runs the handler under its deadline and maps every failure to the contract's kinds.
+ * reading, runs the handler under its deadline and maps every failure to the port's error kinds.
  * Hostile framing is counted (`NetworkCounters`) and penalized; it never throws out of a handler.
  */
 import './polyfill.ts';
@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import {
   DEFAULT_INBOUND_PER_PEER,
   MAX_FRAME_BYTES,
-  NetworkError,
+  PeerNetworkError,
   PeerRefusal,
   type InboundOutcome,
   type PeerKey,
@@ -19,7 +19,7 @@ import {
   type ProtocolOptions,
   type RequestHandler,
   type RequestOptions,
-} from './contract.ts';
+} from './network-port.ts';
 import type { NetworkCounters } from './counters.ts';
 import { FramingError, readBody, readRequestLength, readResponse, refusalFrame, requestFrame, responseFrame, TAG } from './frames.ts';
 import { peerKeyOf } from './peer-id.ts';
@@ -54,7 +54,7 @@ type Dial = (peer: PeerId, protocol: string, signal: AbortSignal) => Promise<Str
  * stops early, the deadline passes or the caller's signal aborts.
  */
 export async function* requestFrames(host: ExchangeHost, dial: Dial, peer: PeerKey, remote: PeerId, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncGenerator<Uint8Array> {
-  if (data.byteLength > MAX_FRAME_BYTES) throw new NetworkError('too_large', `${protocol}: request of ${data.byteLength} bytes exceeds ${MAX_FRAME_BYTES}`);
+  if (data.byteLength > MAX_FRAME_BYTES) throw new PeerNetworkError('too_large', `${protocol}: request of ${data.byteLength} bytes exceeds ${MAX_FRAME_BYTES}`);
   const timer = deadline(opts.timeoutMs);
   try {
     yield* exchangeFrames(host, dial, peer, remote, protocol, data, opts, timer.signal);
@@ -65,10 +65,10 @@ export async function* requestFrames(host: ExchangeHost, dial: Dial, peer: PeerK
 
 async function* exchangeFrames(host: ExchangeHost, dial: Dial, peer: PeerKey, remote: PeerId, protocol: string, data: Uint8Array, opts: RequestOptions, expiry: AbortSignal): AsyncGenerator<Uint8Array> {
   const signal = AbortSignal.any([expiry, host.stopping, ...(opts.signal ? [opts.signal] : [])]);
-  const failure = (): NetworkError => {
-    if (opts.signal?.aborted) return new NetworkError('aborted', `${protocol}: aborted`);
-    if (host.stopping.aborted) return new NetworkError('aborted', `${protocol}: the node is stopping`);
-    return new NetworkError('timeout', `${protocol}: no answer within ${opts.timeoutMs} ms`);
+  const failure = (): PeerNetworkError => {
+    if (opts.signal?.aborted) return new PeerNetworkError('aborted', `${protocol}: aborted`);
+    if (host.stopping.aborted) return new PeerNetworkError('aborted', `${protocol}: the node is stopping`);
+    return new PeerNetworkError('timeout', `${protocol}: no answer within ${opts.timeoutMs} ms`);
   };
   if (signal.aborted) throw failure();
   let stream: Stream;
@@ -76,8 +76,8 @@ async function* exchangeFrames(host: ExchangeHost, dial: Dial, peer: PeerKey, re
     stream = await dial(remote, protocol, signal);
   } catch (err) {
     if (signal.aborted) throw failure();
-    if ((err as Error).name === 'UnsupportedProtocolError') throw new NetworkError('unsupported', `${protocol}: the peer does not serve it`);
-    throw new NetworkError('unreachable', `${protocol}: could not reach ${peer}: ${(err as Error).message}`);
+    if ((err as Error).name === 'UnsupportedProtocolError') throw new PeerNetworkError('unsupported', `${protocol}: the peer does not serve it`);
+    throw new PeerNetworkError('unreachable', `${protocol}: could not reach ${peer}: ${(err as Error).message}`);
   }
   const onAbort = () => reset(stream, new Error('the exchange was abandoned'));
   signal.addEventListener('abort', onAbort, { once: true });
@@ -86,7 +86,7 @@ async function* exchangeFrames(host: ExchangeHost, dial: Dial, peer: PeerKey, re
     try {
       stream.send(requestFrame(data));
     } catch (err) {
-      throw new NetworkError('protocol', `${protocol}: the stream closed before the request was sent (${(err as Error).message})`);
+      throw new PeerNetworkError('protocol', `${protocol}: the stream closed before the request was sent (${(err as Error).message})`);
     }
     void closeWrite(stream, signal);
     for (;;) {
@@ -98,8 +98,8 @@ async function* exchangeFrames(host: ExchangeHost, dial: Dial, peer: PeerKey, re
         throw responseFailure(host, peer, protocol, err, opts.maxResponseFrameBytes);
       }
       if (frame.tag === TAG.end) return;
-      if (frame.tag === TAG.refused) throw new NetworkError('refused', frame.reason);
-      if (frame.tag === TAG.tooLarge) throw new NetworkError('too_large', `${protocol}: ${frame.reason}`);
+      if (frame.tag === TAG.refused) throw new PeerNetworkError('refused', frame.reason);
+      if (frame.tag === TAG.tooLarge) throw new PeerNetworkError('too_large', `${protocol}: ${frame.reason}`);
       yield frame.body;
       if (signal.aborted) throw failure();
     }
@@ -112,17 +112,17 @@ async function* exchangeFrames(host: ExchangeHost, dial: Dial, peer: PeerKey, re
   }
 }
 
-function responseFailure(host: ExchangeHost, peer: PeerKey, protocol: string, err: unknown, maxData: number): NetworkError {
+function responseFailure(host: ExchangeHost, peer: PeerKey, protocol: string, err: unknown, maxData: number): PeerNetworkError {
   if (err instanceof FramingError) {
     if (err.problem === 'oversized') {
       // past our own bound is the caller's limit; past the protocol's frame bound is hostile
       if (err.length > MAX_FRAME_BYTES) host.penalize(peer, 'oversized_frame', `${protocol}: response frame of ${err.length} bytes`);
-      return new NetworkError('too_large', `${protocol}: response frame of ${err.length} bytes exceeds ${maxData}`);
+      return new PeerNetworkError('too_large', `${protocol}: response frame of ${err.length} bytes exceeds ${maxData}`);
     }
     if (err.problem === 'bad_tag') host.penalize(peer, 'malformed_frame', `${protocol}: ${err.message}`);
-    return new NetworkError('protocol', `${protocol}: ${err.message}`);
+    return new PeerNetworkError('protocol', `${protocol}: ${err.message}`);
   }
-  return new NetworkError('protocol', `${protocol}: the stream broke (${(err as Error)?.message ?? 'reset'})`);
+  return new PeerNetworkError('protocol', `${protocol}: the stream broke (${(err as Error)?.message ?? 'reset'})`);
 }
 
 /** The responder's side of one inbound stream. Never throws. */

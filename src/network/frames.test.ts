@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_FRAME_BYTES } from './contract.ts';
+import { MAX_FRAME_BYTES } from './network-port.ts';
 import { ByteReader, FramingError, MAX_REASON_BYTES, readBody, readRequestLength, readResponse, refusalFrame, requestFrame, responseFrame, TAG } from './frames.ts';
 
 function reader(highWater = 1024) {

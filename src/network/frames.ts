@@ -12,7 +12,7 @@
  * stream delivers into exact reads and pauses its source past a high-water mark, so a fast sender
  * costs at most the muxer's window; it knows nothing of libp2p (stream-io.ts feeds it).
  */
-import { MAX_FRAME_BYTES } from './contract.ts';
+import { MAX_FRAME_BYTES } from './network-port.ts';
 
 export const LENGTH_BYTES = 4;
 export const RESPONSE_HEADER_BYTES = 1 + LENGTH_BYTES;

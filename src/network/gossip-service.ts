@@ -9,7 +9,7 @@ import './polyfill.ts';
 import { BlockList, isIP } from 'node:net';
 import { gossipsub, TopicValidatorResult, type TopicValidatorFn } from '@libp2p/gossipsub';
 import type { Connection, PeerId } from '@libp2p/interface';
-import { MAX_GOSSIP_BYTES, type PeerKey, type PenaltyReason } from './contract.ts';
+import { MAX_GOSSIP_BYTES, type PeerKey, type PenaltyReason } from './network-port.ts';
 import { peerKeyOf } from './peer-id.ts';
 
 /** Gossip RPC frames may carry a full message plus its signature, key and topic. */
@@ -84,7 +84,7 @@ export function gossipService(): ReturnType<typeof gossipsub> {
 /**
  * The check gossipsub runs on a message after its signature and before it delivers or forwards it
  * (a topic validator): the publisher is an Ed25519 node key, the message within the gossip bound,
- * and its topic admits the publisher (contract.ts `subscribe`'s `admit`: for a context topic, a
+ * and its topic admits the publisher (network-port.ts `subscribe`'s `admit`: for a context topic, a
  * member node of the context's group). A refused message is neither delivered nor forwarded — a
  * hub no longer relays a non-member's megabytes to every member — and its publisher is penalised.
  * gossipsub also scores the peer that relayed it down for an invalid delivery.

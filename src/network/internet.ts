@@ -4,8 +4,8 @@
  * hearth's own protocol — and the readings of connections and addresses the status and the
  * dial-back probe need (relayed or direct, a direct connection's remote IP, the TCP ports listened
  * on, the relays this node holds a reservation on), and the public address the probe proved
- * dialable (a port forward's), advertised so peers and DCUtR dial it. libp2p.ts owns the node and
- * wires these in.
+ * dialable (a port forward's), advertised so peers and DCUtR dial it. libp2p-node.ts wires the
+ * services in, libp2p-internet.ts runs the rest.
  */
 import './polyfill.ts';
 import { circuitRelayServer } from '@libp2p/circuit-relay-v2';
@@ -14,7 +14,7 @@ import type { Connection } from '@libp2p/interface';
 import { kadDHT, passthroughMapper } from '@libp2p/kad-dht';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import { NETWORK_DEFAULTS, type NetworkConfig } from '../config/config.ts';
-import type { InternetStatus } from './contract.ts';
+import type { InternetStatus } from './network-port.ts';
 import type { AutonatStatus, Reachability } from './reachability.ts';
 import type { RelayGuard } from './relay-guard.ts';
 export { RelayGuard } from './relay-guard.ts';

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../crypto/keys.ts';
-import { eventually } from './contract-suite.ts';
+import { eventually } from './network-port-suite.ts';
 import { createLibp2pNetwork, type Libp2pNetwork } from './libp2p.ts';
 import { libp2pPeerIdOf } from './peer-id.ts';
 import { deadAddress, newNodeKey, quietLogger, TestNodes } from './test-nodes.ts';

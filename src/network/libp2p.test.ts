@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { networkContractSuite } from './contract-suite.ts';
+import { networkPortSuite } from './network-port-suite.ts';
 import type { Libp2pNetwork } from './libp2p.ts';
 import { DEFAULT_BAN_POLICY } from './penalties.ts';
 import { deadAddress, TestNodes } from './test-nodes.ts';
 
-networkContractSuite(
+networkPortSuite(
   'Libp2pNetwork',
   () => {
     const nodes = new TestNodes();

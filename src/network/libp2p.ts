@@ -1,9 +1,11 @@
 /**
  * The node's `Network` over libp2p 3 (issue #12 §1; domain.md §1.1–§1.5): TCP, Noise, yamux,
  * identify, ping, gossipsub and optional mDNS, with the peer id derived from the node signing key.
- * Gossip and peer events map onto the contract here; request/response exchanges live in
- * exchange.ts, bootstrap redial in bootstrap.ts, bans in penalties.ts, traffic counting in
- * traffic.ts. Nothing outside `src/network/` imports libp2p. docs/network.md describes the whole.
+ * Gossip and peer events map onto the port here; the libp2p node's transports and services
+ * are wired in libp2p-node.ts, the internet half (reachability, relays, upgrades, QUIC listening)
+ * runs in libp2p-internet.ts, request/response exchanges in exchange.ts, bootstrap redial in
+ * bootstrap.ts, bans in penalties.ts, traffic counting in traffic.ts. Nothing outside
+ * `src/network/` imports libp2p. docs/network.md describes the whole.
  *
  * @example
  * const net = createLibp2pNetwork({ privateKey, host: '0.0.0.0', port: 2428, bootstrap: [], mdns: false, logger });
@@ -14,27 +16,18 @@
 import './polyfill.ts';
 import { isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
-import { noise } from '@chainsafe/libp2p-noise';
-import type { CircuitRelayService } from '@libp2p/circuit-relay-v2';
-import type { KadDHT } from '@libp2p/kad-dht';
-import { yamux } from '@chainsafe/libp2p-yamux';
-import type { GossipSub, Message } from '@libp2p/gossipsub';
-import { gossipService, gossipValidator, meshSize, regainGossipStream } from './gossip-service.ts';
+import type { Message } from '@libp2p/gossipsub';
+import { gossipValidator, meshSize, regainGossipStream } from './gossip-service.ts';
 import { AddressBans } from './address-bans.ts';
-import { identify } from '@libp2p/identify';
-import type { Connection, Libp2p, PeerId, PeerInfo } from '@libp2p/interface';
-import { mdns } from '@libp2p/mdns';
-import { ping } from '@libp2p/ping';
-import { tcp } from '@libp2p/tcp';
+import type { Connection, PeerId, PeerInfo } from '@libp2p/interface';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
-import { createLibp2p } from 'libp2p';
 import type { Logger } from 'pino';
 import { Bootstrapper, DEFAULT_REDIAL, type RedialPolicy } from './bootstrap.ts';
 import {
   DEFAULT_INBOUND_PER_PEER,
   MAX_FRAME_BYTES,
   MAX_GOSSIP_BYTES,
-  NetworkError,
+  PeerNetworkError,
   type GossipAdmission,
   type GossipHandler,
   type Network,
@@ -43,11 +36,10 @@ import {
   type PeerEvent,
   type PeerKey,
   type PenaltyReason,
-  type InternetStatus,
   type ProtocolOptions,
   type RequestHandler,
   type RequestOptions,
-} from './contract.ts';
+} from './network-port.ts';
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
 import { deadline } from './deadline.ts';
 import { requestFrames, serveStream, type ExchangeHost, type Served } from './exchange.ts';
@@ -55,17 +47,12 @@ import { bootstrapPeer, keysOf, libp2pPeerIdOf, libp2pPrivateKey, peerIdOfKey, p
 import { publicKeyOf } from '../crypto/keys.ts';
 import { DEFAULT_BAN_POLICY, PenaltyBox, type BanPolicy } from './penalties.ts';
 import { TopicHandlers } from './topics.ts';
-import { STREAM_WINDOW_BYTES } from './stream-io.ts';
-import { trafficMuxer } from './traffic.ts';
-import { ReachabilityProbe, type Reachability } from './reachability.ts';
-import { DirectUpgrades } from './upgrades.ts';
 import { DhtContentRouting } from './content-routing.ts';
 import { dialProtocolRetrying } from './dial-retry.ts';
-import { checkPeerAddresses, dialableHere, loadQuicTransport, quicFirstAddresses, quicFirstSorter, quicListenAddress, quicPortOf, quicRequirement } from './quic.ts';
-import { boundedRelayTransport, boundListenAddress, DEFAULT_INTERNET, DHT_PROTOCOL, directRemoteOf, internetServices, isRelayed, ProvedAddress, RelayedAllowance, RelayGuard, relaysHeld, tcpPortsOf, type InternetComponents, type InternetOptions } from './internet.ts';
-
-/** how long one address of a peer may take to connect before libp2p tries its next one */
-export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
+import { checkPeerAddresses, dialableHere, loadQuicTransport, quicFirstAddresses, quicRequirement } from './quic.ts';
+import { DEFAULT_INTERNET, isRelayed, type InternetOptions } from './internet.ts';
+import { createLibp2pNode, MAX_STREAMS_PER_CONNECTION, type Libp2pNode } from './libp2p-node.ts';
+import { Libp2pInternet } from './libp2p-internet.ts';
 
 export interface Libp2pNetworkOptions {
   /** the node signing key (`HomePaths.nodeKey`, an Ed25519 private `KeyObject`): the peer id derives from it */
@@ -89,9 +76,6 @@ export interface Libp2pNetworkOptions {
   internet?: Partial<InternetOptions>;
 }
 
-/** yamux streams per connection (domain.md §1.1: 256, as the reference). */
-const MAX_STREAMS_PER_CONNECTION = 256;
-
 /** A libp2p network, not yet started. Throws on an invalid key, host or bootstrap address. */
 export function createLibp2pNetwork(opts: Libp2pNetworkOptions): Libp2pNetwork {
   return new Libp2pNetwork(opts);
@@ -99,21 +83,9 @@ export function createLibp2pNetwork(opts: Libp2pNetworkOptions): Libp2pNetwork {
 
 export class Libp2pNetwork implements Network {
   readonly self: PeerKey;
-  private node: Libp2p<{ pubsub: GossipSub; relay?: CircuitRelayService; dht?: KadDHT }> | undefined;
-  private readonly internet: InternetOptions;
-  private readonly upgrades = new DirectUpgrades(Date.now);
-  private readonly relayGuard = new RelayGuard((peer, detail) => this.penalize(peer, 'relay_abuse', detail));
-  private readonly reach: ReachabilityProbe;
-  /** relayed addresses of this node, with when each was first seen */
-  private readonly relayedSince = new Map<string, number>();
-  /** libp2p's transport and address managers (handed over by a pseudo-service): `/p2p-circuit` later, the proved address */
-  private components: InternetComponents | undefined;
-  private readonly proved = new ProvedAddress();
-  private readonly allowance = new RelayedAllowance(); // a relayed connection spent at its limit is progress (bootstrap.ts)
-  /** whether this node has asked for a relay reservation (once, when it learnt it is private) */
-  private seekingRelay = false;
-  /** peers this node is dialing back for their reachability probe (their connect is not announced) */
-  private readonly dialingBack = new Set<PeerKey>();
+  private node: Libp2pNode | undefined;
+  /** relays, hole punching, reachability, QUIC listening (libp2p-internet.ts) */
+  private readonly internet: Libp2pInternet;
   private state: 'new' | 'started' | 'stopped' = 'new';
   private readonly log: Logger;
   private readonly listen: Multiaddr;
@@ -164,22 +136,21 @@ export class Libp2pNetwork implements Network {
       },
       { ...DEFAULT_REDIAL, ...opts.redial },
     );
-    this.internet = { ...DEFAULT_INTERNET, ...opts.internet };
+    const internet: InternetOptions = { ...DEFAULT_INTERNET, ...opts.internet };
     const live = () => (this.state === 'started' ? this.node : undefined);
-    this.content = new DhtContentRouting({ node: live, dht: this.internet.dht, self: this.self, stopping: this.stopper.signal });
-    this.reach = new ReachabilityProbe({
+    this.content = new DhtContentRouting({ node: live, dht: internet.dht, self: this.self, stopping: this.stopper.signal });
+    this.internet = new Libp2pInternet({
+      options: internet,
+      log: this.log,
+      listen: this.listen,
+      node: () => this.node,
+      started: () => this.state === 'started',
+      stopping: this.stopper.signal,
+      penalize: (peer, reason, detail) => this.penalize(peer, reason, detail),
       request: (peer, protocol, data, o) => this.request(peer, protocol, data, o),
       handle: (protocol, handler, o) => this.handle(protocol, handler, o),
-      directRemote: (peer) => this.directRemote(peer),
-      dialBack: (address, signal) => this.dialBack(address, signal),
-      peerIdOf: (peer) => libp2pPeerIdOf(peer),
-      listenPorts: () => this.tcpPorts(),
-      now: Date.now,
-      verdict: (v) => this.reachabilityChanged(v),
+      progressed: (peer) => this.bootstrapper.progressed(peer),
     });
-    // served even with `autonat` off: a peer asking a protocol this node does not serve earns a
-    // penalty, and answering costs at most four dials at once
-    this.reach.start();
     this.exchangeHost = {
       counters: this.counters,
       log: this.log,
@@ -193,58 +164,22 @@ export class Libp2pNetwork implements Network {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`network: cannot start a network that is ${this.state}`);
     this.state = 'started';
-    const banned = (id: PeerId) => {
-      const key = peerKeyOf(id);
-      return key === undefined || this.box.isBanned(key); // peers are Ed25519 node keys, nothing else
-    };
     const quic = await loadQuicTransport(this.log);
-    const node = await createLibp2p({
-      start: false,
-      privateKey: libp2pPrivateKey(this.opts.privateKey),
-      // no `/p2p-circuit` here: listening on it starts relay discovery, a DHT random walk (in bounded
-      // rounds: relay-search.ts) while no relay is reserved; the node asks once it knows it is private
-      addresses: { listen: [this.listen.toString()] },
-      transports: [tcp(), ...(quic ? [quic] : []), ...(this.internet.relayClient ? [boundedRelayTransport({ reservationCompletionTimeout: 10_000 })] : [])],
-      connectionEncrypters: [noise()],
-      streamMuxers: [
-        trafficMuxer(yamux({ maxInboundStreams: MAX_STREAMS_PER_CONNECTION, maxOutboundStreams: MAX_STREAMS_PER_CONNECTION, streamOptions: { maxStreamWindowSize: STREAM_WINDOW_BYTES } }), {
-          bytesIn: (n) => (this.counters.bytesIn += n),
-          bytesOut: (n) => (this.counters.bytesOut += n),
-          serves: (protocol) => this.node?.getProtocols().includes(protocol) ?? false,
-          unnegotiated: (streams, proposed) => {
-            const conn = this.node?.getConnections().find((c) => c.streams === streams);
-            const peer = conn && peerKeyOf(conn.remotePeer);
-            if (peer) this.penalize(peer, 'unknown_protocol', `proposed ${proposed.slice(0, 4).join(', ')}`.slice(0, 256));
-          },
-        }),
-      ],
-      connectionGater: {
-        denyInboundConnection: (conn) => this.addressBans.denies(conn.remoteAddr.toString()),
-        denyDialPeer: banned,
-        denyInboundEncryptedConnection: banned,
-        denyOutboundEncryptedConnection: banned,
-        // checked again once upgraded: a ban may land while a connection is being upgraded
-        denyInboundUpgradedConnection: banned,
-        denyOutboundUpgradedConnection: banned,
+    const node = await createLibp2pNode(
+      { privateKey: this.opts.privateKey, listen: this.listen, quic, internet: this.internet.options, mdns: this.opts.mdns, mdnsIntervalMs: this.opts.mdnsIntervalMs },
+      {
+        counters: this.counters,
+        isBanned: (peer) => this.box.isBanned(peer),
+        addressBanned: (address) => this.addressBans.denies(address),
+        penalize: (peer, reason, detail) => this.penalize(peer, reason, detail),
+        components: (c) => (this.internet.components = c),
+        relayGuard: this.internet.relayGuard,
       },
-      // addressDialTimeout: libp2p dials a peer's addresses one after another, relayed ones last, and
-      // merges concurrent dials to one peer; an invitation's LAN address of a home behind NAT hangs
-      // (no answer at all), and at libp2p's 6 s per address the relayed one is never reached
-      // within a 5 s join dial (the NAT lab, test/e2e/nat-relay.e2e.test.ts)
-      // addressSorter: a peer that offers QUIC and TCP is reached over QUIC (quic.ts)
-      connectionManager: { maxConnections: 1024, reconnectRetries: 0, addressDialTimeout: ADDRESS_DIAL_TIMEOUT_MS, addressSorter: quicFirstSorter },
-      peerDiscovery: this.opts.mdns ? [mdns({ interval: this.opts.mdnsIntervalMs ?? 10_000 })] : [],
-      services: {
-        identify: identify(),
-        ping: ping(),
-        ...internetServices(this.internet, (c) => (this.components = c), this.relayGuard),
-        pubsub: gossipService(),
-      },
-    });
+    );
     this.node = node;
     node.addEventListener('peer:connect', (e) => this.peerEvent('connected', e.detail));
     node.addEventListener('peer:disconnect', (e) => this.peerEvent('disconnected', e.detail));
-    node.addEventListener('connection:open', (e) => this.connectionOpened(e.detail));
+    node.addEventListener('connection:open', (e) => this.internet.connectionOpened(e.detail));
     node.addEventListener('connection:close', (e) => this.connectionClosed(e.detail));
     if (this.opts.mdns) node.addEventListener('peer:discovery', (e) => void this.discovered(e.detail));
     node.services.pubsub.addEventListener('message', (e) => this.onGossip(e.detail));
@@ -255,7 +190,7 @@ export class Libp2pNetwork implements Network {
       await Promise.resolve(node.stop()).catch(() => undefined);
       throw new Error(`network: could not listen on ${this.listen.toString()}: ${(err as Error).message}`);
     }
-    if (quic) await this.listenQuic();
+    if (quic) await this.internet.listenQuic();
     for (const served of this.served.values()) await this.register(served);
     for (const topic of this.topics.names()) this.join(topic);
     this.bootstrapper.start();
@@ -289,13 +224,13 @@ export class Libp2pNetwork implements Network {
   private readonly validator = gossipValidator((topic, from) => this.topics.admits(topic, from), (peer, reason, detail) => this.penalize(peer, reason, detail));
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
-    if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
+    if (data.byteLength > MAX_GOSSIP_BYTES) throw new PeerNetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
     if (!this.node || this.state !== 'started') return 0;
     let recipients: PeerId[];
     try {
       ({ recipients } = await this.node.services.pubsub.publish(topic, data));
     } catch (err) {
-      throw new NetworkError('protocol', `publish on ${topic}: ${(err as Error).message}`);
+      throw new PeerNetworkError('protocol', `publish on ${topic}: ${(err as Error).message}`);
     }
     this.counters.published(topic, data.byteLength);
     return recipients.length;
@@ -331,8 +266,8 @@ export class Libp2pNetwork implements Network {
     try {
       return await this.dialWith(address, signal, 'dial');
     } catch (err) {
-      if (opts.signal?.aborted) throw new NetworkError('aborted', `dial ${address}: aborted`);
-      if (timer.signal.aborted) throw new NetworkError('timeout', `dial ${address}: no connection within ${opts.timeoutMs} ms`);
+      if (opts.signal?.aborted) throw new PeerNetworkError('aborted', `dial ${address}: aborted`);
+      if (timer.signal.aborted) throw new PeerNetworkError('timeout', `dial ${address}: no connection within ${opts.timeoutMs} ms`);
       throw err;
     } finally {
       timer.clear();
@@ -355,7 +290,7 @@ export class Libp2pNetwork implements Network {
       if (first) break; // one frame was asked for: the rest of the answer is dropped
       first = frame;
     }
-    if (!first) throw new NetworkError('protocol', `${protocol}: the peer answered nothing`);
+    if (!first) throw new PeerNetworkError('protocol', `${protocol}: the peer answered nothing`);
     return first;
   }
 
@@ -363,18 +298,18 @@ export class Libp2pNetwork implements Network {
     let outcome: OutboundOutcome = 'ok';
     try {
       const node = this.node;
-      if (!node || this.state !== 'started') throw new NetworkError('unreachable', `${protocol}: the network is not started`);
-      if (this.box.isBanned(peer)) throw new NetworkError('unreachable', `${protocol}: peer ${peer} is banned`);
+      if (!node || this.state !== 'started') throw new PeerNetworkError('unreachable', `${protocol}: the network is not started`);
+      if (this.box.isBanned(peer)) throw new PeerNetworkError('unreachable', `${protocol}: peer ${peer} is banned`);
       let remote: PeerId;
       try {
         remote = peerIdOfKey(peer);
       } catch {
-        throw new NetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
+        throw new PeerNetworkError('unreachable', `${protocol}: not a peer key: ${peer}`);
       }
       const dial = (id: PeerId, p: string, signal: AbortSignal) => dialProtocolRetrying(node, id, p, signal);
       yield* requestFrames(this.exchangeHost, dial, peer, remote, protocol, data, opts);
     } catch (err) {
-      outcome = err instanceof NetworkError ? err.kind : 'protocol';
+      outcome = err instanceof PeerNetworkError ? err.kind : 'protocol';
       throw err;
     } finally {
       this.counters.outbound(this.served.has(protocol) ? protocol : OTHER_PROTOCOL, outcome);
@@ -424,7 +359,7 @@ export class Libp2pNetwork implements Network {
     return {
       peerKey: this.self,
       peerId: libp2pPeerIdOf(this.self),
-      listenAddresses: node ? this.listenAddresses() : [],
+      listenAddresses: node ? this.internet.listenAddresses() : [],
       externalAddresses: this.addresses(),
       connections,
       topics: this.topics.names().map((topic) => ({ topic, peers: this.topicPeers(topic).length, mesh: meshSize(node?.services.pubsub, topic) })),
@@ -434,7 +369,7 @@ export class Libp2pNetwork implements Network {
       penalties: this.box.penalties(),
       banned: this.box.banned(),
       payload: this.payload.list(),
-      ...(node ? { internet: this.internetStatus(node) } : {}),
+      ...(node ? { internet: this.internet.status(node) } : {}),
     };
   }
 
@@ -448,138 +383,30 @@ export class Libp2pNetwork implements Network {
     });
   }
 
-  private internetStatus(node: Libp2p<{ relay?: CircuitRelayService; dht?: KadDHT }>): InternetStatus {
-    const relays = relaysHeld(node.getMultiaddrs().map(String), this.relayedSince, Date.now());
-    const relay = node.services.relay;
-    const dht = node.services.dht as (KadDHT & { routingTable?: { size: number } }) | undefined;
-    return {
-      relays,
-      ...(relay ? { relayServer: { reservations: relay.reservations.size, maxReservations: this.internet.relayMaxReservations }, relayGuard: this.relayGuard.status() } : {}),
-      directUpgrades: this.upgrades.list(),
-      upgradeCounts: this.upgrades.counts(),
-      autonat: this.reach.status(),
-      ...(dht ? { dht: { routingTableSize: dht.routingTable?.size ?? 0, protocol: DHT_PROTOCOL } } : {}),
-    };
-  }
-
-  /**
-   * A private node reserves a slot on a relay: listening on `/p2p-circuit` makes the relay transport
-   * reserve on a connected relay, else on relays in the peer store, else on relays a DHT random walk
-   * finds. A public node needs none (peers dial it), so it never starts that search; it advertises
-   * the address a peer dialed it back at (internet.ts, ProvedAddress).
-   */
-  private reachabilityChanged(v: Reachability): void {
-    this.proved.update(this.components, v, this.reach.status());
-    if (v !== 'private' || this.seekingRelay || !this.internet.relayClient || !this.components || this.state !== 'started') return;
-    this.seekingRelay = true;
-    this.log.info('network: not reachable from outside; reserving a slot on a relay');
-    this.components.transportManager.listen([multiaddr('/p2p-circuit')]).catch((err: Error) => {
-      this.seekingRelay = false;
-      this.log.warn({ err: err.message }, 'network: could not listen through relays');
-    });
-  }
-
-  private connectionOpened(conn: Connection): void {
-    const peerId = conn.remotePeer.toString();
-    this.allowance.opened(conn);
-    if (isRelayed(conn)) this.upgrades.relayedOpened(peerId, conn.id, directRemoteOf(this.node?.getConnections(conn.remotePeer) ?? []) !== undefined);
-    else this.upgrades.directOpened(peerId, conn.id);
-    const peer = peerKeyOf(conn.remotePeer);
-    // the probe asks a peer that dialed in only while this node has no verdict (a node nobody dials,
-    // as a relay, has no other peers), and after this event's other listeners: libp2p's connection manager lists the connection in
-    // its own listener, registered after ours, and the probe reads it from there
-    if (!peer || !this.internet.autonat || isRelayed(conn)) return;
-    if (conn.direction === 'outbound') this.reach.onConnected(peer);
-    else if (this.reach.status().reachability === 'unknown') queueMicrotask(() => this.reach.onConnected(peer));
-  }
-
   private connectionClosed(conn: Connection): void {
     regainGossipStream(this.node?.services.pubsub, conn.remotePeer, () => this.node?.getConnections(conn.remotePeer) ?? []);
-    if (!isRelayed(conn)) return;
-    if (this.allowance.spent(conn)) this.bootstrapper.progressed(peerKeyOf(conn.remotePeer));
-    const stillRelayed = this.node?.getConnections(conn.remotePeer).some((c) => c !== conn && isRelayed(c)) ?? false;
-    if (!stillRelayed) this.upgrades.relayedClosed(conn.remotePeer.toString());
-  }
-
-  /** The remote IP of a direct connection to `peer`, for the dial-back probe. */
-  private directRemote(peer: PeerKey): { ip: string; family: 4 | 6 } | undefined {
-    if (!this.node || this.state !== 'started') return undefined;
-    let id: PeerId;
-    try {
-      id = peerIdOfKey(peer);
-    } catch {
-      return undefined;
-    }
-    return directRemoteOf(this.node.getConnections(id));
-  }
-
-  /** Dials `address` on a connection of its own (never an existing one), then closes it. */
-  private async dialBack(address: string, signal: AbortSignal): Promise<PeerKey> {
-    const node = this.node;
-    if (!node || this.state !== 'started') throw new NetworkError('unreachable', 'the network is not started');
-    const target = bootstrapPeer(address);
-    if (target) this.dialingBack.add(target);
-    const done = () => target && this.dialingBack.delete(target);
-    let conn: Connection;
-    try {
-      conn = await node.dial(multiaddr(address), { signal: AbortSignal.any([signal, this.stopper.signal]), force: true });
-    } catch (err) {
-      done();
-      throw err;
-    }
-    const peer = peerKeyOf(conn.remotePeer);
-    // forgotten once closed: the peer:connect this connection may raise lands before that
-    void conn.close().catch(() => undefined).finally(done);
-    if (!peer) throw new NetworkError('unreachable', 'the peer is not an Ed25519 node key');
-    return peer;
-  }
-
-  /**
-   * QUIC on the UDP port of the same number as the bound TCP port (the reference's layout; with
-   * port 0 that is the port TCP was given). A UDP port that is taken costs QUIC, not the node.
-   */
-  private async listenQuic(): Promise<void> {
-    const port = this.tcpPorts()[0];
-    if (port === undefined || !this.components) return;
-    const address = quicListenAddress(this.listen, port);
-    try {
-      await this.components.transportManager.listen([address]);
-    } catch (err) {
-      this.log.warn({ address: address.toString(), err: (err as Error).message }, 'network: could not listen over QUIC; carrying on over TCP');
-    }
-  }
-
-  /** The configured host with the bound ports: TCP, and QUIC where it listens. */
-  private listenAddresses(): string[] {
-    const bound = this.components?.transportManager.getAddrs() ?? [];
-    const quic = quicPortOf(bound);
-    return [...boundListenAddress(this.listen, bound), ...(quic === undefined ? [] : [quicListenAddress(this.listen, quic).toString()])];
-  }
-
-  /** The TCP ports this node listens on. */
-  private tcpPorts(): number[] {
-    return tcpPortsOf(this.components?.transportManager.getAddrs() ?? []); // not getMultiaddrs(): a public address is unverified until proved
+    this.internet.connectionClosed(conn);
   }
 
   private async dialWith(address: string, signal: AbortSignal, what: string): Promise<PeerKey> {
     const node = this.node;
-    if (!node || this.state !== 'started') throw new NetworkError('unreachable', `${what} ${address}: the network is not started`);
+    if (!node || this.state !== 'started') throw new PeerNetworkError('unreachable', `${what} ${address}: the network is not started`);
     let target: Multiaddr;
     try {
       target = multiaddr(address);
     } catch {
-      throw new NetworkError('unreachable', `${what}: not a multiaddr: ${address}`);
+      throw new PeerNetworkError('unreachable', `${what}: not a multiaddr: ${address}`);
     }
-    if (!dialableHere(target)) throw new NetworkError('unreachable', `${what} ${quicRequirement(address)}`);
+    if (!dialableHere(target)) throw new PeerNetworkError('unreachable', `${what} ${quicRequirement(address)}`);
     const named = bootstrapPeer(address);
-    if (named && this.box.isBanned(named)) throw new NetworkError('unreachable', `${what} ${address}: the peer is banned`);
+    if (named && this.box.isBanned(named)) throw new PeerNetworkError('unreachable', `${what} ${address}: the peer is banned`);
     try {
       const conn = await node.dial(target, { signal: AbortSignal.any([signal, this.stopper.signal]) });
       const peer = peerKeyOf(conn.remotePeer);
       if (!peer) throw new Error('the peer is not an Ed25519 node key');
       return peer;
     } catch (err) {
-      throw new NetworkError('unreachable', `${what} ${address}: ${(err as Error).message}`);
+      throw new PeerNetworkError('unreachable', `${what} ${address}: ${(err as Error).message}`);
     }
   }
 
@@ -601,7 +428,7 @@ export class Libp2pNetwork implements Network {
     if (type === 'connected') {
       if (this.box.isBanned(peer)) return this.disconnect(peer); // a ban that landed mid-upgrade
       // a dial-back probe's own short connection to a peer that has just left is no peer arriving
-      if (this.dialingBack.has(peer)) return;
+      if (this.internet.dialingBack.has(peer)) return;
       this.announced.add(peer);
     } else if (!this.announced.delete(peer)) {
       return; // its connection was never announced

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { networkContractSuite } from './contract-suite.ts';
+import { networkPortSuite } from './network-port-suite.ts';
 import { MemoryHub, type MemoryNetwork } from './memory.ts';
 import { DEFAULT_BAN_POLICY } from './penalties.ts';
 
 const key = () => randomBytes(32).toString('hex');
 
-networkContractSuite(
+networkPortSuite(
   'MemoryNetwork',
   () => {
     const hub = new MemoryHub();

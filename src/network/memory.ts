@@ -1,9 +1,9 @@
 /**
- * An in-process `Network` (contract.ts) for tests of the domains that use the network: several
+ * An in-process `Network` (network-port.ts) for tests of the domains that use the network: several
  * nodes in one process share a `MemoryHub`, which links them, partitions them and delivers gossip
- * and requests with the contract's semantics (no self-delivery, size bounds, deadlines, refusals,
+ * and requests with the port's semantics (no self-delivery, size bounds, deadlines, refusals,
  * per-peer inbound limits, penalties and bans, the same status counters as libp2p). Delivery is
- * asynchronous, as on a real network, and bytes are copied. `contract-suite.ts` runs the same
+ * asynchronous, as on a real network, and bytes are copied. `network-port-suite.ts` runs the same
  * tests against this and the libp2p network, so the two cannot drift.
  */
 import {
@@ -11,7 +11,7 @@ import {
   DEFAULT_INBOUND_PER_PEER,
   MAX_FRAME_BYTES,
   MAX_GOSSIP_BYTES,
-  NetworkError,
+  PeerNetworkError,
   PeerRefusal,
   type GossipAdmission,
   type GossipHandler,
@@ -25,7 +25,7 @@ import {
   type ProtocolOptions,
   type RequestHandler,
   type RequestOptions,
-} from './contract.ts';
+} from './network-port.ts';
 import { NetworkCounters, OTHER_PROTOCOL } from './counters.ts';
 import { ABORTED, deadline, raceAbort } from './deadline.ts';
 import { libp2pPeerIdOf } from './peer-id.ts';
@@ -176,7 +176,7 @@ export class MemoryNetwork implements Network {
   }
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
-    if (data.byteLength > MAX_GOSSIP_BYTES) throw new NetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
+    if (data.byteLength > MAX_GOSSIP_BYTES) throw new PeerNetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
     const targets = this.hub.neighbours(this.self).filter((n) => n.subscribed(topic));
     this.counters.published(topic, data.byteLength);
     const id = `${this.self}/${++this.sequence}`;
@@ -218,8 +218,8 @@ export class MemoryNetwork implements Network {
 
   async dial(address: string, _opts?: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey> {
     const peer = /^\/memory\/([0-9a-f]{64})$/.exec(address)?.[1];
-    if (!peer || !this.hub.node(peer)) throw new NetworkError('unreachable', `no node at ${address}`);
-    if (!this.hub.link(this.self, peer)) throw new NetworkError('unreachable', `${address} refused the connection`);
+    if (!peer || !this.hub.node(peer)) throw new PeerNetworkError('unreachable', `no node at ${address}`);
+    if (!this.hub.link(this.self, peer)) throw new PeerNetworkError('unreachable', `${address} refused the connection`);
     return peer;
   }
 
@@ -231,7 +231,7 @@ export class MemoryNetwork implements Network {
 
   async request(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): Promise<Uint8Array> {
     for await (const frame of this.requestStream(peer, protocol, data, opts)) return frame;
-    throw new NetworkError('protocol', `${protocol}: the peer answered nothing`);
+    throw new PeerNetworkError('protocol', `${protocol}: the peer answered nothing`);
   }
 
   async *requestStream(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array> {
@@ -239,7 +239,7 @@ export class MemoryNetwork implements Network {
     try {
       yield* this.exchange(peer, protocol, data, opts);
     } catch (err) {
-      outcome = err instanceof NetworkError ? err.kind : 'protocol';
+      outcome = err instanceof PeerNetworkError ? err.kind : 'protocol';
       throw err;
     } finally {
       this.counters.outbound(this.protocolLabel(protocol), outcome);
@@ -248,9 +248,9 @@ export class MemoryNetwork implements Network {
 
   async provide(key: string, opts: { signal?: AbortSignal } = {}): Promise<void> {
     if (!CONTENT_KEY.test(key)) throw new Error(`not a content key (64 lowercase hex): ${key.slice(0, 80)}`);
-    if (!this.dht) throw new NetworkError('unsupported', `provide ${key}: this node runs no DHT`);
-    if (opts.signal?.aborted) throw new NetworkError('aborted', `provide ${key}: aborted`);
-    if (this.peerCount() === 0) throw new NetworkError('unreachable', `provide ${key}: no DHT peer to take the record`);
+    if (!this.dht) throw new PeerNetworkError('unsupported', `provide ${key}: this node runs no DHT`);
+    if (opts.signal?.aborted) throw new PeerNetworkError('aborted', `provide ${key}: aborted`);
+    if (this.peerCount() === 0) throw new PeerNetworkError('unreachable', `provide ${key}: no DHT peer to take the record`);
     const set = this.hub.providers.get(key) ?? new Set<PeerKey>();
     set.add(this.self);
     this.hub.providers.set(key, set);
@@ -279,11 +279,11 @@ export class MemoryNetwork implements Network {
   private async *exchange(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array> {
     if (this.learnt.has(peer) && !this.hub.linked(this.self, peer)) this.hub.link(this.self, peer);
     const remote = this.hub.linked(this.self, peer) ? this.hub.node(peer) : undefined;
-    if (!remote) throw new NetworkError('unreachable', `peer ${peer} is not connected`);
+    if (!remote) throw new PeerNetworkError('unreachable', `peer ${peer} is not connected`);
     const timer = deadline(opts.timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timer.signal]) : timer.signal;
-    const failure = (): NetworkError =>
-      opts.signal?.aborted ? new NetworkError('aborted', `${protocol}: aborted`) : new NetworkError('timeout', `${protocol}: no answer within ${opts.timeoutMs} ms`);
+    const failure = (): PeerNetworkError =>
+      opts.signal?.aborted ? new PeerNetworkError('aborted', `${protocol}: aborted`) : new PeerNetworkError('timeout', `${protocol}: no answer within ${opts.timeoutMs} ms`);
     this.counters.bytesOut += data.byteLength;
     const frames = remote.serve(this.self, protocol, data.slice(), signal);
     const iterator = frames[Symbol.asyncIterator]();
@@ -294,7 +294,7 @@ export class MemoryNetwork implements Network {
         if (next === ABORTED) throw failure();
         if (next.done) return;
         if (next.value.byteLength > opts.maxResponseFrameBytes) {
-          throw new NetworkError('too_large', `${protocol}: response frame of ${next.value.byteLength} bytes exceeds ${opts.maxResponseFrameBytes}`);
+          throw new PeerNetworkError('too_large', `${protocol}: response frame of ${next.value.byteLength} bytes exceeds ${opts.maxResponseFrameBytes}`);
         }
         this.counters.bytesIn += next.value.byteLength;
         yield next.value.slice();
@@ -382,7 +382,7 @@ export class MemoryNetwork implements Network {
     const served = this.served.get(protocol);
     if (!served) {
       this.penalize(peer, 'unknown_protocol', protocol);
-      throw new NetworkError('unsupported', `peer does not serve ${protocol}`);
+      throw new PeerNetworkError('unsupported', `peer does not serve ${protocol}`);
     }
     let outcome: InboundOutcome | undefined;
     const end = (o: InboundOutcome) => {
@@ -393,12 +393,12 @@ export class MemoryNetwork implements Network {
     if (request.byteLength > served.opts.maxRequestBytes) {
       this.penalize(peer, 'oversized_frame', `${protocol}: request of ${request.byteLength} bytes`);
       end('too_large');
-      throw new NetworkError('too_large', `${protocol}: request of ${request.byteLength} bytes exceeds the peer's bound of ${served.opts.maxRequestBytes}`);
+      throw new PeerNetworkError('too_large', `${protocol}: request of ${request.byteLength} bytes exceeds the peer's bound of ${served.opts.maxRequestBytes}`);
     }
     const inflight = served.inflight.get(peer) ?? 0;
     if (inflight >= (served.opts.maxInboundPerPeer ?? DEFAULT_INBOUND_PER_PEER)) {
       end('busy');
-      throw new NetworkError('refused', `${protocol}: too many concurrent requests`);
+      throw new PeerNetworkError('refused', `${protocol}: too many concurrent requests`);
     }
     this.counters.bytesIn += request.byteLength;
     served.inflight.set(peer, inflight + 1);
@@ -410,10 +410,10 @@ export class MemoryNetwork implements Network {
         if (v !== ABORTED) return v;
         if (timer.signal.aborted && !requesterSignal.aborted) {
           end('timeout');
-          throw new NetworkError('protocol', `${protocol}: the peer reset the exchange (its deadline passed)`);
+          throw new PeerNetworkError('protocol', `${protocol}: the peer reset the exchange (its deadline passed)`);
         }
         end('cancelled');
-        throw new NetworkError('aborted', `${protocol}: the requester went away`);
+        throw new PeerNetworkError('aborted', `${protocol}: the requester went away`);
       });
     try {
       let answer: Uint8Array | AsyncIterable<Uint8Array>;
@@ -449,10 +449,10 @@ export class MemoryNetwork implements Network {
     }
   }
 
-  private refusalOf(err: unknown, end: (o: InboundOutcome) => void): NetworkError {
-    if (err instanceof NetworkError) return err; // already counted by the guard
+  private refusalOf(err: unknown, end: (o: InboundOutcome) => void): PeerNetworkError {
+    if (err instanceof PeerNetworkError) return err; // already counted by the guard
     end(err instanceof PeerRefusal ? 'refused' : 'error');
-    return new NetworkError('refused', err instanceof PeerRefusal ? err.message : 'the peer could not answer the request');
+    return new PeerNetworkError('refused', err instanceof PeerRefusal ? err.message : 'the peer could not answer the request');
   }
 
   private protocolLabel(protocol: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Metrics } from '../http/metrics.ts';
-import { PeerRefusal } from './contract.ts';
+import { PeerRefusal } from './network-port.ts';
 import { MemoryHub } from './memory.ts';
 import { networkSeries, registerNetworkMetrics } from './metrics.ts';
 import { RelayGuard } from './relay-guard.ts';

@@ -1,11 +1,11 @@
 /**
  * Prometheus series for a `Network` (issue #12 §4, §6), read from `status()` at scrape time on the
  * node's `Metrics` (`GET /metrics`). Label values come from closed sets only: directions, outcomes
- * (contract.ts), penalty reasons (`PENALTY_REASONS`), and protocols the node serves (others are
+ * (network-port.ts), penalty reasons (`PENALTY_REASONS`), and protocols the node serves (others are
  * `other`).
  */
 import type { GaugeSource, Metrics } from '../http/metrics.ts';
-import { PENALTY_REASONS, type Network, type NetworkStatus } from './contract.ts';
+import { PENALTY_REASONS, type Network, type NetworkStatus } from './network-port.ts';
 import type { RelayGuardStatus } from './relay-guard.ts';
 
 export function registerNetworkMetrics(metrics: Metrics, network: Pick<Network, 'status'>): void {

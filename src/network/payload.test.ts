@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { namespaceTopic } from './contract.ts';
+import { namespaceTopic } from './topic-names.ts';
 import { MemoryHub, type MemoryNetwork } from './memory.ts';
 import { channelOfKind, channelOfTopic, type PayloadCount } from './payload.ts';
 import { StreamRouter, encodeJson } from './router.ts';
-import { eventually } from './contract-suite.ts';
+import { eventually } from './network-port-suite.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);

@@ -10,7 +10,7 @@
  * copies below this: their cost shows in `bytes` only). The counters live in `NetworkCounters`,
  * so both networks report them the same way; the stream router adds the exchanges' share.
  */
-import { namespaceTopic } from './contract.ts';
+import { namespaceTopic } from './topic-names.ts';
 
 export const PAYLOAD_CHANNELS = ['gossip', 'governance', 'backfill', 'sync', 'other'] as const;
 export type PayloadChannel = (typeof PAYLOAD_CHANNELS)[number];

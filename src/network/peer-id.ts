@@ -11,7 +11,7 @@ import type { Ed25519PrivateKey, PeerId } from '@libp2p/interface';
 import { peerIdFromPublicKey, peerIdFromString } from '@libp2p/peer-id';
 import { CODE_P2P, multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import { rawPrivateSeed, rawPublicKeyBytes } from '../crypto/keys.ts';
-import type { PeerKey } from './contract.ts';
+import type { PeerKey } from './peer-key.ts';
 
 const PEER_KEY = /^[0-9a-f]{64}$/;
 

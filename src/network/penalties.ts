@@ -5,7 +5,7 @@
  * alike. Memory is bounded: a peer keeps at most `threshold` timestamps, and peers whose penalties
  * have all aged out of the window are swept.
  */
-import type { PeerKey, PenaltyReason } from './contract.ts';
+import type { PeerKey, PenaltyReason } from './network-port.ts';
 
 export interface BanPolicy {
   /** penalties within `windowMs` that ban a peer */

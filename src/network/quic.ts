@@ -4,7 +4,8 @@
  * Node.js ≥ 22 and does not run on 20, so it is imported only at start, only on Node.js ≥ 22; on
  * Node.js 20 the node runs over TCP as before and refuses QUIC addresses it is told to dial, with
  * one line naming the requirement. Which addresses are QUIC, which are usable on this Node.js,
- * the QUIC listen address, and the dial order (QUIC first) live here; libp2p.ts wires them in.
+ * the QUIC listen address, and the dial order (QUIC first) live here; libp2p-node.ts and
+ * libp2p-internet.ts wire them in.
  * docs/network.md "QUIC" describes the whole.
  */
 import './polyfill.ts';

@@ -4,8 +4,8 @@
  * one probe per peer per 30 s, a peer reached only through a relay, a busy responder).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { connect, eventually } from './contract-suite.ts';
-import { PeerRefusal, type PeerKey, type RequestHandler } from './contract.ts';
+import { connect, eventually } from './network-port-suite.ts';
+import { PeerRefusal, type PeerKey, type RequestHandler } from './network-port.ts';
 import { DIALBACK_PROTOCOL, ReachabilityProbe, type ReachabilityHost } from './reachability.ts';
 import { TestNodes } from './test-nodes.ts';
 

@@ -21,7 +21,7 @@
  * Verdict: the answers of the last three distinct peers; `public` when more said "reached" than
  * not, `private` when more said "not reached", the newest answer on a tie; `unknown` before any.
  */
-import { NetworkError, PeerRefusal, type PeerKey, type ProtocolOptions, type RequestHandler, type RequestOptions } from './contract.ts';
+import { PeerNetworkError, PeerRefusal, type PeerKey, type ProtocolOptions, type RequestHandler, type RequestOptions } from './network-port.ts';
 
 export const DIALBACK_PROTOCOL = '/hearth/dialback/1.0.0';
 const MAX_PORTS = 4;
@@ -161,7 +161,7 @@ export class ReachabilityProbe {
           if (reached === peer) return encode({ observed, ok: true });
           reason = 'another peer answered at that address';
         } catch (err) {
-          reason = err instanceof NetworkError ? err.message : (err as Error).message;
+          reason = err instanceof PeerNetworkError ? err.message : (err as Error).message;
         }
       }
       return encode({ observed: `/ip${remote.family}/${remote.ip}/tcp/${ports[0]}`, ok: false, reason: reason.slice(0, 200) });

@@ -1,7 +1,7 @@
 /**
  * Test support for the relay tests (relay.test.ts, relay-guard.test.ts, dial-retry-relay.test.ts):
  * a bare libp2p node with the circuit relay transport, listening on no TCP address, whose transport
- * manager is handed over (as libp2p.ts does) so that a test can listen on a relay's `/p2p-circuit`
+ * manager is handed over (as libp2p-node.ts does) so that a test can listen on a relay's `/p2p-circuit`
  * address, i.e. ask that relay for a reservation. Not a test file itself.
  */
 import './polyfill.ts';

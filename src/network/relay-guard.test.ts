@@ -7,9 +7,9 @@
 import './polyfill.ts';
 import { circuitRelayServer } from '@libp2p/circuit-relay-v2';
 import type { Libp2p, Stream } from '@libp2p/interface';
-import type { PeerKey } from './contract.ts';
+import type { PeerKey } from './network-port.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from './contract-suite.ts';
+import { eventually } from './network-port-suite.ts';
 import { peerKeyOf } from './peer-id.ts';
 import { bareRelayClient, type RelayClient } from './relay-client-testkit.ts';
 import { addressGroups, DEFAULT_RELAY_GUARD, RelayGuard, type RelayGuardPolicy } from './relay-guard.ts';

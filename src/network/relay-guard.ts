@@ -28,7 +28,7 @@ import './polyfill.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Connection, PeerId, Stream } from '@libp2p/interface';
 import { isIPv4, isIPv6 } from 'node:net';
-import type { PeerKey } from './contract.ts';
+import type { PeerKey } from './peer-key.ts';
 import { peerKeyOf } from './peer-id.ts';
 
 /** libp2p's circuit relay v2 hop protocol (a reservation or the source half of a circuit) */

@@ -6,7 +6,7 @@
 import './polyfill.ts';
 import type { Libp2p } from '@libp2p/interface';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from './contract-suite.ts';
+import { eventually } from './network-port-suite.ts';
 import { bareRelayClient } from './relay-client-testkit.ts';
 import { TestNodes } from './test-nodes.ts';
 

@@ -9,7 +9,7 @@
  * reference sends borsh `StreamMessage`s. A malformed request, an unknown kind or an oversized one
  * is refused and reported to the network as the peer's fault (penalize).
  */
-import { NetworkError, PeerRefusal, type Network, type PeerKey, type RequestContext, type RequestOptions } from './contract.ts';
+import { PeerNetworkError, PeerRefusal, type Network, type PeerKey, type RequestContext, type RequestOptions } from './network-port.ts';
 import { channelOfKind, type PayloadDirection } from './payload.ts';
 
 export const SYNC_PROTOCOL = '/calimero/stream/0.0.2';
@@ -121,13 +121,13 @@ export class StreamRouter {
     for await (const frame of frames) yield this.count(kind, 'out', frame);
   }
 
-  /** One request, one JSON answer (rejects with NetworkError; a non-object answer is a protocol error). */
+  /** One request, one JSON answer (rejects with PeerNetworkError; a non-object answer is a protocol error). */
   async request(peer: PeerKey, kind: string, body: JsonObject, opts: RequestOptions): Promise<JsonObject> {
     const bytes = this.count(kind, 'in', await this.network.request(peer, SYNC_PROTOCOL, this.count(kind, 'out', encodeJson({ ...body, type: kind })), opts));
     const answer = decodeJson(bytes);
     if (!answer) {
       this.network.penalize(peer, 'invalid_message', `${kind}: the answer is not a JSON object`);
-      throw new NetworkError('protocol', `${kind}: the peer answered something other than a JSON object`);
+      throw new PeerNetworkError('protocol', `${kind}: the peer answered something other than a JSON object`);
     }
     return answer;
   }
@@ -138,7 +138,7 @@ export class StreamRouter {
       const frame = decodeJson(this.count(kind, 'in', bytes));
       if (!frame) {
         this.network.penalize(peer, 'invalid_message', `${kind}: a response frame is not a JSON object`);
-        throw new NetworkError('protocol', `${kind}: the peer sent a frame that is not a JSON object`);
+        throw new PeerNetworkError('protocol', `${kind}: the peer sent a frame that is not a JSON object`);
       }
       yield frame;
     }

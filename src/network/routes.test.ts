@@ -5,7 +5,7 @@
  */
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import type { NetworkStatus } from './contract.ts';
+import type { NetworkStatus } from './network-port.ts';
 import { networkStatusView, registerNetworkRoutes } from './routes.ts';
 
 const T = Date.UTC(2026, 10, 26, 12, 0, 0);

@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { Errors } from '../http/response-schemas.ts';
-import type { NetworkStatus } from './contract.ts';
+import type { NetworkStatus } from './network-port.ts';
 
 export interface NetworkRoutesDeps {
   /** the network's status; undefined on a standalone node */

@@ -1,9 +1,9 @@
 /**
- * The gossip handlers of one node, per topic, and their delivery (contract.ts `subscribe`,
+ * The gossip handlers of one node, per topic, and their delivery (network-port.ts `subscribe`,
  * `GossipHandler`): shared by the libp2p and in-memory networks so both count a received message
  * and a throwing handler alike.
  */
-import type { GossipAdmission, GossipHandler, GossipMessage, PeerKey } from './contract.ts';
+import type { GossipAdmission, GossipHandler, GossipMessage, PeerKey } from './network-port.ts';
 import type { NetworkCounters } from './counters.ts';
 import { channelOfTopic } from './payload.ts';
 

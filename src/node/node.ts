@@ -62,7 +62,7 @@ import { GroupUpgradeStatus } from '../upgrades/schemas.ts';
 import { IntentService } from '../delegation/intents.ts';
 import { GroupIntentService } from '../delegation/group-intents.ts';
 import { AdminMissingError } from './credentials.ts';
-import type { Network } from '../network/contract.ts';
+import type { Network } from '../network/network-port.ts';
 import { StreamRouter } from '../network/router.ts';
 import { createLibp2pNetwork } from '../network/libp2p.ts';
 import { libp2pPeerIdOf } from '../network/peer-id.ts';

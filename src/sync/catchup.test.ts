@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { APP_ID } from '../contexts/testkit.ts';
 import { UNINITIALIZED_HASH, type DeltaRecord } from '../contexts/types.ts';
-import { contextTopic } from '../network/contract.ts';
+import { contextTopic } from '../network/topic-names.ts';
 import { MemoryHub, type MemoryNetwork } from '../network/memory.ts';
 import { APPLY_BATCH } from './apply.ts';
 import { syncNode, until, type SyncNode } from './testkit.ts';

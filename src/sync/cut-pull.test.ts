@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { APP_ID } from '../contexts/testkit.ts';
 import { UNINITIALIZED_HASH } from '../contexts/types.ts';
-import { NetworkError, type RequestOptions } from '../network/contract.ts';
+import { PeerNetworkError, type RequestOptions } from '../network/network-port.ts';
 import { MemoryHub, type MemoryNetwork } from '../network/memory.ts';
 import { syncNode, until, type SyncNode } from './testkit.ts';
 import { FRAME_BUDGET } from './wire.ts';
@@ -48,7 +48,7 @@ function relayLimited(net: MemoryNetwork, limit: number) {
       carried += frame.byteLength;
       if (backfill && carried > limit) {
         seen.cut = true;
-        throw new NetworkError('protocol', 'the stream was reset: data limit of the relayed circuit exceeded');
+        throw new PeerNetworkError('protocol', 'the stream was reset: data limit of the relayed circuit exceeded');
       }
       if (backfill) seen.frames.push(frame.byteLength);
       yield frame;

@@ -18,7 +18,7 @@ import { MEMBER_OPS } from '../governance/groups/members-ops.ts';
 import type { Governance, OpsApplied } from '../governance/log.ts';
 import { accountOfKey } from '../governance/signers.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
-import { PeerRefusal, type Network, type PeerKey } from '../network/contract.ts';
+import { PeerRefusal, type Network, type PeerKey } from '../network/network-port.ts';
 import type { JsonObject, KindContext, StreamRouter } from '../network/router.ts';
 import type { Space, Store } from '../store/store.ts';
 

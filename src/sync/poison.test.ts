@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { deltaIdOf } from '../contexts/executor.ts';
 import { APP_ID } from '../contexts/testkit.ts';
 import { UNINITIALIZED_HASH } from '../contexts/types.ts';
-import { contextTopic } from '../network/contract.ts';
+import { contextTopic } from '../network/topic-names.ts';
 import { MemoryHub } from '../network/memory.ts';
 import { encodeJson } from '../network/router.ts';
 import { seal } from './keys.ts';

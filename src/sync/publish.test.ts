@@ -4,7 +4,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { APP_ID } from '../contexts/testkit.ts';
-import { contextTopic } from '../network/contract.ts';
+import { contextTopic } from '../network/topic-names.ts';
 import { MemoryHub } from '../network/memory.ts';
 import { syncNode, until, type SyncNode } from './testkit.ts';
 

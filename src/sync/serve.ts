@@ -7,7 +7,7 @@
 import type { ContextExecutor } from '../contexts/executor.ts';
 import type { ContextStore } from '../contexts/store.ts';
 import type { ContextMeta } from '../contexts/types.ts';
-import { PeerRefusal, type Network } from '../network/contract.ts';
+import { PeerRefusal, type Network } from '../network/network-port.ts';
 import { batches, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
 import type { DeltaApplier } from './apply.ts';
 import type { SyncStatusBoard } from './status.ts';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { APP_ID } from '../contexts/testkit.ts';
 import { UNINITIALIZED_HASH } from '../contexts/types.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../crypto/keys.ts';
-import { contextTopic } from '../network/contract.ts';
+import { contextTopic } from '../network/topic-names.ts';
 import { MemoryHub } from '../network/memory.ts';
 import { encodeJson, SYNC_PROTOCOL } from '../network/router.ts';
 import { UPGRADE_OPS } from '../upgrades/types.ts';

@@ -25,7 +25,8 @@ import type { ContextExecutor } from '../contexts/executor.ts';
 import type { ContextStore } from '../contexts/store.ts';
 import { UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
 import type { EventBus } from '../bus.ts';
-import { contextTopic, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, NetworkError, type GossipMessage, type Network, type PeerKey, type PenaltyReason } from '../network/contract.ts';
+import { MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, PeerNetworkError, type GossipMessage, type Network, type PeerKey, type PenaltyReason } from '../network/network-port.ts';
+import { contextTopic } from '../network/topic-names.ts';
 import { Follower } from '../network/follower.ts';
 import { decodeJson, encodeJson, type StreamRouter } from '../network/router.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
@@ -336,7 +337,7 @@ export class ContextSync {
         try {
           await this.snapshotFrom(reg, contextId, peer, true);
         } catch (e) {
-          if (!(e instanceof NetworkError) || this.life.signal.aborted) throw e;
+          if (!(e instanceof PeerNetworkError) || this.life.signal.aborted) throw e;
           // a snapshot cut short (a relay's data limit cuts it every time): the deltas instead, in
           // batches that keep what arrived, no snapshot advice asked for
           this.d.logger.debug({ contextId, peer, err: e.message }, 'snapshot cut short; backfilling in batches');
@@ -349,10 +350,10 @@ export class ContextSync {
       this.status.set(contextId, 'idle');
       return true;
     } catch (e) {
-      const kind = e instanceof NetworkError ? e.kind : 'error';
+      const kind = e instanceof PeerNetworkError ? e.kind : 'error';
       const message = (e as Error).message;
       this.status.failed(contextId, message);
-      if (!(e instanceof NetworkError && e.kind === 'refused' && /not hold|NotMaterialized/.test(message))) this.status.reason(contextId, 'pull_failed', `${peer.slice(0, 12)}…: ${message}`);
+      if (!(e instanceof PeerNetworkError && e.kind === 'refused' && /not hold|NotMaterialized/.test(message))) this.status.reason(contextId, 'pull_failed', `${peer.slice(0, 12)}…: ${message}`);
       this.status.set(contextId, 'backingOff');
       this.d.logger.debug({ contextId, peer, kind, err: message }, 'context pull failed');
       return false;
@@ -391,7 +392,7 @@ export class ContextSync {
       const before = meta.dagHeads.join();
       const now = await this.d.records.getMeta(meta.id);
       // the rest in another batch, on a new stream (a new circuit), while each batch moves the heads
-      if (!(cut instanceof NetworkError) || received.length === 0 || !now || now.dagHeads.join() === before || batch >= MAX_BACKFILL_BATCHES || signal.aborted) throw cut;
+      if (!(cut instanceof PeerNetworkError) || received.length === 0 || !now || now.dagHeads.join() === before || batch >= MAX_BACKFILL_BATCHES || signal.aborted) throw cut;
       this.d.logger.debug({ contextId: meta.id, peer, batch, received: received.length, err: (cut as Error).message }, 'backfill cut short; pulling the rest');
       meta = now;
     }
@@ -402,7 +403,7 @@ export class ContextSync {
     const r = parseRecord(raw);
     if (typeof r === 'string' || r.contextId !== contextId) {
       this.d.network.penalize(peer, 'invalid_message', `backfill: ${typeof r === 'string' ? r : 'a delta of another context'}`);
-      throw new NetworkError('protocol', 'the peer sent a malformed delta');
+      throw new PeerNetworkError('protocol', 'the peer sent a malformed delta');
     }
     const verdict = verifyRecord(reg, r);
     if (!verdict.ok) {
@@ -441,7 +442,7 @@ export class ContextSync {
         }
       } else throw this.bad(peer, 'unknown snapshot frame');
     }
-    if (!snap.rootHash) throw new NetworkError('protocol', 'the snapshot ended before its boundary');
+    if (!snap.rootHash) throw new PeerNetworkError('protocol', 'the snapshot ended before its boundary');
     if (!(await this.applier.installSnapshot(contextId, snap, replace)) && replace) {
       // something was written here meanwhile that the snapshot does not hold: catch up delta by delta
       const meta = await this.d.records.getMeta(contextId);
@@ -449,9 +450,9 @@ export class ContextSync {
     }
   }
 
-  private bad(peer: PeerKey, why: string, penalty: PenaltyReason = 'invalid_message'): NetworkError {
+  private bad(peer: PeerKey, why: string, penalty: PenaltyReason = 'invalid_message'): PeerNetworkError {
     this.d.network.penalize(peer, penalty, why.slice(0, 200));
-    return new NetworkError('protocol', why);
+    return new PeerNetworkError('protocol', why);
   }
 
   private async onConnected(peer: PeerKey): Promise<void> {

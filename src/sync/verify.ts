@@ -10,7 +10,7 @@ import { ed25519Verify } from '../crypto/keys.ts';
 import { isMember } from '../governance/authority.ts';
 import { accountOfKey } from '../governance/signers.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
-import type { PenaltyReason } from '../network/contract.ts';
+import type { PenaltyReason } from '../network/network-port.ts';
 import { deltaDigest, type DeltaHead } from './wire.ts';
 
 export interface Registration {

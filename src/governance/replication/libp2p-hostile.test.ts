@@ -6,7 +6,7 @@
  * honest member still joins and replicates through it.
  */
 import { afterAll, expect, it } from 'vitest';
-import { namespaceTopic } from '../../network/contract.ts';
+import { namespaceTopic } from '../../network/topic-names.ts';
 import type { Libp2pNetwork } from '../../network/libp2p.ts';
 import { encodeJson, SYNC_PROTOCOL } from '../../network/router.ts';
 import { newNodeKey, TestNodes } from '../../network/test-nodes.ts';

@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryHub } from '../../network/memory.ts';
 import { encodeJson, SYNC_PROTOCOL } from '../../network/router.ts';
-import { namespaceTopic, NetworkError } from '../../network/contract.ts';
+import { PeerNetworkError } from '../../network/network-port.ts';
+import { namespaceTopic } from '../../network/topic-names.ts';
 import { forgedOp, stateText, TEST_APP, type GovNode } from '../testkit.ts';
 import { GovernanceReplicator } from './replicator.ts';
 import { repNode as repNodeOf, type RepNode } from './testkit.ts';
@@ -124,7 +125,7 @@ describe('governance replication', () => {
     await ask({ type: KIND.push, op: forged }).catch(() => undefined);
     await ask({ type: KIND.push, op: { id: 'zz' } }).catch(() => undefined);
     await expect(ask({ type: KIND.backfill, namespaceId: nsId, heads: [] })).rejects.toMatchObject({ kind: 'refused', message: expect.stringMatching(/not a member/) });
-    await expect(ask({ type: KIND.join, groupId: nsId, invitation: { invitation: {} } })).rejects.toBeInstanceOf(NetworkError);
+    await expect(ask({ type: KIND.join, groupId: nsId, invitation: { invitation: {} } })).rejects.toBeInstanceOf(PeerNetworkError);
     await expect(ask({ type: 'NoSuchKind' })).rejects.toMatchObject({ kind: 'refused' });
     await expect(x.request(a.identity.publicKey, SYNC_PROTOCOL, new Uint8Array([1, 2, 3]), { timeoutMs: 1_000, maxResponseFrameBytes: 1024 })).rejects.toMatchObject({ kind: 'refused' });
     await until('every piece penalized', () => a.net.penalties.filter((p) => p.peer === x.self).length >= 8);

@@ -18,7 +18,8 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
-import { NetworkError, PeerRefusal, namespaceTopic, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey, type PenaltyReason } from '../../network/contract.ts';
+import { PeerNetworkError, PeerRefusal, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey, type PenaltyReason } from '../../network/network-port.ts';
+import { namespaceTopic } from '../../network/topic-names.ts';
 import { Follower } from '../../network/follower.ts';
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
 import { isMember } from '../authority.ts';
@@ -185,7 +186,7 @@ export class GovernanceReplicator {
         }
       } catch (e) {
         const message = (e as Error).message;
-        if (e instanceof NetworkError && e.kind === 'refused' && /^invitation /.test(message)) refusal = message.slice(0, 300);
+        if (e instanceof PeerNetworkError && e.kind === 'refused' && /^invitation /.test(message)) refusal = message.slice(0, 300);
         this.d.logger.debug({ peer, err: message }, 'namespace join exchange failed');
         continue;
       }
@@ -358,7 +359,7 @@ export class GovernanceReplicator {
       return true;
     } catch (e) {
       this.stats.pulls.failed++;
-      const kind = e instanceof NetworkError ? e.kind : 'error';
+      const kind = e instanceof PeerNetworkError ? e.kind : 'error';
       this.d.logger.debug({ peer, namespaceId, kind, err: (e as Error).message }, 'governance pull failed');
       return false;
     }

@@ -5,7 +5,7 @@
  * replicator is pushed onto `running` so that the test file's `afterEach` stops it. Not a test file.
  */
 import pino from 'pino';
-import type { Network } from '../../network/contract.ts';
+import type { Network } from '../../network/network-port.ts';
 import type { MemoryHub, MemoryNetwork } from '../../network/memory.ts';
 import { StreamRouter } from '../../network/router.ts';
 import { InvitationService, type RemoteJoin } from '../invitations/service.ts';

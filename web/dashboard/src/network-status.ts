@@ -115,7 +115,7 @@ export interface TopicInfo {
 const HEX64 = /^[0-9a-f]{64}$/i;
 
 /**
- * What a gossip topic carries, by its name (src/network/contract.ts): `ns/<hex>` is a namespace's
+ * What a gossip topic carries, by its name (src/network/topic-names.ts): `ns/<hex>` is a namespace's
  * governance, a bare 64-hex id a context's state, `mero_specialized_node_invites` the specialized-node
  * discoveries (docs/sync.md "Specialized nodes"); any other name is shown as it is.
  */

@@ -1,10 +1,10 @@
 /**
- * The `Network` contract as tests, run against every implementation (memory.test.ts,
- * libp2p.test.ts) so the in-memory network the domains are tested on cannot drift from the real
- * one. Only the contract is used: nodes are connected by dialing each other's `addresses()`.
+ * The `Network` port's conformance suite (network-port.ts), run against every implementation
+ * (memory.test.ts, libp2p.test.ts) so the in-memory network the domains are tested on cannot drift
+ * from the real one. Only the port is used: nodes are connected by dialing each other's `addresses()`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_FRAME_BYTES, NetworkError, PeerRefusal, type GossipMessage, type Network } from './contract.ts';
+import { MAX_FRAME_BYTES, PeerNetworkError, PeerRefusal, type GossipMessage, type Network } from './network-port.ts';
 import { libp2pPeerIdOf } from './peer-id.ts';
 
 export interface Harness {
@@ -55,13 +55,13 @@ function inbox(): { got: GossipMessage[]; handler: (m: GossipMessage) => void; n
   };
 }
 
-const kindOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: NetworkError) => (e instanceof NetworkError ? `${e.kind}:${e.message}` : `not a NetworkError: ${e}`));
+const kindOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: PeerNetworkError) => (e instanceof PeerNetworkError ? `${e.kind}:${e.message}` : `not a PeerNetworkError: ${e}`));
 
 /** Lets in-flight deliveries land before asserting that something did not arrive. */
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function networkContractSuite(name: string, make: () => Harness, settleMs: number): void {
-  describe(`${name}: the Network contract`, () => {
+export function networkPortSuite(name: string, make: () => Harness, settleMs: number): void {
+  describe(`${name}: the Network port`, () => {
     let h: Harness;
     afterEach(async () => {
       await h?.teardown();
@@ -232,7 +232,7 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       got.forEach((f, i) => expect(Buffer.compare(f, pattern(3 * MiB, request[i]!))).toBe(0));
     }, 60_000);
 
-    it('fails requests with the contract kinds', async () => {
+    it('fails requests with the error kinds of the port', async () => {
       const { a, b } = await three();
       b.handle('/refuse', async () => {
         throw new PeerRefusal('not a member');
@@ -383,7 +383,7 @@ export function networkContractSuite(name: string, make: () => Harness, settleMs
       await connect(c, b); // a and c only know b
       a.handle('/x/hello', async () => enc('hello from a'), serve);
       const key = 'ab'.repeat(32);
-      expect(await kindOf(c.provide('not a key'))).toMatch(/^not a NetworkError/);
+      expect(await kindOf(c.provide('not a key'))).toMatch(/^not a PeerNetworkError/);
       expect(await kindOf(c.provide(key, { signal: AbortSignal.abort() }))).toMatch(/^aborted:/);
       // routing tables fill a moment after connecting (identify): announce and look until found
       const until = Date.now() + 20_000;

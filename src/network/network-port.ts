@@ -1,7 +1,8 @@
 /**
- * What the rest of the node sees of the peer-to-peer network (issue #12; domain.md §1): gossip on
- * named topics, request/response exchanges on named stream protocols, and peer events. No libp2p
- * type crosses this line: `src/network/` implements it over libp2p for the node and in memory for
+ * The network's port: what the rest of the node sees of the peer-to-peer network (issue #12;
+ * domain.md §1; its conformance suite is network-port-suite.ts): gossip on named topics,
+ * request/response exchanges on named stream protocols, and peer events. No libp2p type crosses
+ * this line: `src/network/` implements it over libp2p for the node and in memory for
  * tests (`memory.ts`), and every other domain is handed a `Network`.
  *
  * A peer is named by its node signing key (64 lowercase hex of the Ed25519 public key): the libp2p
@@ -11,9 +12,9 @@
  */
 import type { RelayGuardStatus } from './relay-guard.ts';
 import type { PayloadCount, PayloadCounters } from './payload.ts';
+import type { PeerKey } from './peer-key.ts';
 
-/** A peer: the hex Ed25519 public key of its node signing identity. */
-export type PeerKey = string;
+export type { PeerKey };
 
 export interface GossipMessage {
   topic: string;
@@ -54,7 +55,7 @@ export interface ProtocolOptions {
   maxRequestBytes: number;
   /**
    * The handler's deadline (reading the request included): when it passes, `ctx.signal` aborts,
-   * the exchange is reset and the requester gets `NetworkError('protocol')`.
+   * the exchange is reset and the requester gets `PeerNetworkError('protocol')`.
    */
   timeoutMs: number;
   /** concurrent inbound exchanges of this protocol per peer; more are refused (default 8) */
@@ -64,14 +65,14 @@ export interface ProtocolOptions {
 export interface RequestOptions {
   /** deadline for the whole exchange, dial included */
   timeoutMs: number;
-  /** a larger response frame ends the exchange with `NetworkError('too_large')` */
+  /** a larger response frame ends the exchange with `PeerNetworkError('too_large')` */
   maxResponseFrameBytes: number;
   signal?: AbortSignal;
 }
 
 export type PeerEvent = { type: 'connected' | 'disconnected'; peer: PeerKey };
 
-export type NetworkErrorKind =
+export type PeerNetworkErrorKind =
   /** no connection to the peer could be made */
   | 'unreachable'
   /** the peer does not serve this protocol (it counts the attempt against the requester: `unknown_protocol`) */
@@ -88,10 +89,14 @@ export type NetworkErrorKind =
   /** the stream broke, was reset (the responder's deadline) or carried malformed framing */
   | 'protocol';
 
-export class NetworkError extends Error {
-  override name = 'NetworkError';
+/**
+ * How an exchange, dial or publish with peers failed. Not the SDK's `NetworkError`
+ * (src/client/errors.ts: an HTTP request that got no answer), hence the name.
+ */
+export class PeerNetworkError extends Error {
+  override name = 'PeerNetworkError';
   constructor(
-    readonly kind: NetworkErrorKind,
+    readonly kind: PeerNetworkErrorKind,
     message: string,
   ) {
     super(message);
@@ -124,7 +129,7 @@ export interface Network {
   /**
    * Publishes to every subscribed peer (flood publish). Resolves with the number of peers it was
    * sent to; 0 when none is subscribed (not an error: catch-up repairs what gossip misses).
-   * Rejects with `NetworkError('too_large')` past the gossip size bound.
+   * Rejects with `PeerNetworkError('too_large')` past the gossip size bound.
    */
   publish(topic: string, data: Uint8Array): Promise<number>;
 
@@ -146,7 +151,7 @@ export interface Network {
    */
   addresses(): string[];
 
-  /** Connects to a node at an address from `addresses()`; resolves with its key. Rejects with `NetworkError`. */
+  /** Connects to a node at an address from `addresses()`; resolves with its key. Rejects with `PeerNetworkError`. */
   dial(address: string, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<PeerKey>;
 
   /**
@@ -159,10 +164,10 @@ export interface Network {
   /** Serves a request/response protocol. Registering the same protocol twice is a bug (throws). */
   handle(protocol: string, handler: RequestHandler, opts: ProtocolOptions): void;
 
-  /** One request, one response frame. Rejects with `NetworkError`. */
+  /** One request, one response frame. Rejects with `PeerNetworkError`. */
   request(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): Promise<Uint8Array>;
 
-  /** One request, a stream of response frames (ends when the responder ends it). Throws `NetworkError`. */
+  /** One request, a stream of response frames (ends when the responder ends it). Throws `PeerNetworkError`. */
   requestStream(peer: PeerKey, protocol: string, data: Uint8Array, opts: RequestOptions): AsyncIterable<Uint8Array>;
 
   /** Peer connection events; the returned function removes the listener. */
@@ -181,7 +186,7 @@ export interface Network {
   /**
    * Content routing (issue #24; docs/network.md "Blob providers in the DHT"): announces this node
    * as a provider of `key` (64 lowercase hex: a SHA-256 digest, e.g. a blob id) to the nodes of
-   * the DHT closest to it. Rejects with `NetworkError`: `unsupported` when this node runs no DHT,
+   * the DHT closest to it. Rejects with `PeerNetworkError`: `unsupported` when this node runs no DHT,
    * `unreachable` when no DHT peer took the record, `aborted` on `signal` or stop.
    */
   provide(key: string, opts?: { signal?: AbortSignal }): Promise<void>;
@@ -250,8 +255,8 @@ export type InboundOutcome =
   /** the requester went away before the end */
   | 'cancelled';
 
-/** How an outbound exchange ended: `ok`, or the kind of the `NetworkError` it raised. */
-export type OutboundOutcome = 'ok' | NetworkErrorKind;
+/** How an outbound exchange ended: `ok`, or the kind of the `PeerNetworkError` it raised. */
+export type OutboundOutcome = 'ok' | PeerNetworkErrorKind;
 
 export interface RequestCount {
   /** a protocol this node serves, or `other` (labels stay a closed set) */
@@ -328,9 +333,3 @@ export const MAX_GOSSIP_BYTES = 1024 * 1024;
 
 /** Largest stream frame (domain.md §1.5: 8 MiB). */
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
-
-/** Gossip topic of a namespace's governance (domain.md §1.3). */
-export const namespaceTopic = (namespaceId: string): string => `ns/${namespaceId}`;
-
-/** Gossip topic of a context's state (domain.md §1.3: the bare context id, hex on hearth). */
-export const contextTopic = (contextId: string): string => contextId;
