@@ -3,10 +3,11 @@
  * in the three scopes, in human and JSON output, with parse-time checks and the node's refusals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import type { Client } from '../../../src/client/index.ts';
+import { startCliNode, type CliNode, type CliUser } from '../../helpers/cli.ts';
+import type { TestNode } from '../../helpers/node.ts';
 
+let cli: CliNode;
 let node: TestNode;
 let user: CliUser;
 let sdk: Client;
@@ -14,17 +15,11 @@ const ctx = 'c1'.repeat(32);
 const dev = 'd2'.repeat(32);
 
 beforeAll(async () => {
-  node = await startTestNode();
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
 }, 60_000);
 
-afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
-});
+afterAll(() => cli?.destroy());
 
 describe('hearth alias', { timeout: 120_000 }, () => {
   it('creates aliases in both formats; the id is normalised to lowercase hex', async () => {

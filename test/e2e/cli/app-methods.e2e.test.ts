@@ -10,12 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import type { Client } from '../../../src/client/index.ts';
 import { makeBundle, tinyWasm } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
+import { installTestApp, startCliNode, type CliNode, type CliUser } from '../../helpers/cli.ts';
+import type { TestNode } from '../../helpers/node.ts';
 
+let cli: CliNode;
 let node: TestNode;
 let sdk: Client;
 let user: CliUser;
@@ -24,22 +24,15 @@ let bare: string;
 let ctx: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv' });
-  appId = (await sdk.applications.installDev(bundle.path)).applicationId;
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
+  const installed = await installTestApp(sdk, 'kv', 'com.hearth.kv');
+  appId = installed.appId;
   // an application without an ABI
   bare = (await sdk.applications.installDev((await makeBundle({ wasm: tinyWasm(), package: 'com.hearth.bare' })).path)).applicationId;
-  const ns = (await sdk.http.data<{ namespaceId: string }>('/admin-api/namespaces', { method: 'POST', body: { applicationId: appId } })).namespaceId;
-  ctx = (await sdk.contexts.create({ applicationId: appId, groupId: ns })).contextId;
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
+  ctx = (await sdk.contexts.create({ applicationId: appId, groupId: installed.ns })).contextId;
 }, 180_000);
-afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
-});
+afterAll(() => cli?.destroy());
 
 describe('hearth app methods', { timeout: 120_000 }, () => {
   it('lists the methods with arguments, returns and access, by id, prefix and alias', async () => {

@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishToDirectory } from '../../../src/applications/registry.ts';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import type { Client } from '../../../src/client/index.ts';
 import { makeBundle, signingKey, tinyWasm, type MadeBundle } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { ROOT, startTestNode, type TestNode } from '../../helpers/node.ts';
+import { startCliNode, type CliNode, type CliUser } from '../../helpers/cli.ts';
+import { ROOT, type TestNode } from '../../helpers/node.ts';
 
+let cli: CliNode;
 let node: TestNode;
 let user: CliUser;
 let sdk: Client;
@@ -30,16 +31,12 @@ beforeAll(async () => {
   v2 = await makeBundle({ wasm: tinyWasm({ extra: 1 }), package: 'com.hearth.clireg', version: '2.0.0', key, dir: work });
   await publishToDirectory(registry, v1.bytes);
   await publishToDirectory(registry, v2.bytes);
-  node = await startTestNode({ configure: (cfg) => void (cfg.registry.dir = registry) });
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
+  cli = await startCliNode({ configure: (cfg) => void (cfg.registry.dir = registry) });
+  ({ node, sdk, user } = cli);
 }, 60_000);
 
 afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
+  await cli?.destroy();
   await rm(work, { recursive: true, force: true });
 });
 

@@ -8,10 +8,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
-import { CliUser } from '../../helpers/cli.ts';
+import type { Client } from '../../../src/client/index.ts';
+import { CliUser, startCliNode, type CliNode } from '../../helpers/cli.ts';
 import { startTestNode, type TestNode } from '../../helpers/node.ts';
 
+let cli: CliNode;
 let node: TestNode;
 let user: CliUser;
 let sdk: Client;
@@ -20,18 +21,14 @@ const content = randomBytes(300_000);
 const contentId = createHash('sha256').update(content).digest('hex');
 
 beforeAll(async () => {
-  node = await startTestNode();
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
   work = await mkdtemp(join(tmpdir(), 'hearth-cli-blob-'));
   await writeFile(join(work, 'data.bin'), content);
 }, 60_000);
 
 afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
+  await cli?.destroy();
   await rm(work, { recursive: true, force: true });
 });
 

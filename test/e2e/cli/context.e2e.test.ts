@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
 import { makeBundle } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
+import { CliUser, installTestApp, startCliNode, type CliNode } from '../../helpers/cli.ts';
 import { startTestNode, type TestNode } from '../../helpers/node.ts';
 import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 const HEX = /^[0-9a-f]{64}$/;
+let cli: CliNode;
 let node: TestNode;
 let sdk: Client;
 let user: CliUser;
@@ -26,20 +27,12 @@ let ctx: string;
 let second: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv' });
-  appId = (await sdk.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-  ns = (await sdk.http.data<{ namespaceId: string }>('/admin-api/namespaces', { method: 'POST', body: { applicationId: appId } })).namespaceId;
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
+  ({ appId, ns } = await installTestApp(sdk, 'kv', 'com.hearth.kv'));
   me = (await sdk.http.data<{ publicKey: string }>('/admin-api/identity')).publicKey;
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
 }, 180_000);
-afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
-});
+afterAll(() => cli?.destroy());
 
 describe('hearth context create | list | get | identities', { timeout: 120_000 }, () => {
   it('creates contexts in both output modes; init ran and they are registered in the group', async () => {

@@ -6,12 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { HEARTH_BIN, ROOT, startTestNode, type TestNode } from '../../helpers/node.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
+import type { Client } from '../../../src/client/index.ts';
+import { installTestApp, startCliNode, type CliNode, type CliUser } from '../../helpers/cli.ts';
+import { HEARTH_BIN, ROOT, type TestNode } from '../../helpers/node.ts';
 
+let cli: CliNode;
 let node: TestNode;
 let sdk: Client;
 let user: CliUser;
@@ -73,22 +72,16 @@ async function waitFor(check: () => boolean, what: string, ms = 60_000): Promise
 }
 
 beforeAll(async () => {
-  node = await startTestNode();
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv' });
-  const appId = (await sdk.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-  ns = (await sdk.http.data<{ namespaceId: string }>('/admin-api/namespaces', { method: 'POST', body: { applicationId: appId } })).namespaceId;
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
+  const installed = await installTestApp(sdk, 'kv', 'com.hearth.kv');
+  const appId = installed.appId;
+  ns = installed.ns;
   ctx = (await sdk.contexts.create({ groupId: ns, applicationId: appId })).contextId;
   other = (await sdk.contexts.create({ groupId: ns, applicationId: appId })).contextId;
   await sdk.aliases.create('context', 'watched', ctx);
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
 }, 180_000);
-afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
-});
+afterAll(() => cli?.destroy());
 
 describe('hearth events watch', { timeout: 120_000 }, () => {
   it('prints each frame as one JSON object per line (NDJSON) and stops after --count', async () => {

@@ -8,10 +8,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import type { Client } from '../../../src/client/index.ts';
 import { makeBundle } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { startCliNode, type CliNode, type CliUser } from '../../helpers/cli.ts';
+import type { TestNode } from '../../helpers/node.ts';
 import { buildTestApp } from '../../helpers/wasm-apps.ts';
 import { statusOf } from '../../helpers/status.ts';
 
@@ -19,6 +19,7 @@ const X = '1'.repeat(64);
 const Y = '2'.repeat(64);
 const HEX = /^[0-9a-f]{64}$/;
 
+let cli: CliNode;
 let node: TestNode;
 let user: CliUser;
 let sdk: Client;
@@ -31,11 +32,8 @@ let tmp: string;
 const subgroup = async (parent: string, name: string) => (await sdk.groups.create({ applicationId: appId, parentGroupId: parent, name })).groupId;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
   me = (await sdk.accounts.identity()).accountId;
   const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.cli-group' });
   appId = (await sdk.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
@@ -45,8 +43,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([user?.destroy(), tmp ? rm(tmp, { recursive: true, force: true }) : undefined]);
-  await node?.destroy();
+  await Promise.all([cli?.destroy(), tmp ? rm(tmp, { recursive: true, force: true }) : undefined]);
 });
 
 describe('hearth group create | list | get | subgroups | reparent | settings', { timeout: 120_000 }, () => {

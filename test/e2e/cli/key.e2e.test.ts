@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { CliUser, startCliNode, type CliNode } from '../../helpers/cli.ts';
+import type { TestNode } from '../../helpers/node.ts';
 
+let cli: CliNode;
 let node: TestNode;
 let user: CliUser;
 let sdk: Client;
@@ -19,18 +20,14 @@ let adminKey: string;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
   adminKey = (await sdk.auth.listRootKeys()).find((k) => k.public_key === node.adminUser)!.key_id;
   work = await mkdtemp(join(tmpdir(), 'hearth-cli-key-'));
 }, 60_000);
 
 afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
+  await cli?.destroy();
   await rm(work, { recursive: true, force: true });
 });
 

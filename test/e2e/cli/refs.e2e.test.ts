@@ -9,10 +9,10 @@ import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import type { Client } from '../../../src/client/index.ts';
 import { makeBundle } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { startCliNode, type CliNode, type CliUser } from '../../helpers/cli.ts';
+import type { TestNode } from '../../helpers/node.ts';
 import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 /** Two seeds whose Ed25519 public keys start with the same 6 hex characters (a birthday search). */
@@ -28,23 +28,18 @@ function collidingSeeds(): [string, string, string] {
     seen.set(prefix, seed.toString('hex'));
   }
 }
+let cli: CliNode;
 let node: TestNode;
 let sdk: Client;
 let user: CliUser;
 let bundlePath: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
   bundlePath = (await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv' })).path;
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
 }, 180_000);
-afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
-});
+afterAll(() => cli?.destroy());
 
 describe('@last, aliases and prefixes', { timeout: 120_000 }, () => {
   let app: string;

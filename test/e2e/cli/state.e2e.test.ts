@@ -5,39 +5,30 @@
  * (usage 2 for a malformed flag, 1 with the node's message for an unknown context).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
+import type { Client } from '../../../src/client/index.ts';
+import { installTestApp, startCliNode, type CliNode, type CliUser } from '../../helpers/cli.ts';
+import type { TestNode } from '../../helpers/node.ts';
 
 const hexOf = (s: string) => Buffer.from(s, 'utf8').toString('hex');
 const ITEMS = 130;
 /** the items, the count and the root the app keeps */
 const ROWS = ITEMS + 2;
 
+let cli: CliNode;
 let node: TestNode;
 let sdk: Client;
 let user: CliUser;
 let ctx: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv_flat'), package: 'com.hearth.kv-flat.cli-state' });
-  const appId = (await sdk.applications.installDev(bundle.path)).applicationId;
-  const ns = (await sdk.namespaces.create({ applicationId: appId })).namespaceId;
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
+  const { ns } = await installTestApp(sdk, 'kv_flat', 'com.hearth.kv-flat.cli-state');
   ctx = (await sdk.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
   await sdk.rpc.execute(ctx, 'fill', { prefix: 'k', from: 0, count: ITEMS });
   await sdk.aliases.create('context', 'flat', ctx);
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
 }, 180_000);
-afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
-});
+afterAll(() => cli?.destroy());
 
 describe('hearth context state', { timeout: 120_000 }, () => {
   it('prints one page as the SDK reads it, and the rest after --after; --all reads every row', async () => {

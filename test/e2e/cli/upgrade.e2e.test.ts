@@ -4,15 +4,16 @@
  * exit code and next step when one fails, JSON output, and the abort's confirmation.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import type { Client } from '../../../src/client/index.ts';
 import { makeBundle, signingKey } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { startCliNode, type CliNode, type CliUser } from '../../helpers/cli.ts';
+import type { TestNode } from '../../helpers/node.ts';
 import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 const PKG = 'com.hearth.cli-upgrade';
 const LINES = { HEARTH_PROGRESS: 'lines' };
 
+let cli: CliNode;
 let node: TestNode;
 let user: CliUser;
 let sdk: Client;
@@ -29,11 +30,8 @@ async function namespace(n: number, blocked: boolean): Promise<{ ns: string; con
 }
 
 beforeAll(async () => {
-  node = await startTestNode();
-  user = await CliUser.create(node.url);
-  await user.login(node.adminUser, node.adminPassword);
-  sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
+  cli = await startCliNode();
+  ({ node, sdk, user } = cli);
   const key = signingKey();
   const v1 = await makeBundle({ wasm: await buildTestApp('kv'), package: PKG, version: '1.0.0', key });
   const v2 = await makeBundle({ wasm: await buildTestApp('kv_v2'), package: PKG, version: '2.0.0', key });
@@ -41,10 +39,7 @@ beforeAll(async () => {
   await sdk.applications.installDev(v2.path);
   v1Blob = (await sdk.applications.versions(appId)).find((v) => v.version === '1.0.0')!.blobId;
 }, 120_000);
-afterAll(async () => {
-  await user?.destroy();
-  await node?.destroy();
-});
+afterAll(() => cli?.destroy());
 
 it('upgrades with a progress bar of contexts and prints the outcome', { timeout: 120_000 }, async () => {
   const { ns, contexts } = await namespace(2, false);

@@ -8,12 +8,11 @@
  * together, and wrote nothing to the store.
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import type { Client } from '../../../src/client/index.ts';
 import type { ContextMeta, DeltaRecord } from '../../../src/contexts/types.ts';
 import type { CallRequest } from '../../../src/runtime/contract.ts';
-import { makeBundle } from '../../helpers/bundles.ts';
+import { adminSdk, installTestApp } from '../../helpers/cli.ts';
 import { startTestNode, type TestNode } from '../../helpers/node.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 let node: TestNode;
 let c: Client;
@@ -21,11 +20,8 @@ let contextId: string;
 
 beforeAll(async () => {
   node = await startTestNode();
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv_flat'), package: 'com.hearth.concurrent' });
-  const appId = (await c.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-  const ns = (await c.http.data<{ namespaceId: string }>('/admin-api/namespaces', { method: 'POST', body: { applicationId: appId } })).namespaceId;
+  c = await adminSdk(node);
+  const { appId, ns } = await installTestApp(c, 'kv_flat', 'com.hearth.concurrent');
   contextId = (await c.contexts.create({ groupId: ns, applicationId: appId, initializationParams: [] })).contextId;
 }, 120_000);
 afterAll(() => node?.destroy());

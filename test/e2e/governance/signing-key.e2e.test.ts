@@ -9,12 +9,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { CliUser } from '../../helpers/cli.ts';
+import type { Client } from '../../../src/client/index.ts';
+import { adminSdk, CliUser, installTestApp } from '../../helpers/cli.ts';
 import { startTestNode, type TestNode } from '../../helpers/node.ts';
 import { httpError } from '../../helpers/status.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
 import { rawPrivateSeed } from '../../../src/crypto/keys.ts';
 
 let node: TestNode;
@@ -25,11 +23,8 @@ let tmp: string;
 
 beforeAll(async () => {
   node = await startTestNode();
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.sk' });
-  const { applicationId } = await c.applications.installDev(bundle.path);
-  ns = (await c.namespaces.create({ applicationId })).namespaceId;
+  c = await adminSdk(node);
+  ({ ns } = await installTestApp(c, 'kv', 'com.hearth.sk'));
   // the node's own Ed25519 secret, as its operator holds it in the home directory
   seed = rawPrivateSeed(createPrivateKey(await readFile(node.paths.nodeKey))).toString('hex');
   tmp = await mkdtemp(join(tmpdir(), 'hearth-sk-'));
