@@ -125,7 +125,7 @@ const ADMIN_API_ROWS: readonly Row[] = [
   ['GET', 'alias/list/context|application|identity', (_, s) => `context:alias:list:${s[2]}`],
   // Declared `admin`, as the reference's default for everything §5.2 leaves unmapped: every route
   // of the spec is named here, so a route is either declared or refused by the matrix test
-  // (test/e2e/permission-matrix.e2e.test.ts), never silently covered by the fallback alone.
+  // (test/e2e/auth/permission-matrix.e2e.test.ts), never silently covered by the fallback alone.
   ['GET', 'peers', 'admin'],
   ['GET', 'network/status', 'admin'],
   ['GET', 'usage', 'admin'],

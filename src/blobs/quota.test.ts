@@ -2,7 +2,7 @@
  * The blob quota and the disk reserve (quota.ts, issue #37 item 1), on a fake disk: a declared size
  * that cannot fit is refused before any byte is read, a stream of unknown size when it reaches a
  * bound, concurrent uploads count each other, and nothing is left behind. The real full disk is
- * test/e2e/disk-full.e2e.test.ts.
+ * test/e2e/faults/disk-full.e2e.test.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';

@@ -119,6 +119,23 @@ async function installOn(n: Node, b: MadeBundle): Promise<string> {
   return (await n.apps.releases(b.applicationId)).find((r) => r.version === b.version)!.bundleBlobId;
 }
 
+/** Two nodes, A holding an application (1.0.0) installed, B not: the arrange of most cases. */
+async function appOnA() {
+  const a = await node();
+  const b = await node();
+  const app = await bundle();
+  return { a, b, app, blobId: await installOn(a, app) };
+}
+
+/** Two nodes, A holding versions 1.0.0 and 2.0.0 of one application installed, B neither. */
+async function twoVersionsOnA() {
+  const a = await node();
+  const b = await node();
+  const v1 = await bundle('1.0.0');
+  const v2 = await bundle('2.0.0', v1.key);
+  return { a, b, v1, v2, blob1: await installOn(a, v1), blob2: await installOn(a, v2) };
+}
+
 beforeEach(() => {
   hub = new MemoryHub();
   dirs = [];
@@ -135,10 +152,7 @@ afterEach(async () => {
 
 describe('a joined context brings its application', () => {
   it('takes the bundle its registration names from a member, verifies and installs it, then says the context is ready', async () => {
-    const a = await node();
-    const b = await node();
-    const app = await bundle();
-    const blobId = await installOn(a, app);
+    const { a, b, app, blobId } = await appOnA();
     const { f, ready } = fetcherOn(b, { applicationId: app.applicationId }, () => registration({ applicationId: app.applicationId, bundleBlobId: blobId }));
     expect(await b.apps.get(app.applicationId)).toBeNull();
     hub.linkAll();
@@ -161,12 +175,7 @@ describe('a joined context brings its application', () => {
   });
 
   it('prefers the group’s resolved appKey (the version it runs now) to the registration’s', async () => {
-    const a = await node();
-    const b = await node();
-    const v1 = await bundle('1.0.0');
-    const v2 = await bundle('2.0.0', v1.key);
-    const blob1 = await installOn(a, v1);
-    const blob2 = await installOn(a, v2);
+    const { b, v1, blob1, blob2 } = await twoVersionsOnA();
     const { f } = fetcherOn(b, { applicationId: v1.applicationId }, () => registration({ applicationId: v1.applicationId, bundleBlobId: blob1, appKey: blob2 }));
     hub.linkAll();
     f.start();
@@ -175,10 +184,7 @@ describe('a joined context brings its application', () => {
   });
 
   it('refuses and penalizes a member sending other bytes; nothing is kept, the status says it is still being fetched, and another member serves it', async () => {
-    const a = await node();
-    const b = await node();
-    const app = await bundle();
-    const blobId = await installOn(a, app);
+    const { a, b, app, blobId } = await appOnA();
     const tampered = Buffer.from(app.bytes);
     tampered[tampered.length - 10] ^= 0xff;
     const liar = rogue(() => [json({ found: true, size: tampered.length }), tampered]);
@@ -202,10 +208,7 @@ describe('a joined context brings its application', () => {
   });
 
   it('refuses a member announcing more than a bundle may hold (penalized, skipped) and takes it from another', async () => {
-    const a = await node();
-    const b = await node();
-    const app = await bundle();
-    const blobId = await installOn(a, app);
+    const { a, b, app, blobId } = await appOnA();
     const big = rogue(() => [json({ found: true, size: app.bytes.length + 1 })]);
     const { f } = fetcherOn(b, { applicationId: app.applicationId }, () => registration({ applicationId: app.applicationId, bundleBlobId: blobId }), {
       maxBundleBytes: app.bytes.length,
@@ -279,12 +282,7 @@ describe('a joined context brings its application', () => {
 
 describe('an upgraded group brings its target version', () => {
   it('a member running v1 fetches the upgrade’s v2 from a member without blocking its calls; the status says so until it is installed', async () => {
-    const a = await node();
-    const b = await node();
-    const v1 = await bundle('1.0.0');
-    const v2 = await bundle('2.0.0', v1.key);
-    const blob1 = await installOn(a, v1);
-    const blob2 = await installOn(a, v2);
+    const { b, v1, blob1, blob2 } = await twoVersionsOnA();
     expect(await installOn(b, v1)).toBe(blob1);
     let reg = registration({ applicationId: v1.applicationId, bundleBlobId: blob1 });
     const { f } = fetcherOn(b, { applicationId: v1.applicationId, bundleBlobId: blob1 }, () => reg);
@@ -306,12 +304,7 @@ describe('an upgraded group brings its target version', () => {
   });
 
   it('an aborted upgrade’s target is not fetched', async () => {
-    const a = await node();
-    const b = await node();
-    const v1 = await bundle('1.0.0');
-    const v2 = await bundle('2.0.0', v1.key);
-    const blob1 = await installOn(a, v1);
-    const blob2 = await installOn(a, v2);
+    const { b, v1, blob1, blob2 } = await twoVersionsOnA();
     await installOn(b, v1);
     const { f } = fetcherOn(b, { applicationId: v1.applicationId, bundleBlobId: blob1 }, () => registration({ applicationId: v1.applicationId, bundleBlobId: blob1, upgradeTo: blob2, aborted: true }));
     hub.linkAll();

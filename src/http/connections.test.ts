@@ -1,7 +1,7 @@
 /**
  * The connection governor (connections.ts, issue #23 section 1): per-address quota, reserved slots,
  * idle sockets near the cap, body deadlines, and one aggregated log line. Sockets and requests are
- * stand-ins driven by a fake clock; test/e2e/slow-body.e2e.test.ts drives a real node.
+ * stand-ins driven by a fake clock; test/e2e/http/slow-body.e2e.test.ts drives a real node.
  */
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';

@@ -103,7 +103,7 @@ export async function createLibp2pNode(config: NodeConfig, hooks: NodeHooks): Pr
     // addressDialTimeout: libp2p dials a peer's addresses one after another, relayed ones last, and
     // merges concurrent dials to one peer; an invitation's LAN address of a home behind NAT hangs
     // (no answer at all), and at libp2p's 6 s per address the relayed one is never reached
-    // within a 5 s join dial (the NAT lab, test/e2e/nat-relay.e2e.test.ts)
+    // within a 5 s join dial (the NAT lab, test/e2e/network/nat-relay.e2e.test.ts)
     // addressSorter: a peer that offers QUIC and TCP is reached over QUIC (quic.ts)
     connectionManager: { maxConnections: 1024, reconnectRetries: 0, addressDialTimeout: ADDRESS_DIAL_TIMEOUT_MS, addressSorter: quicFirstSorter },
     peerDiscovery: config.mdns ? [mdns({ interval: config.mdnsIntervalMs ?? 10_000 })] : [],

@@ -18,7 +18,7 @@ const PEER_KEY = /^[0-9a-f]{64}$/;
 /**
  * The libp2p private key of a node signing key (an Ed25519 `KeyObject`). libp2p's own key object,
  * unchanged: signing with the kept `KeyObject` instead (issue #22, a tenth of a `set`'s main-thread
- * CPU) made the DHT never take a peer into its routing table (test/e2e/dht-join.e2e.test.ts), for a
+ * CPU) made the DHT never take a peer into its routing table (test/e2e/network/dht-join.e2e.test.ts), for a
  * reason not found yet — see docs/performance.md.
  */
 export function libp2pPrivateKey(key: KeyObject): Ed25519PrivateKey {

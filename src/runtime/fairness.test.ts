@@ -5,10 +5,8 @@
  * of the worker that replaces a stopped one), not behind every runaway call queued before it.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import { HearthError } from '../errors.ts';
-import { WasmRuntime } from './runtime.ts';
-import { newViews, output, request } from './test-support.ts';
+import { output, startSpinRuntime, type SpinRuntime } from './test-support.ts';
 
 const DEADLINE_MS = 2_000;
 const WORKERS = 2;
@@ -16,22 +14,15 @@ const RUNAWAYS = 8;
 /** a replaced worker's start (a thread, the TypeScript loader in tests, the module): generous on a loaded machine */
 const WORKER_START_MS = 1_500;
 
-let spin: Uint8Array;
-let rt: WasmRuntime;
-
+let bed: SpinRuntime;
 beforeAll(async () => {
-  spin = await buildTestApp('spin');
-  rt = new WasmRuntime({ poolSize: WORKERS, deadlineMs: DEADLINE_MS, queueLimit: 64 });
-  await rt.start({ warm: true });
+  bed = await startSpinRuntime({ workers: WORKERS, deadlineMs: DEADLINE_MS });
 }, 300_000);
-
-afterAll(async () => {
-  await rt?.stop();
-});
+afterAll(() => bed?.rt.stop());
 
 it('with more runaway contexts than workers, a healthy context is served within its normal time plus one deadline', async () => {
   const healthy = new Uint8Array(32).fill(0x11);
-  const quick = () => rt.call(request('spin', spin, 'quick', undefined, newViews(), { contextId: healthy }));
+  const quick = () => bed.call('quick', healthy);
   // the healthy context's normal time, on an idle pool
   let t = performance.now();
   expect(output(await quick())).toBe('done');
@@ -42,7 +33,7 @@ it('with more runaway contexts than workers, a healthy context is served within 
     const contextId = new Uint8Array(32).fill(0x80 + i);
     while (!stopped) {
       // a runaway that found no worker within its wait is refused 503 (it did not run): it retries
-      const r = await rt.call(request('spin', spin, 'spin', undefined, newViews(), { contextId })).catch((e: unknown) => {
+      const r = await bed.call('spin', contextId).catch((e: unknown) => {
         if (e instanceof HearthError && e.kind === 'unavailable') return 'busy' as const;
         throw e;
       });
@@ -52,7 +43,7 @@ it('with more runaway contexts than workers, a healthy context is served within 
   });
   try {
     // every runaway has run once: the pool queue holds RUNAWAYS - WORKERS runaway calls at all times
-    await expect.poll(() => rt.stats.replaced.deadline, { timeout: 8 * RUNAWAYS * DEADLINE_MS, interval: 100 }).toBeGreaterThanOrEqual(RUNAWAYS);
+    await expect.poll(() => bed.rt.stats.replaced.deadline, { timeout: 8 * RUNAWAYS * DEADLINE_MS, interval: 100 }).toBeGreaterThanOrEqual(RUNAWAYS);
     const waits: number[] = [];
     for (let i = 0; i < 3; i++) {
       t = performance.now();

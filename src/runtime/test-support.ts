@@ -1,9 +1,12 @@
 /**
  * In-memory views and helpers for the runtime's tests (and for other domains' tests that run
- * guests): a sorted key-value view implementing `IndexView`, and a way to apply a call's writes.
+ * guests): a sorted key-value view implementing `IndexView`, a way to apply a call's writes, and
+ * the runaway-context tests' runtime running the `spin` test app.
  */
+import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import { toHex as hex } from '../crypto/ids.ts';
-import type { CallRequest, IndexView, Writes } from './contract.ts';
+import type { CallRequest, CallResult, IndexView, Writes } from './contract.ts';
+import { WasmRuntime } from './runtime.ts';
 
 export class MemoryView implements IndexView {
   readonly entries = new Map<string, [Uint8Array, Uint8Array]>();
@@ -81,4 +84,23 @@ export function request(
 export function output(result: { ok: boolean; output?: Uint8Array | null }): unknown {
   if (!result.ok) throw new Error(`call failed: ${JSON.stringify(result)}`);
   return result.output ? JSON.parse(new TextDecoder().decode(result.output)) : undefined;
+}
+
+/** A started runtime running the `spin` test app (test/apps/spin.ts). */
+export interface SpinRuntime {
+  readonly rt: WasmRuntime;
+  /** calls `spin` (runs to the deadline) or `quick` (answers at once) as the context `contextId` */
+  call(method: 'spin' | 'quick', contextId: Uint8Array): Promise<CallResult>;
+}
+
+/**
+ * A runtime of `workers` workers and a call deadline of `deadlineMs`, started, with the `spin` app
+ * built: the setup of the runaway-context tests (fairness.test.ts, throttle.test.ts). No vitest
+ * hooks here: the benchmarks import this file outside the test runner, where importing vitest hangs.
+ */
+export async function startSpinRuntime(options: { workers: number; deadlineMs: number }): Promise<SpinRuntime> {
+  const spin = await buildTestApp('spin');
+  const rt = new WasmRuntime({ poolSize: options.workers, deadlineMs: options.deadlineMs, queueLimit: 64 });
+  await rt.start({ warm: true });
+  return { rt, call: (method, contextId) => rt.call(request('spin', spin, method, undefined, newViews(), { contextId })) };
 }

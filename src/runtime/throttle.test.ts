@@ -5,27 +5,18 @@
  * runaways are held to one worker and cool down, and each runs again after its cool-downs.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import { HearthError } from '../errors.ts';
-import { WasmRuntime } from './runtime.ts';
-import { newViews, output, request } from './test-support.ts';
+import { output, startSpinRuntime, type SpinRuntime } from './test-support.ts';
 
 const DEADLINE_MS = 1_000;
 const WORKERS = 3;
 const RUNAWAYS = 12;
 
-let spin: Uint8Array;
-let rt: WasmRuntime;
-
+let bed: SpinRuntime;
 beforeAll(async () => {
-  spin = await buildTestApp('spin');
-  rt = new WasmRuntime({ poolSize: WORKERS, deadlineMs: DEADLINE_MS, queueLimit: 64 });
-  await rt.start({ warm: true });
+  bed = await startSpinRuntime({ workers: WORKERS, deadlineMs: DEADLINE_MS });
 }, 300_000);
-
-afterAll(async () => {
-  await rt?.stop();
-});
+afterAll(() => bed?.rt.stop());
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -42,7 +33,7 @@ it('12 runaway contexts on 3 workers: a healthy context is served or refused 503
   const runaways = Array.from({ length: RUNAWAYS }, async (_, i) => {
     const contextId = new Uint8Array(32).fill(0x80 + i);
     while (!stopped) {
-      const r = await rt.call(request('spin', spin, 'spin', undefined, newViews(), { contextId })).catch(refusal);
+      const r = await bed.call('spin', contextId).catch(refusal);
       if ('retryAfterSecs' in r) {
         if (/cools down/.test(r.message)) cooled++;
         await pause(100); // sooner than Retry-After says: a cooling context is refused at once
@@ -57,7 +48,7 @@ it('12 runaway contexts on 3 workers: a healthy context is served or refused 503
   const failures: unknown[] = [];
   const calls = (async () => {
     while (!stopped) {
-      const r = await rt.call(request('spin', spin, 'quick', undefined, newViews(), { contextId: healthy })).catch(refusal);
+      const r = await bed.call('quick', healthy).catch(refusal);
       if ('retryAfterSecs' in r) outcomes.push('503');
       else if (r.ok && output(r) === 'done') outcomes.push('ok');
       else failures.push(r); // a 200 carrying an error
@@ -74,5 +65,5 @@ it('12 runaway contexts on 3 workers: a healthy context is served or refused 503
   expect(failures).toEqual([]);
   expect(outcomes).toContain('ok');
   expect(cooled).toBeGreaterThan(0);
-  expect(rt.stats.replaced.deadline).toBeGreaterThanOrEqual(3 * RUNAWAYS);
+  expect(bed.rt.stats.replaced.deadline).toBeGreaterThanOrEqual(3 * RUNAWAYS);
 }, 200_000);

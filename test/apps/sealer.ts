@@ -1,5 +1,5 @@
 // A minimal context app around `seal_to` / `open_sealed`, for the sealing end-to-end test
-// (test/e2e/sealing.e2e.test.ts): `init` commits an empty state; `seal_open` seals text to a key
+// (test/e2e/runtime/sealing.e2e.test.ts): `init` commits an empty state; `seal_open` seals text to a key
 // and opens it again in the same call, as an app keeping a secret in its replicated state would.
 // AssemblyScript source; built by test/helpers/wasm-apps.ts.
 import * as env from './lib/env';

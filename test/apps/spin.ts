@@ -31,7 +31,7 @@ export function quick(): void {
   sdk.returnOk('"done"');
 }
 
-/** a context can be created with this app (test/e2e/runtime-disconnect.e2e.test.ts) */
+/** a context can be created with this app (test/e2e/runtime/disconnect.e2e.test.ts) */
 export function init(): void {
   sdk.commit(new ArrayBuffer(32), new ArrayBuffer(0));
 }

@@ -1,12 +1,17 @@
 /**
  * Drives the operator CLI against a running test node: each call spawns the compiled `hearth` command with
- * a private home root (profiles live there) and `--node <url>`, like a user on another terminal.
+ * a private home root (profiles live there) and `--node <url>`, like a user on another terminal. Also the
+ * CLI tests' common start: a test node with the SDK and a CLI user logged in as its admin, and a test
+ * application installed with a namespace founded for it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { runCli } from './node.ts';
+import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
+import { makeBundle } from './bundles.ts';
+import { runCli, startTestNode, type TestNode, type TestNodeOptions } from './node.ts';
+import { buildTestApp } from './wasm-apps.ts';
 
 export interface CliResult {
   code: number | null;
@@ -59,4 +64,45 @@ export class CliUser {
   destroy(): Promise<void> {
     return rm(this.root, { recursive: true, force: true });
   }
+}
+
+/** A test node, the SDK logged in as its admin, and a CLI user logged in as its admin too. */
+export interface CliNode {
+  node: TestNode;
+  sdk: Client;
+  user: CliUser;
+  /** stops the node and removes the CLI user's home root */
+  destroy(): Promise<void>;
+}
+
+/** The SDK on `node`, logged in as its admin. */
+export async function adminSdk(node: TestNode): Promise<Client> {
+  const sdk = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
+  await sdk.auth.login({ username: node.adminUser, password: node.adminPassword });
+  return sdk;
+}
+
+/** Starts a test node with the SDK and a CLI user logged in as its admin: where a CLI test starts. */
+export async function startCliNode(opts: TestNodeOptions = {}): Promise<CliNode> {
+  const node = await startTestNode(opts);
+  const sdk = await adminSdk(node);
+  const user = await CliUser.create(node.url);
+  await user.login(node.adminUser, node.adminPassword);
+  return {
+    node,
+    sdk,
+    user,
+    destroy: async () => {
+      await user.destroy();
+      await node.destroy();
+    },
+  };
+}
+
+/** Installs the test app `app` (test/apps/<app>.ts) as a dev bundle of `pkg` and founds a namespace for it. */
+export async function installTestApp(sdk: Client, app: string, pkg: string): Promise<{ appId: string; ns: string; bundlePath: string }> {
+  const bundle = await makeBundle({ wasm: await buildTestApp(app), package: pkg });
+  const appId = (await sdk.applications.installDev(bundle.path)).applicationId;
+  const ns = (await sdk.namespaces.create({ applicationId: appId })).namespaceId;
+  return { appId, ns, bundlePath: bundle.path };
 }

@@ -5,7 +5,7 @@
  * from the last acknowledged write until every node names the same state hash, every key read back
  * on every node (`get`, key by key), memory per node (RSS of its process), and the
  * traffic per write (payload by channel and connection bytes, from each node's network status).
- * Used by test/e2e/scale.e2e.test.ts (small) and bench/scale.ts (20 × 2,000).
+ * Used by test/e2e/sync/scale.e2e.test.ts (small) and bench/scale.ts (20 × 2,000).
  */
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';

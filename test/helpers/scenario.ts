@@ -1,5 +1,5 @@
 /**
- * The steps the multi-node scenario suite (issue #21 §3, test/e2e/scenarios.e2e.test.ts) is made
+ * The steps the multi-node scenario suite (issue #21 §3, test/e2e/scenarios/) is made
  * of, in the words of the workflows that existing tooling runs against a node: install an
  * application on every node, create a namespace and a context, invite, join the namespace (no
  * context join: the joiner's node follows the namespace's contexts by itself), write, wait until

@@ -1,6 +1,6 @@
 /**
  * Runs `hearth workflow run` (issue #36) from the built dist for the workflow e2e tests
- * (test/e2e/cli-workflow*.e2e.test.ts): collects its output and its `--output json` progress
+ * (test/e2e/cli/workflow*.e2e.test.ts): collects its output and its `--output json` progress
  * lines, and checks that the nodes a run started are gone afterwards.
  */
 import { spawn } from 'node:child_process';

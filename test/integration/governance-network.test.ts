@@ -2,7 +2,7 @@
  * Three in-process nodes on an in-memory network, driven through the SDK over real HTTP: the
  * invite → join → admit flow of the spec's routes, changes on each node reaching the others,
  * `POST /groups/{g}/sync`, `/peers` and `/usage` from real figures. (The same flows over libp2p
- * between separate processes: test/e2e/network-*.e2e.test.ts.)
+ * between separate processes: test/e2e/network/join.e2e.test.ts, network/governance.e2e.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';

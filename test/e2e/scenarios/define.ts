@@ -1,7 +1,7 @@
 /**
  * The multi-node scenarios that existing workflows of the reference ecosystem run (issue #21 §3),
  * in our own words, on three node processes and one test application per file
- * (`scenarios-<app>.e2e.test.ts`). Each scenario works in a namespace of its own, so they share the
+ * (`<app>.e2e.test.ts` beside this file). Each scenario works in a namespace of its own, so they share the
  * cluster without seeing each other's state. Joiners never call `POST /contexts/{id}/join`: a
  * namespace join makes the namespace's contexts readable on the joiner's node by itself
  * (auto-follow). Every convergence is asserted twice: by root hash and by reading the values back.

@@ -16,7 +16,7 @@ import { entryRows } from '../state-entries.ts';
 import { applicationProblem } from '../sync-status.ts';
 import { useAbi } from '../use-abi.ts';
 import { ErrorNote, Table, useLoad } from '../ui.tsx';
-import type { ContextPanel, PanelProps } from './contexts.tsx';
+import type { ContextPanel, PanelProps } from './context-panel.ts';
 import { RawStateRows } from './raw-state.tsx';
 
 export const PAGE_SIZE = 20;

@@ -11,7 +11,7 @@ import type { ContextSyncStatus } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { ago, stateWords, syncSummary } from '../sync-status.ts';
 import { ErrorNote, Id, useAction, useLoad } from '../ui.tsx';
-import type { ContextColumn, ContextPanel, ContextRow, PanelProps } from './contexts.tsx';
+import type { ContextColumn, ContextPanel, ContextRow, PanelProps } from './context-panel.ts';
 
 /** how often the open panel reads the status again */
 const REFRESH_MS = 3_000;

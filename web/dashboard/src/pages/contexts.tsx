@@ -8,9 +8,9 @@
  * ./context-sync.tsx). Both receive a {@link ContextRow}, which carries what the list already
  * loaded, and may say for which rows they show (`shows`).
  */
-import type { ComponentChildren, FunctionComponent } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { HttpError, parseJson, stringifyJson, type Application, type Context, type ContextSyncStatus } from '../../../../src/client/index.ts';
+import { HttpError, parseJson, stringifyJson, type Application } from '../../../../src/client/index.ts';
 import { useDashboard } from '../app-context.ts';
 import { pretty, size } from '../format.ts';
 import { Card, ConfirmButton, ErrorNote, Field, Form, Id, Table, useAction, useLoad, useReachability, valueOf, type Column } from '../ui.tsx';
@@ -19,33 +19,7 @@ import { useAbi } from '../use-abi.ts';
 import { STATE_ENTRIES_PANEL } from './context-state.tsx';
 import { aliasesById, appName } from './applications.tsx';
 import { SYNC_COLUMN, SYNC_PANEL } from './context-sync.tsx';
-
-/** A context as the list shows it. */
-export interface ContextRow {
-  context: Context;
-  aliases: string[];
-  application?: Application;
-  /** hearth's sync status (`GET /contexts/sync`); absent on a node without a network */
-  sync?: ContextSyncStatus;
-}
-
-export interface PanelProps {
-  row: ContextRow;
-  /** reloads the list (e.g. after an alias changed) */
-  reload: () => void;
-}
-
-export interface ContextPanel {
-  title: string;
-  component: FunctionComponent<PanelProps>;
-  /** shown only for the contexts this holds for (default: all) */
-  shows?: (row: ContextRow) => boolean;
-}
-
-export interface ContextColumn extends Column<ContextRow> {
-  /** shown only when this holds for some context of the list (default: always) */
-  shows?: (row: ContextRow) => boolean;
-}
+import type { ContextColumn, ContextPanel, ContextRow, PanelProps } from './context-panel.ts';
 
 /** Columns of the contexts list, in order. */
 export const CONTEXT_COLUMNS: ContextColumn[] = [
