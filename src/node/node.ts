@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { createAccounts } from '../accounts/index.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
+import { createAliases } from '../aliases/index.ts';
 import { createApplications } from '../applications/index.ts';
 import { createAuth } from '../auth/index.ts';
 import { KeyStore } from '../auth/store.ts';
@@ -239,7 +240,8 @@ export class HearthNode {
     const upgrades = createUpgrades({ store, governance, contexts, applications, identity, bus, clock, logger });
     const delegation = createDelegation({ store, governance, contexts, applications, identity, clock });
     const events = createEvents({ bus, clock, governance, contexts, logger });
-    this.parts = { identity, auth, accounts, network, blobs, applications: apps, governance: gov, contexts, events, tee, upgrades, delegation, sync };
+    const aliases = createAliases({ store });
+    this.parts = { identity, auth, accounts, aliases, network, blobs, applications: apps, governance: gov, contexts, events, tee, upgrades, delegation, sync };
     this.identity = identity;
     this.keys = auth.keys;
     this.applications = applications;
@@ -260,6 +262,7 @@ export class HearthNode {
     this.domains.push(
       auth,
       accounts,
+      aliases,
       runtime,
       this.prepareDomain(contexts),
       apps,

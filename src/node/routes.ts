@@ -35,6 +35,7 @@ import { registerOpenApiRoute, type RouteCatalogue } from '../http/openapi.ts';
 import { registerNetworkRoutes, type NetworkRoutesDeps } from '../network/routes.ts';
 import type { NodeIdentity } from '../accounts/identity.ts';
 import type { AccountsDomain } from '../accounts/index.ts';
+import type { AliasesDomain } from '../aliases/index.ts';
 import type { ApplicationsDomain } from '../applications/index.ts';
 import type { AuthDomain } from '../auth/index.ts';
 import type { BlobsDomain } from '../blobs/index.ts';
@@ -60,6 +61,7 @@ export interface RouteDeps {
   peerCount: () => number;
   network: NetworkRoutesDeps;
   blobs: BlobRoutesDeps;
+  aliases: AliasesDomain;
   applications: ApplicationRoutesDeps;
   /** hearth's `PUT /admin-api/dev-bundle` (the node's development signing key) */
   devBundle: DevBundleDeps;
@@ -92,7 +94,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerApplicationRoutes(app, deps.applications);
   registerBundleUploadRoute(app, deps.applications);
   registerDevBundleRoute(app, deps.devBundle);
-  registerAliasRoutes(app, { store: deps.store });
+  registerAliasRoutes(app, deps.aliases);
   registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
   registerAccountRoutes(app, { accounts: deps.governance.accounts });
   registerGovernanceRoutes(app, deps.governance);
@@ -111,6 +113,7 @@ export interface NodeParts {
   identity: NodeIdentity;
   auth: AuthDomain;
   accounts: AccountsDomain;
+  aliases: AliasesDomain;
   network: NetworkDomain;
   blobs: BlobsDomain;
   applications: ApplicationsDomain;
@@ -151,6 +154,7 @@ export function routeDepsOf(p: NodeParts, n: NodeRouteDeps): RouteDeps {
       replication: gov.replicator ? () => replicationView(gov.replicator!) : undefined,
     },
     blobs: { blobs: p.blobs.blobs },
+    aliases: p.aliases,
     events: p.events.routes,
     contexts: { ...contexts, onRpcOutcome: (outcome) => n.metrics.jsonrpc(outcome), rpcMethods: p.events.contextRpcMethods },
     applications: { applications: p.applications.applications },
