@@ -9,18 +9,13 @@
  * gov.groups.create(…);
  */
 import type { Logger } from 'pino';
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { EventBus } from '../bus.ts';
-import type { Clock } from '../clock.ts';
 import type { GaugeSource } from '../http/metrics.ts';
 import type { Network } from '../network/contract.ts';
 import type { StreamRouter } from '../network/router.ts';
-import type { Store } from '../store/store.ts';
-import type { ApplierRegistry } from './appliers.ts';
 import { MembersService } from './groups/members-service.ts';
 import { GroupService } from './groups/service.ts';
 import { InvitationService } from './invitations/service.ts';
-import { Governance } from './log.ts';
+import { Governance, type GovernanceDeps } from './log.ts';
 import { NamespaceManageService } from './namespaces/manage-service.ts';
 import { NamespaceService } from './namespaces/service.ts';
 import { OwnerService } from './owner/service.ts';
@@ -29,13 +24,8 @@ import { GovernanceReplicator } from './replication/replicator.ts';
 import { SettingsService } from './settings/service.ts';
 import { SigningKeyService } from './signing-key/service.ts';
 
-export interface GovernanceDeps {
-  store: Store;
-  identity: NodeIdentity;
-  clock: Clock;
-  bus: EventBus;
-  /** every op kind this node applies (governance's own and the domains' built on it) */
-  appliers: ApplierRegistry;
+/** The log's deps (`appliers`: every op kind this node applies, governance's own and the domains' built on it), and replication's. */
+export interface GovernanceDomainDeps extends GovernanceDeps {
   /** absent on a standalone node: nothing replicates */
   network?: Network;
   router?: StreamRouter;
@@ -63,7 +53,7 @@ export interface GovernanceDomain {
   stop(): Promise<void>;
 }
 
-export async function createGovernance(d: GovernanceDeps): Promise<GovernanceDomain> {
+export async function createGovernance(d: GovernanceDomainDeps): Promise<GovernanceDomain> {
   const { store, identity, clock } = d;
   const governance = new Governance({ store, identity, clock, bus: d.bus, appliers: d.appliers });
   const verified = await governance.load();

@@ -10,8 +10,8 @@ import type { Logger } from 'pino';
 import { createAccounts } from '../accounts/index.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
 import { createAliases } from '../aliases/index.ts';
-import { createApplications } from '../applications/index.ts';
-import { createAuth } from '../auth/index.ts';
+import { createApplications, type ApplicationsDomain } from '../applications/index.ts';
+import { createAuth, type AuthDomain } from '../auth/index.ts';
 import { KeyStore } from '../auth/store.ts';
 import { createBlobs } from '../blobs/index.ts';
 import { EventBus } from '../bus.ts';
@@ -20,12 +20,8 @@ import type { NodeConfig } from '../config/config.ts';
 import { readSecret, type HomePaths } from '../config/home.ts';
 import { CallAdmission, createContexts, type Contexts } from '../contexts/index.ts';
 import { createDelegation } from '../delegation/index.ts';
-import { createEvents } from '../events/index.ts';
-import type { EventStreamService } from '../events/service.ts';
-import type { PresenceService } from '../events/presence.ts';
-import { createGovernance } from '../governance/index.ts';
-import type { Governance } from '../governance/log.ts';
-import type { InvitationService } from '../governance/invitations/service.ts';
+import { createEvents, type EventsDomain } from '../events/index.ts';
+import { createGovernance, type GovernanceDomain } from '../governance/index.ts';
 import { peerSpeaksForMember } from '../governance/peer-membership.ts';
 import { buildApp, type App } from '../http/app.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
@@ -33,17 +29,11 @@ import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
 import { Metrics, storeSizeGauge } from '../http/metrics.ts';
 import type { RouteCatalogue, RouteRecord } from '../http/openapi.ts';
 import { createNetwork, type NetworkFactory, type NodeNetwork } from '../network/index.ts';
-import { createRuntime } from '../runtime/index.ts';
-import { DEFAULT_MODULE_CACHE_SIZE } from '../runtime/limits.ts';
-import type { WasmRuntime } from '../runtime/runtime.ts';
+import { createRuntime, DEFAULT_MODULE_CACHE_SIZE, type RuntimeDomain } from '../runtime/index.ts';
 import { LevelStore } from '../store/level.ts';
 import { createSync, type SyncDomain } from '../sync/index.ts';
-import type { ContextSync } from '../sync/service.ts';
 import { createTee } from '../tee/index.ts';
-import { createUpgrades } from '../upgrades/index.ts';
-import type { UpgradeService } from '../upgrades/service.ts';
-import type { ApplicationService } from '../applications/service.ts';
-import type { KeysService } from '../auth/keys-service.ts';
+import { createUpgrades, type UpgradesDomain } from '../upgrades/index.ts';
 import { AdminMissingError, type AdminCredentials } from './credentials.ts';
 import { domainsReady, quiesceDomains, startDomains, stopDomains, type Domain } from './domain.ts';
 import { nodeAppliers } from './ops.ts';
@@ -93,20 +83,20 @@ export class HearthNode {
   parts!: NodeParts;
   // the parts callers reach for (the CLI's `init`, tests), from the faces
   identity!: NodeIdentity;
-  keys!: KeysService;
-  applications!: ApplicationService;
-  governance!: Governance;
-  invitations!: InvitationService;
-  runtime!: WasmRuntime;
+  keys!: AuthDomain['keys'];
+  applications!: ApplicationsDomain['applications'];
+  governance!: GovernanceDomain['governance'];
+  invitations!: GovernanceDomain['invitations'];
+  runtime!: RuntimeDomain['runtime'];
   contexts!: Contexts;
-  presence!: PresenceService;
+  presence!: EventsDomain['presence'];
   /** the live event stream: SSE sessions and WebSockets over the bus */
-  events!: EventStreamService;
-  upgrades!: UpgradeService;
+  events!: EventsDomain['stream'];
+  upgrades!: UpgradesDomain['upgrades'];
   /** the peer-to-peer network (absent when standalone) */
   network?: NodeNetwork;
   /** context state sync (absent when standalone) */
-  sync?: ContextSync;
+  sync?: SyncDomain['sync'];
   /** the admin this start created from `NodeOptions.admin` (unset when the node already had one) */
   provisionedAdmin?: string;
 
@@ -192,7 +182,7 @@ export class HearthNode {
     const gov = await createGovernance({ store, identity, clock, bus, appliers: nodeAppliers(), network: net, router, logger, onDialed: network.onDialed });
     const governance = gov.governance;
     // the blobs and the catalogue of installed applications refer to each other, as do blobs and contexts
-    let applications: ApplicationService | undefined;
+    let applications: ApplicationsDomain['applications'] | undefined;
     let contexts: Contexts | undefined;
     const blobs = await createBlobs({
       store,

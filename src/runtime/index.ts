@@ -15,6 +15,9 @@ import { IdleCompactor } from './idle-compactor.ts';
 import { WasmRuntime } from './runtime.ts';
 import { identitySealing, type RootHolder } from './sealing.ts';
 
+/** how many compiled modules the runtime keeps: what the node prepares on start at most */
+export { DEFAULT_MODULE_CACHE_SIZE } from './limits.ts';
+
 export interface RuntimeDeps {
   blobs: BlobService;
   /** the node identity that seals and opens executors' secrets */
