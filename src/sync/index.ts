@@ -130,8 +130,8 @@ export function createSync(d: SyncDeps): SyncDomain {
       autoFollow.start();
       specialized.start();
     },
-    // the order the node has always stopped them in: fetches and invitations end first, then the
-    // passes and pulls in flight are awaited, and the keys last (sync's gossip is sealed with them)
+    // the timers of fetches and invitations end first, then the passes and pulls in flight are
+    // awaited, and the group keys go last: sync's gossip is sealed with them
     stop: async () => {
       appFetch.stop();
       specialized.stop();
