@@ -13,9 +13,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { badRequest } from '../errors.ts';
 import { DataNull, Errors } from '../http/response-schemas.ts';
-import type { Store } from '../store/store.ts';
 import { CreateAliasRequest, ListAliasesResponse, LookupAliasResponse, ScopeNameParams, ScopeParams } from './schemas.ts';
-import { AliasService, parseScope, VALUE_FIELD } from './service.ts';
+import { parseScope, VALUE_FIELD, type AliasService } from './service.ts';
 import type { AliasScope } from './store.ts';
 
 /**
@@ -32,8 +31,8 @@ function createForm(scope: AliasScope, body: unknown): { alias: string; value: s
   return { alias: form.alias as string, value: form[VALUE_FIELD[scope]] as string };
 }
 
-export function registerAliasRoutes(root: FastifyInstance, deps: { store: Store }): void {
-  const service = new AliasService(deps);
+export function registerAliasRoutes(root: FastifyInstance, deps: { aliases: AliasService }): void {
+  const service = deps.aliases;
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
   const createSchema = {

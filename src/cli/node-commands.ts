@@ -20,7 +20,7 @@ import { DEFAULT_NODE_NAME } from '../config/defaults.ts';
 import { displayPath, HomeInUseError, HomeLock, runningNode } from '../config/lock.ts';
 import type { LogLevel } from '../http/logging.ts';
 import { adminCredentials } from '../node/credentials.ts';
-import type { AdminCredentials } from '../node/node.ts';
+import type { AdminCredentials } from '../node/credentials.ts';
 import { LISTENING_FILE, localNodeOptions, portArg, positiveInt } from './connect.ts';
 import { clusterHolding, MAX_DEV_NODES, runCluster } from './dev-cluster.ts';
 import { registerDevControlCommands } from './dev-control.ts';

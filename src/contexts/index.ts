@@ -1,6 +1,8 @@
 /**
- * The contexts domain's public surface: one factory the composition root calls, the route
- * registrations, and the JSON-RPC extension point (rpc-contract.ts).
+ * The contexts domain's face: one factory the composition root calls (its lifecycle: the deleted
+ * contexts' reaper, the call admission's series), the route registrations, the JSON-RPC extension
+ * point (rpc-contract.ts), and the parts sync runs on a node with a network (fetching a missing
+ * application from members, auto-follow).
  *
  * @example
  * const contexts = createContexts({ store, governance, identity, applications, runtime, bus, clock });
@@ -12,6 +14,7 @@ import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../bus.ts';
 import type { Governance } from '../governance/log.ts';
+import type { GaugeSource } from '../http/metrics.ts';
 import type { Runtime } from '../runtime/contract.ts';
 import type { Store } from '../store/store.ts';
 import { ContextCalls } from './calls.ts';
@@ -44,6 +47,7 @@ export interface ContextsDeps {
 }
 
 export interface Contexts {
+  readonly name: 'contexts';
   contexts: ContextService;
   calls: ContextCalls;
   executor: ContextExecutor;
@@ -53,6 +57,10 @@ export interface Contexts {
   records: ContextStore;
   /** a context's raw state rows, read-only (hearth's raw-state routes) */
   rawState: RawStateReader;
+  /** the call admission's series (pending calls and bytes, refusals) */
+  metrics(): Iterable<GaugeSource>;
+  /** the reaper stops following deletions (it is started by whoever opened the contexts, after its sweep) */
+  beforeStop(): void;
 }
 
 export function createContexts(d: ContextsDeps): Contexts {
@@ -74,10 +82,22 @@ export function createContexts(d: ContextsDeps): Contexts {
   contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
   const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });
-  return { contexts, calls, executor, reaper, records: store, rawState: new RawStateReader(store) };
+  return {
+    name: 'contexts',
+    contexts,
+    calls,
+    executor,
+    reaper,
+    records: store,
+    rawState: new RawStateReader(store),
+    metrics: () => executor.admission.series(),
+    beforeStop: () => reaper.stop(),
+  };
 }
 
 export { CallAdmission, DEFAULT_ADMISSION, type AdmissionLimits } from './admission.ts';
+export { ApplicationFetch, bundleBlobsOf, type AppFetchDeps } from './app-fetch.ts';
+export { AutoFollow } from './auto-follow.ts';
 export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';
 export { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
 export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-contract.ts';

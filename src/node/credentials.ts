@@ -6,7 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { passwordProblem } from '../auth/passwords.ts';
 import { errnoText } from '../errno-text.ts';
-import type { AdminCredentials } from './node.ts';
+
+/** The admin account a node creates when it has none (`NodeOptions.admin`). */
+export interface AdminCredentials {
+  username: string;
+  password: string;
+}
 
 export class CredentialsError extends Error {
   override name = 'CredentialsError';

@@ -5,9 +5,9 @@
  */
 import type { ApplierRegistry, OpRegistration } from '../governance/appliers.ts';
 import { createAppliers } from '../governance/ops.ts';
-import { registerKeyOps } from '../sync/keys.ts';
-import { registerUpgradeOps } from '../upgrades/ops.ts';
-import { registerDelegationOps } from '../delegation/ops.ts';
+import { registerKeyOps } from '../sync/index.ts';
+import { registerUpgradeOps } from '../upgrades/index.ts';
+import { registerDelegationOps } from '../delegation/index.ts';
 
 /** the domains' op registrations, in the order they were registered before they left governance */
 export const DOMAIN_OPS: readonly OpRegistration[] = [registerKeyOps, registerUpgradeOps, registerDelegationOps];

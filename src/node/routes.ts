@@ -33,6 +33,26 @@ import { registerHealthRoutes, type Lifecycle } from '../http/health-routes.ts';
 import { registerMetricsRoute, type Metrics } from '../http/metrics.ts';
 import { registerOpenApiRoute, type RouteCatalogue } from '../http/openapi.ts';
 import { registerNetworkRoutes, type NetworkRoutesDeps } from '../network/routes.ts';
+import type { NodeIdentity } from '../accounts/identity.ts';
+import type { AccountsDomain } from '../accounts/index.ts';
+import type { AliasesDomain } from '../aliases/index.ts';
+import type { ApplicationsDomain } from '../applications/index.ts';
+import type { AuthDomain } from '../auth/index.ts';
+import type { BlobsDomain } from '../blobs/index.ts';
+import type { Clock } from '../clock.ts';
+import type { NodeConfig } from '../config/config.ts';
+import type { Contexts } from '../contexts/index.ts';
+import type { DelegationDomain } from '../delegation/index.ts';
+import type { EventsDomain } from '../events/index.ts';
+import type { GovernanceDomain } from '../governance/index.ts';
+import { libp2pPeerIdOf } from '../network/peer-id.ts';
+import type { NetworkDomain } from '../network/index.ts';
+import { replicationView } from '../governance/replication/view.ts';
+import type { SyncDomain } from '../sync/index.ts';
+import type { TeeDomain } from '../tee/index.ts';
+import { GroupUpgradeStatus } from '../upgrades/schemas.ts';
+import type { UpgradesDomain } from '../upgrades/index.ts';
+import { VERSION } from '../version.ts';
 
 export interface RouteDeps {
   auth: AuthRoutesDeps;
@@ -41,6 +61,7 @@ export interface RouteDeps {
   peerCount: () => number;
   network: NetworkRoutesDeps;
   blobs: BlobRoutesDeps;
+  aliases: AliasesDomain;
   applications: ApplicationRoutesDeps;
   /** hearth's `PUT /admin-api/dev-bundle` (the node's development signing key) */
   devBundle: DevBundleDeps;
@@ -73,7 +94,7 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerApplicationRoutes(app, deps.applications);
   registerBundleUploadRoute(app, deps.applications);
   registerDevBundleRoute(app, deps.devBundle);
-  registerAliasRoutes(app, { store: deps.store });
+  registerAliasRoutes(app, deps.aliases);
   registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
   registerAccountRoutes(app, { accounts: deps.governance.accounts });
   registerGovernanceRoutes(app, deps.governance);
@@ -85,4 +106,90 @@ export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
   registerDelegationRoutes(app, deps.delegation);
   registerDashboardRoutes(app);
   registerSyncRoutes(app, deps.sync ?? {});
+}
+
+/** The domains' faces the route table reads (node.ts builds them when the node opens). */
+export interface NodeParts {
+  identity: NodeIdentity;
+  auth: AuthDomain;
+  accounts: AccountsDomain;
+  aliases: AliasesDomain;
+  network: NetworkDomain;
+  blobs: BlobsDomain;
+  applications: ApplicationsDomain;
+  governance: GovernanceDomain;
+  contexts: Contexts;
+  events: EventsDomain;
+  tee: TeeDomain;
+  upgrades: UpgradesDomain;
+  delegation: DelegationDomain;
+  sync: SyncDomain;
+}
+
+/** What the route table takes from the node itself rather than a domain. */
+export interface NodeRouteDeps {
+  config: NodeConfig;
+  clock: Clock;
+  store: Store;
+  metrics: Metrics;
+  catalogue: RouteCatalogue;
+  lifecycle: () => Lifecycle;
+}
+
+/** Each domain's route deps, from its face. */
+export function routeDepsOf(p: NodeParts, n: NodeRouteDeps): RouteDeps {
+  const { config, clock } = n;
+  const { governance: gov, contexts, network } = p;
+  return {
+    catalogue: n.catalogue,
+    delegatedAccess: config.admin.delegatedAccess,
+    metrics: n.metrics,
+    store: n.store,
+    lifecycle: n.lifecycle,
+    // a standalone node (no network) answers 0, as the reference without a swarm
+    peerCount: () => network.net?.peerCount() ?? 0,
+    network: {
+      status: () => network.net?.status(),
+      peerId: libp2pPeerIdOf(p.identity.publicKey),
+      replication: gov.replicator ? () => replicationView(gov.replicator!) : undefined,
+    },
+    blobs: { blobs: p.blobs.blobs },
+    aliases: p.aliases,
+    events: p.events.routes,
+    contexts: { ...contexts, onRpcOutcome: (outcome) => n.metrics.jsonrpc(outcome), rpcMethods: p.events.contextRpcMethods },
+    applications: { applications: p.applications.applications },
+    devBundle: p.applications.devBundle,
+    tee: { tee: p.tee.tee },
+    signingKeys: { signingKeys: gov.signingKeys },
+    upgrades: { upgrades: p.upgrades.upgrades },
+    delegation: { intents: p.delegation.intents, groupIntents: p.delegation.groupIntents },
+    sync: { specialized: p.sync.specialized },
+    governance: {
+      governance: gov.governance,
+      identity: p.identity,
+      clock,
+      namespaces: gov.namespaces,
+      groups: gov.groups,
+      namespaceManage: gov.namespaceManage,
+      accounts: p.accounts.accounts,
+      settings: gov.settings,
+      members: gov.members,
+      owner: gov.owner,
+      invitations: gov.invitations,
+      sync: gov.replicator,
+      contextUsage: (id) => contexts.contexts.usage(id),
+      // GroupInfo `activeUpgrade`: the group's upgrade while it is in progress on this node
+      groupInfoFields: { activeUpgrade: { schema: GroupUpgradeStatus, read: (groupId) => p.upgrades.upgrades.activeUpgrade(groupId) } },
+    },
+    auth: {
+      auth: p.auth.auth,
+      keys: p.auth.keys,
+      store: n.store,
+      clock,
+      startedAt: clock.now(),
+      development: config.node.development,
+      version: VERSION,
+      allowedCallbackOrigins: config.auth.allowedCallbackOrigins,
+    },
+  };
 }

@@ -22,7 +22,7 @@ import type { EventBus, NodeEvent } from '../bus.ts';
 import { requireCapability, requireMember, subtree } from '../governance/authority.ts';
 import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
-import type { Network } from '../network/contract.ts';
+import type { Network } from '../network/network-port.ts';
 import type { Store } from '../store/store.ts';
 import { MigrationHeartbeats, type TopicMessages } from './heartbeats.ts';
 import { Migrator } from './migrator.ts';

@@ -12,7 +12,8 @@ import type { Clock } from '../../src/clock.ts';
 import { loadConfig, saveConfig, type NodeConfig } from '../../src/config/config.ts';
 import { initHome, resolveHome, type HomePaths } from '../../src/config/home.ts';
 import { createLogger } from '../../src/http/logging.ts';
-import { HearthNode, type NetworkFactory } from '../../src/node/node.ts';
+import { HearthNode } from '../../src/node/node.ts';
+import type { NetworkFactory } from '../../src/network/index.ts';
 import { publicKeyOf } from '../../src/crypto/keys.ts';
 import type { MemoryHub } from '../../src/network/memory.ts';
 

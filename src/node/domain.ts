@@ -1,0 +1,58 @@
+/**
+ * What the composition root asks of a domain's face (`src/<domain>/index.ts`, docs/architecture.md
+ * "Where a new domain plugs in"): a name, its metric series and a lifecycle. The faces return this
+ * shape without importing it (a domain sits below `src/node/`): the root checks it where it lists
+ * them. `node.ts` starts the list in order and stops it in reverse, so adding a domain is one line.
+ */
+import type { GaugeSource } from '../http/metrics.ts';
+
+export interface Domain {
+  readonly name: string;
+  /** the domain's series for `GET /metrics`, registered once when the node starts */
+  metrics?(): Iterable<GaugeSource>;
+  /** starts the long-lived parts; awaited before the next domain starts */
+  start?(): void | Promise<void>;
+  /** work the first request should not pay for, begun by `start`: awaited (all together) before HTTP listens */
+  ready?(): Promise<unknown>;
+  /**
+   * ends what must not outlive the HTTP drain, in list order, before requests drain: open event
+   * streams would hold the drain, and the store's watcher must not reopen a store that is closing
+   */
+  beforeStop?(): void;
+  /** stops the long-lived parts once requests have drained, in reverse list order */
+  stop?(): void | Promise<void>;
+}
+
+/** Starts each domain in list order (a domain may use every one before it). */
+export async function startDomains(domains: readonly Domain[]): Promise<void> {
+  for (const d of domains) await d.start?.();
+}
+
+/** Every domain's `ready`, together. */
+export async function domainsReady(domains: readonly Domain[]): Promise<void> {
+  await Promise.all(domains.map((d) => d.ready?.()));
+}
+
+/** `beforeStop` of each domain, in list order (each only ends timers, listeners and streams: none waits). */
+export function quiesceDomains(domains: readonly Domain[], onError?: (err: unknown) => void): void {
+  for (const d of domains) {
+    try {
+      d.beforeStop?.();
+    } catch (err) {
+      if (!onError) throw err;
+      onError(err);
+    }
+  }
+}
+
+/** Stops each domain in reverse list order: a domain stops before the ones it was built on. */
+export async function stopDomains(domains: readonly Domain[], onError?: (err: unknown) => void): Promise<void> {
+  for (const d of [...domains].reverse()) {
+    try {
+      await d.stop?.();
+    } catch (err) {
+      if (!onError) throw err;
+      onError(err);
+    }
+  }
+}
