@@ -12,7 +12,7 @@ import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../bus.ts';
 import type { Governance } from '../governance/log.ts';
-import type { Runtime } from '../runtime/contract.ts';
+import type { Runtime } from '../runtime/call-types.ts';
 import type { Store } from '../store/store.ts';
 import { ContextCalls } from './calls.ts';
 import { DeletedContextReaper } from './deletions.ts';

@@ -3,7 +3,7 @@
  * guests): a sorted key-value view implementing `IndexView`, and a way to apply a call's writes.
  */
 import { toHex as hex } from '../crypto/ids.ts';
-import type { CallRequest, IndexView, Writes } from './contract.ts';
+import type { CallRequest, IndexView, Writes } from './call-types.ts';
 
 export class MemoryView implements IndexView {
   readonly entries = new Map<string, [Uint8Array, Uint8Array]>();
