@@ -7,7 +7,7 @@
  */
 import { buildTestApp } from '../test/helpers/wasm-apps.ts';
 import { compileGuest } from '../src/runtime/compile.ts';
-import type { CallResult } from '../src/runtime/contract.ts';
+import type { CallResult } from '../src/runtime/call-types.ts';
 import { execute } from '../src/runtime/execute.ts';
 import type { SyncBackend } from '../src/runtime/host-state.ts';
 import { InstancePool } from '../src/runtime/instances.ts';

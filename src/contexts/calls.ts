@@ -15,7 +15,7 @@ import { JsonDepthError, parseJson, stringifyJson } from '../codec/json.ts';
 import { parseId } from '../crypto/ids.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { isMember } from '../governance/authority.ts';
-import type { CallResult } from '../runtime/contract.ts';
+import type { CallResult } from '../runtime/call-types.ts';
 import { ContextGone, type ContextExecutor } from './executor.ts';
 import { readOnlyOf } from './releases.ts';
 import { RpcMethodError } from './rpc-contract.ts';

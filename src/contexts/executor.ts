@@ -18,7 +18,7 @@ import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
 import { toHex as hex } from '../crypto/ids.ts';
 import type { EventBus } from '../bus.ts';
-import type { CallResult, CallSuccess, Runtime } from '../runtime/contract.ts';
+import type { CallResult, CallSuccess, Runtime } from '../runtime/call-types.ts';
 import type { BatchOp } from '../store/store.ts';
 import { CallAdmission } from './admission.ts';
 import { ContextLocks, LockWaitAborted } from './lock.ts';

@@ -15,7 +15,7 @@ import type { Clock } from '../clock.ts';
 import type { EventBus } from '../bus.ts';
 import type { Governance } from '../governance/log.ts';
 import type { GaugeSource } from '../http/metrics.ts';
-import type { Runtime } from '../runtime/contract.ts';
+import type { Runtime } from '../runtime/call-types.ts';
 import type { Store } from '../store/store.ts';
 import { ContextCalls } from './calls.ts';
 import { DeletedContextReaper } from './deletions.ts';

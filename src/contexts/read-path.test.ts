@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../auth/service.ts';
-import type { CallRequest } from '../runtime/contract.ts';
+import type { CallRequest } from '../runtime/call-types.ts';
 import { world, type World } from './testkit.ts';
 import type { ContextMeta, DeltaRecord } from './types.ts';
 

@@ -12,7 +12,7 @@ import { Governance } from '../governance/log.ts';
 import { NamespaceService } from '../governance/namespaces/service.ts';
 import type { OpRegistration } from '../governance/appliers.ts';
 import { createAppliers } from '../governance/ops.ts';
-import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
+import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/call-types.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { CallAdmission, createContexts, type Contexts } from './index.ts';
 

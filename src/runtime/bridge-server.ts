@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
 import type { RuntimeBlobs } from './blob-access.ts';
-import type { CallRequest } from './contract.ts';
+import type { CallRequest } from './call-types.ts';
 import type { AskedRequest, BridgeRequest, BridgeResponse } from './protocol.ts';
 import type { RuntimeSealing } from './sealing.ts';
 

@@ -9,7 +9,7 @@
  * `value_return` tag 1 — reports no writes and no events: the caller persists nothing (the
  * reference's early return in core `crates/context/src/handlers/execute/mod.rs`).
  */
-import type { CallResult } from './contract.ts';
+import type { CallResult } from './call-types.ts';
 import { createHost } from './host.ts';
 import type { InstancePool, Lease } from './instances.ts';
 import { HostState, type SyncBackend } from './host-state.ts';

@@ -6,8 +6,7 @@
  * `blob operations not supported (NodeClient not available)`, as the reference without a node client.
  */
 import type { GuestMemory } from './guest-memory.ts';
-import type { HostFn } from './host.ts';
-import { compareBytes, type HostState, type SyncBackend } from './host-state.ts';
+import { compareBytes, type HostFn, type HostState, type SyncBackend } from './host-state.ts';
 import type { CallRequestData } from './protocol.ts';
 import { HostErrors } from './trap.ts';
 

@@ -7,8 +7,7 @@
  * indistinguishably) and traps as TEE-only when the node gave the run no key.
  */
 import type { GuestMemory } from './guest-memory.ts';
-import type { HostFn } from './host.ts';
-import type { HostState, SyncBackend } from './host-state.ts';
+import type { HostFn, HostState, SyncBackend } from './host-state.ts';
 import { sealEnvelope } from './sealing.ts';
 import { HostErrors } from './trap.ts';
 

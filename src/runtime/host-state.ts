@@ -4,10 +4,13 @@
  * and the outcome being collected (return value, logs, events, xcalls, commit). One instance lives
  * for one call and is thrown away with it, as the reference builds a fresh `VMLogic` per call.
  */
-import type { AppEvent, Writes, XCall } from './contract.ts';
+import type { AppEvent, Writes, XCall } from './call-types.ts';
 import type { VMLimits } from './limits.ts';
 import type { OpenOutcome } from './sealing.ts';
 import { HostErrors } from './trap.ts';
+
+/** A host function as the guest's `env` imports see it (i64 arguments arrive as BigInt). */
+export type HostFn = (...args: bigint[]) => bigint | number | void;
 
 /** The keyspaces a call reads and writes. */
 export type Space = 'state' | 'private' | 'index' | 'indexMeta';

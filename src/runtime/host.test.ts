@@ -6,7 +6,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import type { RuntimeBlobs } from './blob-access.ts';
-import type { CallFailure, CallRequest, CallResult, CallSuccess } from './contract.ts';
+import type { CallFailure, CallRequest, CallResult, CallSuccess } from './call-types.ts';
 import { HOST_SIGNATURES } from './signatures.ts';
 import { WasmRuntime } from './runtime.ts';
 import { bytes, MemoryView, newViews, output, request, type Views } from './test-support.ts';

@@ -11,14 +11,12 @@
 import { randomFillSync } from 'node:crypto';
 import { ed25519Verify } from '../crypto/keys.ts';
 import type { CallRequestData } from './protocol.ts';
-import { HostState, compareBytes, hex, type Space, type SyncBackend } from './host-state.ts';
+import { HostState, compareBytes, hex, type HostFn, type Space, type SyncBackend } from './host-state.ts';
 import { isEd25519Point } from './ed25519.ts';
 import { blobImports } from './host-blobs.ts';
 import { sealingImports } from './host-sealing.ts';
 import { GuestMemory } from './guest-memory.ts';
 import { HostErrors, hostError, panicMessage } from './trap.ts';
-
-export type HostFn = (...args: bigint[]) => bigint | number | void;
 
 const FETCH_BLOCKED = "Host function 'fetch' is temporarily disabled.";
 

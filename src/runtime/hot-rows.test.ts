@@ -1,6 +1,6 @@
 /** The main thread's record of what a worker's cache holds per context (hot-rows.ts). */
 import { describe, expect, it } from 'vitest';
-import type { CallResult } from './contract.ts';
+import type { CallResult } from './call-types.ts';
 import { HotRows } from './hot-rows.ts';
 
 const k = (s: string) => new TextEncoder().encode(s);

@@ -11,7 +11,7 @@
  * touched; the runtime before rebuilt and re-encoded the whole list on every call: ~30 µs of CPU
  * per kv_store `get`, now ~2–8).
  */
-import type { CallResult } from './contract.ts';
+import type { CallResult } from './call-types.ts';
 import type { Space } from './host-state.ts';
 import { HOT_ROWS } from './protocol.ts';
 import { STATE_CACHE_CONTEXTS } from './state-cache.ts';

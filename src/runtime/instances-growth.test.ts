@@ -8,7 +8,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, wat } from '../../test/helpers/wasm-apps.ts';
 import { compileGuest, type CompiledGuest } from './compile.ts';
-import type { CallResult } from './contract.ts';
+import type { CallResult } from './call-types.ts';
 import { execute } from './execute.ts';
 import type { SyncBackend } from './host-state.ts';
 import { InstancePool } from './instances.ts';

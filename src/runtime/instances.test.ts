@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import { compileGuest } from './compile.ts';
-import type { CallResult } from './contract.ts';
+import type { CallResult } from './call-types.ts';
 import { execute } from './execute.ts';
 import type { SyncBackend } from './host-state.ts';
 import { InstancePool } from './instances.ts';

@@ -19,7 +19,7 @@
  * its size (a grown one is dropped). Host functions reach the current call's host through bindings
  * made once per instance. docs/runtime.md "Instance reuse" has the reasoning and its limits.
  */
-import type { HostFn } from './host.ts';
+import type { HostFn } from './host-state.ts';
 import type { InstanceStatePlan } from './wasm-binary.ts';
 
 const START_CALLED_HOST = new Error('the start function called a host function');

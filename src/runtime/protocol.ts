@@ -6,7 +6,7 @@
  * its compiled module by key and carries the `WebAssembly.Module` only the first time that worker
  * runs it (the worker keeps what the main thread says it keeps: `drop` names what it lets go).
  */
-import type { CallResult } from './contract.ts';
+import type { CallResult } from './call-types.ts';
 import type { Space } from './host-state.ts';
 import type { VMLimits } from './limits.ts';
 import type { FuncType, InstanceStatePlan } from './wasm-binary.ts';

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
-import type { CallRequest, CallResult, CallSuccess } from './contract.ts';
+import type { CallRequest, CallResult, CallSuccess } from './call-types.ts';
 import { HearthError } from '../errors.ts';
 import { WasmRuntime } from './runtime.ts';
 import { newViews, output, request, type Views } from './test-support.ts';

@@ -2,7 +2,9 @@
  * The WebAssembly host (issue #4; runtime.md §2–§3): implements the {@link Runtime} contract.
  *
  * - Compiled modules are cached per application id (bounded LRU) on the main thread; each worker
- *   gets a module once and keeps it (the main thread tracks which it holds, bounded the same way).
+ *   gets a module once and keeps it (the main thread tracks which it holds, bounded the same way:
+ *   module-cache.ts). A pool slot and its worker's start are worker-slot.ts; the counters and
+ *   their metric series runtime-metrics.ts.
  * - Calls run in a pool of `worker_threads` workers (one per core and one more by default, at least three),
  *   started when calls first need them (an idle node holds no worker: issue #14). V8
  *   has no gas, so a call that passes its wall-clock deadline is stopped by terminating its worker,
@@ -27,12 +29,11 @@
  *   (affinity, within the context's share). The call's writes stay in the worker and come back in
  *   the result.
  */
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { RuntimeBlobs } from './blob-access.ts';
-import { BridgeServer, threadCpuSecs } from './bridge-server.ts';
+import { BridgeServer } from './bridge-server.ts';
 import type { RuntimeSealing } from './sealing.ts';
-import { compileGuest, type CompiledGuest } from './compile.ts';
-import type { CallFailure, CallRequest, CallResult, FailureKind, Runtime } from './contract.ts';
+import type { CompiledGuest } from './compile.ts';
+import type { CallFailure, CallRequest, CallResult, FailureKind, Runtime } from './call-types.ts';
 import {
   DEFAULT_DEADLINE_MS,
   DEFAULT_LIMITS,
@@ -44,12 +45,14 @@ import {
 import { availableParallelism } from 'node:os';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import { type AskedRequest, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
+import type { CallJob, JobDone, LoadJob } from './protocol.ts';
 import type { Space } from './host-state.ts';
-import { HotRows } from './hot-rows.ts';
 import { Trap } from './trap.ts';
 import { FairShare, type FairWaiter } from './fair-share.ts';
-import { DEFAULT_IDLE_RETIRE_MS, DEFAULT_KEEP_WORKERS, IdleRetirement, WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
+import { DEFAULT_IDLE_RETIRE_MS, DEFAULT_KEEP_WORKERS, IdleRetirement } from './worker-retire.ts';
+import { ModuleCache } from './module-cache.ts';
+import { newRuntimeStats, runtimeSeries, type MetricSeries, type RuntimeStats } from './runtime-metrics.ts';
+import { spawnSlot, type Slot } from './worker-slot.ts';
 
 export interface WasmRuntimeOptions {
   /** workers running calls in parallel (default: one per core and one more, at least 3) */
@@ -69,26 +72,6 @@ export interface WasmRuntimeOptions {
   idleRetireMs?: number;
   /** workers kept when idle ones retire (default 1) */
   keepWorkers?: number;
-}
-
-interface Slot {
-  worker: Worker;
-  busy: boolean;
-  ready: Promise<void>;
-  /** this side of the worker's bridge, and the flag it waits on */
-  port: MessagePort;
-  flag: Int32Array;
-  /** the call being served on the bridge */
-  server?: BridgeServer;
-  /** the running call's handlers of the worker's events (listeners are added once per worker, not per call) */
-  call?: { message(msg: JobDone): void; error(err: Error): void; exit(): void };
-  seq: number;
-  /** module keys the worker holds, least recently used first (bounded like the main cache) */
-  modules: string[];
-  /** what this worker's state cache holds per context: refreshed when the context's version moved (hot-rows.ts) */
-  hot: HotRows;
-  /** the worker thread's Linux thread id, once it is up (its CPU time, `series`) */
-  tid?: number;
 }
 
 interface Waiter extends FairWaiter {
@@ -112,23 +95,13 @@ const BUSY_RETRY_AFTER_SECS = 5;
 const WAIT_GRACE_MS = 1_000;
 
 const failure = (kind: FailureKind, message: string, logs: string[] = []): CallFailure => ({ ok: false, kind, message, logs });
-/**
- * The worker's entry: compiled code (dist/) loads `worker.js` directly; from the TypeScript sources
- * (tests, `npm run hearth`) a worker does not inherit the parent's loader, so `worker-boot.mjs`
- * registers tsx first.
- */
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker-boot.mjs' : './worker.js', import.meta.url);
-
 export class WasmRuntime implements Runtime {
   readonly limits: VMLimits;
   private readonly poolSize: number;
   private readonly deadlineMs: number;
-  private readonly cacheSize: number;
   private readonly blobs?: RuntimeBlobs;
   private readonly sealing?: RuntimeSealing;
-  private readonly modules = new Map<string, Promise<CompiledGuest>>();
-  /** the value of each compiled module's promise once it has one: a call then takes it without waiting a turn */
-  private readonly settled = new WeakMap<Promise<CompiledGuest>, CompiledGuest>();
+  private readonly modules: ModuleCache;
   private slots: Slot[] = [];
   private waiters: Waiter[] = [];
   /** workers each context holds now */
@@ -145,7 +118,7 @@ export class WasmRuntime implements Runtime {
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     // a context's recent worker time halves every deadline
     this.fair = new FairShare(this.deadlineMs);
-    this.cacheSize = Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE);
+    this.modules = new ModuleCache(this.limits, Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE));
     this.blobs = opts.blobs;
     this.sealing = opts.sealing;
     this.retirement = new IdleRetirement<Slot>({
@@ -190,7 +163,7 @@ export class WasmRuntime implements Runtime {
 
   /** number of compiled modules held (for tests and metrics) */
   get cachedModules(): number {
-    return this.modules.size;
+    return this.modules.held;
   }
 
   async call(req: CallRequest): Promise<CallResult> {
@@ -198,8 +171,8 @@ export class WasmRuntime implements Runtime {
     if (req.signal?.aborted) return failure('Aborted', 'execution aborted');
     let compiled: CompiledGuest;
     try {
-      const pending = this.compiled(req);
-      compiled = this.settled.get(pending) ?? (await pending);
+      const got = this.modules.compiled(req);
+      compiled = got instanceof Promise ? await got : got;
     } catch (e) {
       if (e instanceof Trap) return failure(e.kind, e.message);
       throw e;
@@ -254,47 +227,16 @@ export class WasmRuntime implements Runtime {
   }
 
   /** Running totals since start, for /metrics and the benches (`series()`). */
-  readonly stats = {
-    /** calls a worker finished (answered or abandoned) */
-    calls: 0,
-    /** instances the workers created (a kept instance is created once per module and worker) */
-    instancesCreated: 0,
-    /** reads and blob operations a worker asked the main thread for, blocking */
-    roundTrips: 0,
-    /** calls whose caller went away (client disconnected) while a worker ran them: answered `Aborted`, the worker let finish */
-    abandoned: 0,
-    /** workers terminated and replaced, by why */
-    replaced: { deadline: 0, error: 0, exit: 0 } as Record<'deadline' | 'error' | 'exit', number>,
-  };
+  readonly stats = newRuntimeStats();
 
   /** The runtime's counters as metric series (`hearth_runtime_*`). */
-  series(): Array<{ name: string; help: string; type: 'counter' | 'gauge'; read: () => Array<{ labels?: Record<string, string>; value: number }> }> {
-    const st = this.stats;
-    return [
-      { name: 'hearth_runtime_calls_total', help: 'Application calls the runtime workers finished', type: 'counter', read: () => [{ value: st.calls }] },
-      { name: 'hearth_runtime_instances_created_total', help: 'WebAssembly instances created (a kept instance serves many calls)', type: 'counter', read: () => [{ value: st.instancesCreated }] },
-      { name: 'hearth_runtime_round_trips_total', help: 'Blocking reads a worker asked the main thread for', type: 'counter', read: () => [{ value: st.roundTrips }] },
-      { name: 'hearth_runtime_calls_abandoned_total', help: 'Calls whose caller went away while running (the worker was let finish)', type: 'counter', read: () => [{ value: st.abandoned }] },
-      {
-        name: 'hearth_runtime_workers_replaced_total',
-        help: 'Runtime workers terminated and replaced, by reason',
-        type: 'counter',
-        read: () => Object.entries(st.replaced).map(([reason, value]) => ({ labels: { reason }, value })),
-      },
-      { name: 'hearth_runtime_workers_retired_total', help: 'Runtime workers terminated after being idle (worker-retire.ts)', type: 'counter', read: () => [{ value: this.retirement.retired }] },
-      { name: 'hearth_runtime_workers', help: 'Runtime workers started', type: 'gauge', read: () => [{ value: this.slots.length }] },
-      { name: 'hearth_runtime_contexts_throttled', help: 'Contexts held to one worker or cooling down after calls stopped at their deadline', type: 'gauge', read: () => [{ value: this.fair.throttledContexts() }] },
-      { name: 'hearth_runtime_cool_downs_total', help: 'Cool-downs begun by contexts whose calls kept running past their deadline', type: 'counter', read: () => [{ value: this.fair.throttled.coolDowns }] },
-      {
-        name: 'hearth_runtime_worker_cpu_seconds',
-        help: 'CPU time of the worker thread on each pool slot (Linux; a replaced worker starts at 0)',
-        type: 'gauge',
-        read: () => this.slots.flatMap((slot, i) => {
-          const cpu = slot.tid === undefined ? undefined : threadCpuSecs(slot.tid);
-          return cpu === undefined ? [] : [{ labels: { slot: String(i) }, value: cpu }];
-        }),
-      },
-    ];
+  series(): MetricSeries[] {
+    return runtimeSeries(this.stats, {
+      retired: () => this.retirement.retired,
+      workerTids: () => this.slots.map((s) => s.tid),
+      throttledContexts: () => this.fair.throttledContexts(),
+      coolDowns: () => this.fair.throttled.coolDowns,
+    });
   }
 
   /**
@@ -307,7 +249,7 @@ export class WasmRuntime implements Runtime {
     if (!this.running) return;
     let compiled: CompiledGuest;
     try {
-      compiled = await this.compiled(module);
+      compiled = await this.modules.compiled(module);
     } catch {
       return;
     }
@@ -318,7 +260,7 @@ export class WasmRuntime implements Runtime {
         slot.ready.then(
           () => {
             if (!this.slots.includes(slot) || slot.modules.includes(module.applicationId)) return;
-            const { moduleKey, module: m, drop } = this.moduleFor(slot, module.applicationId, compiled);
+            const { moduleKey, module: m, drop } = this.modules.forWorker(slot.modules, module.applicationId, compiled);
             slot.worker.postMessage({ type: 'load', moduleKey, module: m!, drop } satisfies LoadJob);
           },
           () => undefined,
@@ -338,72 +280,19 @@ export class WasmRuntime implements Runtime {
     return this.fair.mayTake(context, this.holding.get(context) ?? 0, this.contextShare, this.holding);
   }
 
-  private compiled(req: Pick<CallRequest, 'applicationId' | 'wasm'>): Promise<CompiledGuest> {
-    const hit = this.modules.get(req.applicationId);
-    if (hit) {
-      // LRU: most recently used last
-      this.modules.delete(req.applicationId);
-      this.modules.set(req.applicationId, hit);
-      return hit;
-    }
-    const p = req.wasm().then((bytes) => compileGuest(bytes, this.limits));
-    this.modules.set(req.applicationId, p);
-    p.then((c) => this.settled.set(p, c), () => undefined);
-    p.catch(() => {
-      if (this.modules.get(req.applicationId) === p) this.modules.delete(req.applicationId);
-    });
-    while (this.modules.size > this.cacheSize) this.modules.delete(this.modules.keys().next().value!);
-    return p;
-  }
-
-  /**
-   * A new worker; it is usable once its module has loaded (its `ready` message): until then the
-   * slot counts as busy, so a call never pays the worker's start-up against its deadline.
-   */
+  /** A new worker (worker-slot.ts); it joins the pool as a free slot once it has loaded. */
   private spawn(): Slot {
-    const worker = new Worker(WORKER_URL, { resourceLimits: WORKER_RESOURCE_LIMITS });
-    const { port1, port2 } = new MessageChannel();
-    const shared = new SharedArrayBuffer(4);
-    worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits: this.limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
-    const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [], hot: new HotRows() };
-    port1.on('message', (msg: AskedRequest) => void slot.server?.answer(msg));
-    // the bridge must not keep the process alive on its own (the worker's own handle decides)
-    port1.unref();
-    slot.ready = new Promise<void>((resolve, reject) => {
-      const onReady = (msg: { type?: string; tid?: number }) => {
-        if (msg?.type !== 'ready') return;
-        slot.tid = msg.tid;
-        worker.off('message', onReady);
-        worker.off('error', reject);
-        resolve();
-      };
-      worker.on('message', onReady);
-      worker.once('error', reject);
-    });
-    // the running call's (run), if any
-    worker.on('message', (msg: JobDone) => {
-      if (msg?.type === 'result') slot.call?.message(msg);
-    });
-    worker.on('exit', () => slot.call?.exit());
-    // A worker that fails with no call on it (a `load` job, or anything outside a call) is replaced
-    // here: an 'error' no one listens to would throw on this thread and end the node, and a dead
-    // worker left in the pool would hold every later call on it until its deadline. A call running
-    // on the worker replaces it itself (run).
-    worker.on('error', (err: Error) => {
-      if (slot.call) return slot.call.error(err);
-      if (slot.busy || !this.slots.includes(slot)) return;
-      this.stats.replaced.error++;
-      this.release(slot, true);
-    });
-    slot.ready.then(
-      () => {
+    return spawnSlot(this.limits, {
+      ready: (slot) => {
         if (this.slots.includes(slot)) this.release(slot, false);
       },
-      () => {
-        // a worker that cannot load is replaced on its slot's next use (the error is in `ready`)
+      // replaced here: a dead worker left in the pool would hold every later call on it
+      idleError: (slot) => {
+        if (slot.busy || !this.slots.includes(slot)) return;
+        this.stats.replaced.error++;
+        this.release(slot, true);
       },
-    );
-    return slot;
+    });
   }
 
   /**
@@ -489,19 +378,6 @@ export class WasmRuntime implements Runtime {
     this.holding.set(context, (this.holding.get(context) ?? 0) + 1);
   }
 
-  /** The job's module fields: the module itself only when the worker does not hold it yet. */
-  private moduleFor(slot: Slot, key: string, compiled: CompiledGuest): Pick<CallJob, 'moduleKey' | 'module' | 'drop'> {
-    const held = slot.modules.indexOf(key);
-    if (held >= 0) {
-      slot.modules.splice(held, 1);
-      slot.modules.push(key);
-      return { moduleKey: key, drop: [] };
-    }
-    slot.modules.push(key);
-    const drop = slot.modules.splice(0, Math.max(0, slot.modules.length - this.cacheSize));
-    return { moduleKey: key, module: { module: compiled.module, exportTypes: compiled.exportTypes, reuse: compiled.reuse }, drop };
-  }
-
   /**
    * Runs the call on `slot`. The answer comes when the worker answers, the deadline passes, or the
    * caller aborts; on an abort (a client that disconnected) the worker is not terminated: the call
@@ -517,7 +393,7 @@ export class WasmRuntime implements Runtime {
     const job: CallJob = {
       type: 'call',
       seq,
-      ...this.moduleFor(slot, req.applicationId, compiled),
+      ...this.modules.forWorker(slot.modules, req.applicationId, compiled),
       ...(req.stateVersion !== undefined ? { stateVersion: req.stateVersion } : {}),
       ...(refresh ? { refresh } : {}),
       req: {
@@ -543,7 +419,7 @@ export class WasmRuntime implements Runtime {
         req.signal?.removeEventListener('abort', onAbort);
         resolve(result);
       };
-      const free = (replace: false | keyof WasmRuntime['stats']['replaced']) => {
+      const free = (replace: false | keyof RuntimeStats['replaced']) => {
         if (done) return;
         done = true;
         clearTimeout(timer);

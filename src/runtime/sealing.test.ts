@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import { NodeIdentity } from '../accounts/identity.ts';
 import { MemoryStore } from '../store/memory.ts';
-import type { CallFailure, CallRequest, CallResult } from './contract.ts';
+import type { CallFailure, CallRequest, CallResult } from './call-types.ts';
 import { WasmRuntime } from './runtime.ts';
 import { identitySealing, MIN_ENVELOPE_BYTES, parseEnvelope, sealEnvelope } from './sealing.ts';
 import { bytes, newViews, output, request } from './test-support.ts';

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
-import type { CallRequest, CallSuccess } from './contract.ts';
+import type { CallRequest, CallSuccess } from './call-types.ts';
 import { WasmRuntime } from './runtime.ts';
 import { newViews, output, request, type Views } from './test-support.ts';
 

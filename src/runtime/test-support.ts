@@ -5,7 +5,7 @@
  */
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
 import { toHex as hex } from '../crypto/ids.ts';
-import type { CallRequest, CallResult, IndexView, Writes } from './contract.ts';
+import type { CallRequest, CallResult, IndexView, Writes } from './call-types.ts';
 import { WasmRuntime } from './runtime.ts';
 
 export class MemoryView implements IndexView {

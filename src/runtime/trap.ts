@@ -3,7 +3,7 @@
  * runtime.md §3 "How results are reported"). Host functions throw {@link Trap}; the executor turns
  * it (or a V8 trap) into a `CallFailure` with the contract's `kind`.
  */
-import type { FailureKind } from './contract.ts';
+import type { FailureKind } from './call-types.ts';
 
 export class Trap extends Error {
   override name = 'Trap';

@@ -9,6 +9,10 @@
  * share one fsync: batches that arrive while a write is in flight are committed together next, as
  * one LevelDB batch (group commit), which keeps the cost bounded under load (bench/durability.ts).
  *
+ * Reads of one key are synchronous once a space is open (`getSync`: a memtable or block-cache
+ * lookup), behind the same promise-returning API: an asynchronous read cost the main thread a hop
+ * to libuv's thread pool and back, more than the read itself (issue #33).
+ *
  * Failure (issue #17 finding 1): an IO error (e.g. no file descriptor left to open a table file)
  * leaves LevelDB refusing every write until it is reopened. The first one marks the store failed,
  * with its cause, and tells the listeners (the node's supervisor reopens it or stops the node);
@@ -25,6 +29,9 @@ import { decodeValue, encodeValue } from './codec.ts';
 /** The part of a sublevel this store uses (the library's generics do not survive sublevel typing). */
 interface Sub {
   get(key: string): Promise<Uint8Array | undefined>;
+  getSync(key: string): Uint8Array | undefined;
+  /** 'open' once usable synchronously (a sublevel made on first use opens a tick later) */
+  readonly status: string;
   iterator(range: Record<string, unknown>): AsyncIterable<[string, Uint8Array]>;
   open(): Promise<void>;
 }
@@ -171,14 +178,28 @@ export class LevelStore implements Store {
     }
   }
 
+  /** `guard` for a synchronous operation. */
+  private guardSync<T>(op: () => T): T {
+    if (this.failure) throw this.unavailableError();
+    try {
+      return op();
+    } catch (err) {
+      if (!isStoreIoError(err)) throw err;
+      this.fail(err);
+      throw this.unavailableError();
+    }
+  }
+
   space<T>(name: string, codec: Codec = 'json'): Space<T> {
     assertSpaceName(name);
     const sub = this.subOf(name, codec);
     const store = this;
     return {
       name,
+      // synchronous (module doc): a read never waits for a write's fsync, LevelDB syncs its log
+      // outside the lock reads take; until the sublevel is open (its first tick, a reopen) it waits
       async get(key) {
-        const raw = await store.guard(() => sub.get(key));
+        const raw = sub.status === 'open' ? store.guardSync(() => sub.getSync(key)) : await store.guard(() => sub.get(key));
         return raw === undefined ? undefined : decodeValue<T>(codec, raw);
       },
       put: (key, value) => this.batch([{ type: 'put', space: name, key, value }]),

@@ -25,7 +25,7 @@ import type { EventBus } from '../bus.ts';
 import { OpDag } from '../governance/dag.ts';
 import type { ContextExecutor } from '../contexts/executor.ts';
 import { deltaIdOf } from '../contexts/executor.ts';
-import type { CallResult } from '../runtime/contract.ts';
+import type { CallResult } from '../runtime/call-types.ts';
 import type { ContextStore } from '../contexts/store.ts';
 import { GENESIS_PARENT, UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
 import type { BatchOp } from '../store/store.ts';

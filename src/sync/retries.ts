@@ -12,7 +12,7 @@
  * fails this way every time), with a log line and the `exhausted` count.
  */
 import type { DeltaRecord } from '../contexts/types.ts';
-import type { CallFailure } from '../runtime/contract.ts';
+import type { CallFailure } from '../runtime/call-types.ts';
 
 export type FailureClass = 'transient' | 'deterministic';
 

@@ -19,7 +19,7 @@ import { createAppliers } from '../governance/ops.ts';
 import { GovernanceReplicator } from '../governance/replication/replicator.ts';
 import type { MemoryHub, MemoryNetwork } from '../network/memory.ts';
 import { StreamRouter } from '../network/router.ts';
-import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/contract.ts';
+import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/call-types.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { registerUpgradeOps } from '../upgrades/ops.ts';
 import { GroupKeys, registerKeyOps } from './keys.ts';

@@ -10,7 +10,7 @@
  *   const genesis = await a.call('init');
  *   await b.applyDelta(genesis.artifact);
  */
-import type { CallResult, Runtime } from '../../src/runtime/contract.ts';
+import type { CallResult, Runtime } from '../../src/runtime/call-types.ts';
 import { bytes, newViews, request, type Views } from '../../src/runtime/test-support.ts';
 
 /** the guest export the host calls with a remote delta's artifact as `input` */

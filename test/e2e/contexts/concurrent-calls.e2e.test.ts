@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { Client } from '../../../src/client/index.ts';
 import type { ContextMeta, DeltaRecord } from '../../../src/contexts/types.ts';
-import type { CallRequest } from '../../../src/runtime/contract.ts';
+import type { CallRequest } from '../../../src/runtime/call-types.ts';
 import { adminSdk, installTestApp } from '../../helpers/cli.ts';
 import { startTestNode, type TestNode } from '../../helpers/node.ts';
 

@@ -1,6 +1,6 @@
 /**
- * The contract between the contexts domain and the WebAssembly host (shared/reference/runtime.md
- * §2–§3). The host runs one method call of a guest module and answers what happened; it never
+ * The types of one application call, as the contexts domain and the WebAssembly host exchange them
+ * (`Runtime`, `CallRequest`, `CallResult`; shared/reference/runtime.md §2–§3). The host runs one method call of a guest module and answers what happened; it never
  * persists anything itself: the caller applies `writes` atomically with the new root hash, or
  * discards them when the call failed.
  */
