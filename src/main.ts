@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 /**
- * The `hearth` command line (src/cli/program.ts builds the tree). Exit codes: 0 ok, 1 node error,
+ * The `hearth` command line (src/cli/program.ts builds the tree; src/cli/command-groups.ts mounts
+ * only the group of the command given). Exit codes: 0 ok, 1 node error,
  * 2 usage error, 3 auth failure (src/cli/exit.ts); 141 when the reader of the output went away.
  * Every failure is one line on stderr (issue #16); `--verbose` adds the stack trace.
  */
 import { printFailure, Reported } from './cli/connect.ts';
 import { describeFailure, EXIT_USAGE } from './cli/exit.ts';
-import { buildProgram, hoistGlobalOptions, type GlobalOpts } from './cli/program.ts';
+import { programFor } from './cli/command-groups.ts';
+import type { GlobalOpts } from './cli/options.ts';
+import { hoistGlobalOptions } from './cli/root.ts';
 
 const argv = hoistGlobalOptions(process.argv);
 const globals: GlobalOpts = {
@@ -34,8 +37,8 @@ function fail(err: unknown): never {
   process.exit(failure.code);
 }
 
-buildProgram(argv)
-  .parseAsync(argv)
+programFor(argv)
+  .then((program) => program.parseAsync(argv))
   .catch((err: unknown) => {
     const code = (err as { code?: string }).code;
     if (code === 'commander.helpDisplayed' || code === 'commander.version') process.exit(0);

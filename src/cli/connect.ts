@@ -17,6 +17,7 @@ import { loadConfig } from '../config/config.ts';
 import { DEFAULT_NODE_NAME, DEFAULT_SERVER_PORT } from '../config/defaults.ts';
 import { resolveHome } from '../config/home.ts';
 import { describeFailure, UsageError } from './exit.ts';
+import { httpFetch } from './http-fetch.ts';
 import { Output } from './output.ts';
 import type { GlobalOpts } from './options.ts';
 import { Profiles, ProfileTokenStore, type Profile } from './profiles.ts';
@@ -184,7 +185,7 @@ export async function openCli(opts: ConnectOpts): Promise<Cli> {
     forget: (kind) => void (remembered[kind] = ''),
     recent: new RecentRefs(profiles.dir, profile.name),
     remembered,
-    client: createClient({ baseUrl: nodeUrl, tokenStore, timeoutMs: opts.timeout ?? DEFAULT_TIMEOUT_MS }),
+    client: createClient({ baseUrl: nodeUrl, tokenStore, timeoutMs: opts.timeout ?? DEFAULT_TIMEOUT_MS, fetch: httpFetch }),
     out,
     nodeUrl,
     profile,

@@ -1,78 +1,23 @@
 /**
  * The whole `hearth` command tree: the node's own commands (`init | run | dev`) and the operator
- * commands. Built by a function so the CLI reference (docs/cli-reference.md) is generated from the
- * same tree the binary parses.
- *
- * Global options (issue #16) — `--output`, `--wide`, `--raw`, `--verbose` — are accepted in any
- * position: {@link hoistGlobalOptions} moves them in front of the command before commander parses,
- * and every command reads them with `optsWithGlobals()`.
+ * commands, on the program of root.ts (its global options). Built by a function so the CLI
+ * reference (docs/cli-reference.md) is generated from the same tree the binary parses. The binary
+ * builds it only when the command line names no single command group (help, an unknown word,
+ * completion): command-groups.ts mounts just the group a command belongs to.
  */
-import { Command, InvalidArgumentError } from 'commander';
-import { VERSION } from '../version.ts';
+import type { Command } from 'commander';
 import { registerOperatorCommands } from './index.ts';
 import { registerNodeCommands } from './node-commands.ts';
 import { registerCompletionCommands } from './completion.ts';
-import { EXIT_USAGE } from './exit.ts';
-import { OUTPUT_FORMATS, type OutputFormat } from './output.ts';
 import type { GlobalOpts } from './options.ts';
-
-/** `--output` values; `human` is the name older scripts use for `table`. */
-export function parseFormat(value: string): OutputFormat {
-  if (value === 'human') return 'table';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${OUTPUT_FORMATS.join(', ')}`);
-  return value as OutputFormat;
-}
+import { rootProgram } from './root.ts';
 
 export type { GlobalOpts };
 
-const FLAGS = new Set(['--wide', '--raw', '--verbose']);
-
-/**
- * Moves the global options (and `--output <format>`) from wherever they are to just after the
- * program name, so `hearth context list --output json` and `hearth --output json context list`
- * mean the same. Arguments after `--` are left alone.
- */
-export function hoistGlobalOptions(argv: readonly string[]): string[] {
-  const head = argv.slice(0, 2);
-  const globals: string[] = [];
-  const rest: string[] = [];
-  for (let i = 2; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    if (FLAGS.has(arg) || arg.startsWith('--output=')) globals.push(arg);
-    else if (arg === '--output' && i + 1 < argv.length) globals.push(arg, argv[++i]);
-    else rest.push(arg);
-  }
-  return [...head, ...globals, ...rest];
-}
-
 export function buildProgram(argv: readonly string[] = process.argv): Command {
-  const program = new Command('hearth')
-    .description('A node for WebAssembly applications and their shared state')
-    .version(VERSION)
-    .option('--output <format>', 'json, table or plain (tab-separated, no header); any position', parseFormat, 'table' as OutputFormat)
-    .option('--wide', 'tables show values in full instead of fitting 100 columns')
-    .option('--raw', 'byte fields as the node sends them (arrays of numbers) instead of text or hex')
-    .option('--verbose', 'on failure, print the stack trace after the message')
-    // `--version` after a subcommand is that command's own option (`app bundle --version 1.2.0`)
-    .enablePositionalOptions()
-    .exitOverride();
-  // A usage error found while parsing is one JSON object on stderr too when JSON was asked for;
-  // subcommands inherit this setting from the program.
-  if (wantsJson(argv)) {
-    program.configureOutput({
-      outputError: (text, write) => write(`${JSON.stringify({ error: text.replace(/^error: /, '').trim(), exitCode: EXIT_USAGE })}\n`),
-    });
-  }
+  const program = rootProgram(argv);
   registerNodeCommands(program);
   registerOperatorCommands(program);
   registerCompletionCommands(program);
   return program;
-}
-
-function wantsJson(argv: readonly string[]): boolean {
-  return argv.some((arg, i) => arg === '--output=json' || (arg === '--output' && argv[i + 1] === 'json'));
 }

@@ -261,16 +261,20 @@ export class HttpClient {
   }
 
   private requestInit(method: string, options: RequestOptions, token: string | undefined, signal: AbortSignal) {
-    const headers = new Headers(this.defaultHeaders);
+    // a plain record with `Headers`' case-insensitive names, not a `Headers`: in Node.js that class
+    // is undici's, and loading it costs a short CLI command more than its own work (issue #33)
+    const headers: Record<string, string> = {};
+    const set = (name: string, value: string) => void (headers[name.toLowerCase()] = value);
+    for (const [name, value] of Object.entries(this.defaultHeaders)) set(name, value);
     let body: BodyInit | undefined;
     if (options.body !== undefined) {
-      headers.set('content-type', 'application/json');
+      set('content-type', 'application/json');
       body = stringifyJson(options.body);
     } else {
       body = options.rawBody;
     }
-    if (token) headers.set('authorization', `Bearer ${token}`);
-    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+    if (token) set('authorization', `Bearer ${token}`);
+    for (const [name, value] of Object.entries(options.headers ?? {})) set(name, value);
     const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal };
     if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) init.duplex = 'half';
     return init;
