@@ -7,7 +7,7 @@
  * `query` answers HTTP statuses: 403 outside the owning group, 409 for a method the ABI does not
  * mark read-only, 400 `type: "FunctionCallError"` when the method fails.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import { isBound, mayActOn } from '../auth/binding.ts';
 import type { Principal } from '../auth/service.ts';

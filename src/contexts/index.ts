@@ -7,7 +7,7 @@
  * registerContextsRoutes(app, { ...contexts, rpcMethods: { set_ephemeral } });
  */
 import type { FastifyInstance } from 'fastify';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../bus.ts';

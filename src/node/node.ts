@@ -17,7 +17,7 @@ import { BlobStore } from '../blobs/store.ts';
 import { DEV_SIGNING_KEY_FILE } from '../applications/dev-bundle.ts';
 import { createApplications } from '../applications/factory.ts';
 import type { ApplicationService } from '../applications/service.ts';
-import { NodeIdentity } from '../accounts/identity.ts';
+import { NodeIdentity } from '../identity/identity.ts';
 import { systemClock, unixSecs, type Clock } from '../clock.ts';
 import { EventBus } from '../bus.ts';
 import { PresenceService } from '../events/presence.ts';

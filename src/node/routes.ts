@@ -15,6 +15,7 @@ import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
 import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
+import type { AccountService } from '../accounts/service.ts';
 import { groupPathVia } from '../governance/authority.ts';
 import { registerDashboardRoutes } from '../dashboard/routes.ts';
 import { registerSyncRoutes } from '../sync/routes.ts';
@@ -44,7 +45,8 @@ export interface RouteDeps {
   applications: ApplicationRoutesDeps;
   /** hearth's `PUT /admin-api/dev-bundle` (the node's development signing key) */
   devBundle: DevBundleDeps;
-  governance: GovernanceRouteDeps;
+  /** governance's deps; its `accounts` is the whole AccountService, which the account routes mount too */
+  governance: GovernanceRouteDeps & { accounts: AccountService };
   events: EventRoutesDeps;
   contexts: ContextsRouteDeps;
   tee: { tee: TeeService };

@@ -10,7 +10,7 @@
  *   a value `attest` never produces.
  * `bindTransportKey` is refused (409): this node has no transport key separate from its signing key.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import { domainHash, requireId } from '../crypto/ids.ts';
 import { badRequest, conflict, HearthError, notFound, notImplemented } from '../errors.ts';

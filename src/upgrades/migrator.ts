@@ -15,7 +15,7 @@
  * `MigrationStarted` when a job begins, `CascadeProgress` after each context (admins only),
  * `MigrationProgress` when a job ends, and `MigrationCompleted` once every upgraded group finished.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { ApplicationCatalog } from '../applications/contract.ts';
 import { compareVersions } from '../applications/semver.ts';
 import type { Clock } from '../clock.ts';

@@ -5,7 +5,7 @@
  * over the network once replication carries their heartbeats — until then they are `unknown`, which
  * is the truth as this node sees it.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
 import type { NamespaceState } from '../governance/types.ts';

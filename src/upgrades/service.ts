@@ -11,7 +11,7 @@
  * (404), a group without contexts or with an upgrade still migrating (409), a target without an
  * embedded ABI unless `forceCodeOnly` (409), no `MANAGE_APPLICATION` (403).
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { ApplicationCatalog, InstalledRelease } from '../applications/contract.ts';
 import { compareVersions } from '../applications/semver.ts';
 import type { Clock } from '../clock.ts';

@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { encodeScopeProof } from '../../src/accounts/credentials.ts';
-import { encodeCredential } from '../../src/accounts/pairing.ts';
+import { encodeScopeProof } from '../../src/identity/credentials.ts';
+import { encodeCredential } from '../../src/identity/pairing.ts';
 import type { Client } from '../../src/client/index.ts';
 import { accountIdOf, deviceIdOf } from '../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../src/crypto/keys.ts';

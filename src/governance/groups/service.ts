@@ -3,7 +3,7 @@
  * GroupInfo. A group without a parent is a new namespace.
  */
 import { randomBytes } from 'node:crypto';
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import { subgroupIdOf } from '../../crypto/ids.ts';
 import type { SubgroupBody } from '../genesis.ts';
 import type { Governance } from '../log.ts';

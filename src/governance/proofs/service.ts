@@ -3,8 +3,8 @@
  * issue-namespace-ownership-proof; admin-wire-b §4.19–§4.20). Both act as this node's account on a
  * group in the session's scope and write nothing. Knows nothing of HTTP.
  */
-import type { NodeIdentity } from '../../accounts/identity.ts';
-import { encodeCredential } from '../../accounts/pairing.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
+import { encodeCredential } from '../../identity/pairing.ts';
 import type { Clock } from '../../clock.ts';
 import { badRequest, forbidden, notFound } from '../../errors.ts';
 import { ancestry, isMember } from '../authority.ts';
@@ -17,7 +17,7 @@ import { SEAL_MAX_PLAINTEXT_BYTES, sealToRoot, type SealedEnvelope } from '../..
 
 export interface NamespaceOwnershipProof extends OwnershipProof {
   founding: { founderAccountId: string; salt: string };
-  /** hex of this node's device credential (hearth layout, accounts/credentials.ts) */
+  /** hex of this node's device credential (hearth layout, identity/credentials.ts) */
   credential: string;
 }
 

@@ -28,7 +28,7 @@ export class NodeIdentity {
   /** the node signing identity: author of governance ops and the node's context identity */
   readonly publicKey: string;
   /**
-   * This node's device credential (accounts/credentials.ts): binds its signing key to its account,
+   * This node's device credential (identity/credentials.ts): binds its signing key to its account,
    * signed by the account root; governance ops carry it where a namespace does not know the key yet.
    */
   readonly credential: string;

@@ -2,11 +2,12 @@
  * Whether an account may act for members in a group (admin-wire-b §11 "act for members (relay)";
  * domain.md §4.7): it is a `RelayTee` there, or holds `CAN_AUTHOR_ON_BEHALF` (bit 9) on the group or
  * on an ancestor. Bit 9 is never implied by membership or admin (authority.ts). Pure functions of
- * the governance state, so the relay's check and every applier agree.
+ * the governance state, so the relay's check and every applier agree; kept in governance because
+ * delegation/ and contexts/ (which sits below delegation) both ask it.
  */
 import { forbidden } from '../errors.ts';
-import { ancestry, effectiveCapabilities } from '../governance/authority.ts';
-import { CAP, type GroupState, type NamespaceState } from '../governance/types.ts';
+import { ancestry, effectiveCapabilities } from './authority.ts';
+import { CAP, type GroupState, type NamespaceState } from './types.ts';
 
 /** The nearest group (the group itself first, then its ancestors) carrying the account's grant. */
 export function authorshipGrant(ns: NamespaceState, group: GroupState, account: string): GroupState | undefined {
