@@ -14,7 +14,7 @@
  *   past a bound a call is refused with 503 before it waits for the lock (issue #23 §4).
  */
 import { createHash } from 'node:crypto';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import type { Clock } from '../clock.ts';
 import { toHex as hex } from '../crypto/ids.ts';
 import type { EventBus } from '../bus.ts';

@@ -1,6 +1,6 @@
 /**
  * The contexts domain's public surface: one factory the composition root calls, the route
- * registrations, and the JSON-RPC extension point (rpc-contract.ts).
+ * registrations, and the JSON-RPC extension point (rpc-methods.ts).
  *
  * @example
  * const contexts = createContexts({ store, governance, identity, applications, runtime, bus, clock });
@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../bus.ts';
 import type { Governance } from '../governance/log.ts';
@@ -23,7 +23,7 @@ import { RawStateReader } from './raw-state.ts';
 import { registerContextRoutes } from './routes.ts';
 import type { ContextMeta } from './types.ts';
 import { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
-import type { RpcMethodHandler } from './rpc-contract.ts';
+import type { RpcMethodHandler } from './rpc-methods.ts';
 
 export interface ContextsDeps {
   store: Store;
@@ -80,7 +80,7 @@ export function createContexts(d: ContextsDeps): Contexts {
 export { CallAdmission, DEFAULT_ADMISSION, type AdmissionLimits } from './admission.ts';
 export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';
 export { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
-export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-contract.ts';
+export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-methods.ts';
 export { UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 export type { ContextStore } from './store.ts';
 

@@ -6,7 +6,7 @@
  * calls (JSON-RPC `execute`, `query`) are in `calls.ts`. No HTTP here.
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
 import type { EventBus } from '../bus.ts';

@@ -5,7 +5,7 @@
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog, InstalledApplication } from '../applications/contract.ts';
+import type { ApplicationCatalog, InstalledApplication } from '../applications/catalog.ts';
 import type { Clock } from '../clock.ts';
 import { EventBus, type NodeEvent } from '../bus.ts';
 import { Governance } from '../governance/log.ts';

@@ -17,7 +17,7 @@
  * 4. the call runs; a failing method is a 400 with `type: "FunctionCallError"`, as query's.
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import { Serial } from '../serial.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';

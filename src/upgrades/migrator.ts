@@ -16,7 +16,7 @@
  * `MigrationProgress` when a job ends, and `MigrationCompleted` once every upgraded group finished.
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import { compareVersions } from '../applications/semver.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';

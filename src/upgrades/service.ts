@@ -12,7 +12,7 @@
  * embedded ABI unless `forceCodeOnly` (409), no `MANAGE_APPLICATION` (403).
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog, InstalledRelease } from '../applications/contract.ts';
+import type { ApplicationCatalog, InstalledRelease } from '../applications/catalog.ts';
 import { compareVersions } from '../applications/semver.ts';
 import type { Clock } from '../clock.ts';
 import type { Contexts } from '../contexts/index.ts';

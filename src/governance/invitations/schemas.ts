@@ -19,7 +19,7 @@ export const CreateInvitationDoc = Type.Object(
   { description: 'optional: no body, an empty body or {} mean the defaults' },
 );
 
-// ---- responses (documentation and contract tests; serialisation stays exact) ------------------
+// ---- responses (documentation and conformance tests; serialisation stays exact) ---------------
 
 const Bytes32 = (description: string) =>
   Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 32, maxItems: 32, description: `${description} (32 bytes as integers)` });

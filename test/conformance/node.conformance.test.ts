@@ -1,28 +1,28 @@
 /**
- * Contract: the node's public probes, peers, the OpenAPI document and metrics, through the SDK.
+ * Conformance: the node's public probes, peers, the OpenAPI document and metrics, through the SDK.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Contract } from '../helpers/contract.ts';
+import { Conformance } from '../helpers/conformance.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 
 beforeAll(async () => {
   node = await startTestNode();
-  contract = await Contract.load(node.url);
+  conformance = await Conformance.load(node.url);
 });
 afterAll(() => node.destroy());
 
 it('answers every node-level route as documented', async () => {
-  const anonymous = contract.client();
+  const anonymous = conformance.client();
   expect(await anonymous.admin.health()).toEqual({ status: 'alive' });
   expect(await anonymous.admin.ready()).toEqual({ status: 'ready' });
   expect(await anonymous.admin.isAuthed()).toEqual({ status: 'alive' });
   expect((await anonymous.admin.openApi()).openapi).toBe('3.1.0');
   expect(await anonymous.admin.metrics()).toContain('http_requests_total{');
 
-  const admin = contract.client();
+  const admin = conformance.client();
   await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
   expect(await admin.admin.peers()).toEqual({ count: 0 });
   expect(await admin.admin.usage()).toEqual({ namespaces: [] });
@@ -30,5 +30,5 @@ it('answers every node-level route as documented', async () => {
   expect(status.localPeerId).toMatch(/^12D3KooW/);
   expect(status.listenAddrs).toHaveLength(1);
 
-  contract.assertAreaCovered('node');
+  conformance.assertAreaCovered('node');
 });

@@ -1,28 +1,28 @@
 /**
- * Contract: the blob routes (admin spec "Blobs") through the SDK: raw upload, list, HEAD info,
+ * Conformance: the blob routes (admin spec "Blobs") through the SDK: raw upload, list, HEAD info,
  * download (octet-stream and a sniffed type) and delete, with every answer checked against the
  * node's OpenAPI document.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Contract } from '../helpers/contract.ts';
+import { Conformance } from '../helpers/conformance.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { httpError } from '../helpers/status.ts';
 
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 beforeAll(async () => {
   node = await startTestNode();
-  contract = await Contract.load(node.url);
+  conformance = await Conformance.load(node.url);
 });
 afterAll(() => node.destroy());
 
 it('answers every blob route as documented', async () => {
-  const admin = contract.client();
+  const admin = conformance.client();
   await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
 
   const data = new Uint8Array(randomBytes(4096));
@@ -53,11 +53,11 @@ it('answers every blob route as documented', async () => {
   expect((await httpError(admin.blobs.upload(new Uint8Array([1, 2, 3]), { hash: 'ab'.repeat(32) }))).status).toBe(400);
   expect((await httpError(admin.blobs.bytes('not-a-blob-id'))).status).toBe(400);
   expect((await httpError(admin.blobs.head('cd'.repeat(32)))).status).toBe(404);
-  expect((await httpError(contract.client().blobs.list())).status).toBe(401);
+  expect((await httpError(conformance.client().blobs.list())).status).toBe(401);
 
   expect(await admin.blobs.delete(up.blob_id)).toEqual({ blob_id: up.blob_id, deleted: true });
   expect(await admin.blobs.delete(pic.blob_id)).toEqual({ blob_id: pic.blob_id, deleted: true });
   expect(await admin.blobs.list()).not.toContainEqual(expect.objectContaining({ blob_id: up.blob_id }));
 
-  contract.assertAreaCovered('blobs');
+  conformance.assertAreaCovered('blobs');
 });

@@ -1,5 +1,5 @@
 /**
- * Contract: the delegated-execution routes through the SDK, each answer checked against the node's
+ * Conformance: the delegated-execution routes through the SDK, each answer checked against the node's
  * OpenAPI document. A member's device (test/helpers/delegation.ts) signs one warrant of each kind
  * for this node, which holds CAN_AUTHOR_ON_BEHALF in the namespace.
  */
@@ -7,18 +7,18 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '../../src/client/index.ts';
 import { CAPABILITIES } from '../../src/client/settings.ts';
 import { makeBundle } from '../helpers/bundles.ts';
-import { startContractNode, type Contract } from '../helpers/contract.ts';
+import { startConformanceNode, type Conformance } from '../helpers/conformance.ts';
 import { creationWarrant, delegableOp, governanceWarrant, intentWarrant, member } from '../helpers/delegation.ts';
 import type { TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 let c: Client;
 let setup: Client;
 
 beforeAll(async () => {
-  ({ node, contract, client: c, setup } = await startContractNode());
+  ({ node, conformance, client: c, setup } = await startConformanceNode());
 }, 120_000);
 afterAll(() => node.destroy());
 
@@ -26,7 +26,7 @@ it('answers every delegated-execution route as documented', { timeout: 120_000 }
   const alice = member(0x51);
   const me = await setup.accounts.identity();
   const relay = { executor: me.accountId, executorKey: me.publicKey };
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.deleg-contract' });
+  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.deleg-conformance' });
   const appId = (await setup.applications.installDev(bundle.path)).applicationId;
   const ns = (await setup.namespaces.create({ applicationId: appId })).namespaceId;
   const ctx = (await setup.contexts.create({ groupId: ns, applicationId: appId, initializationParams: [] })).contextId;
@@ -49,5 +49,5 @@ it('answers every delegated-execution route as documented', { timeout: 120_000 }
   const gov = governanceWarrant(alice, { ...relay, scope: ns, kind: 'Group', op, nonce: 3n });
   expect(await c.delegation.governanceIntent(ns, { warrant: gov, authorProof: alice.authorProof, op: op.toString('hex') })).toEqual({ groupId: ns });
 
-  contract.assertAreaCovered('delegation');
+  conformance.assertAreaCovered('delegation');
 });

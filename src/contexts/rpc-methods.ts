@@ -1,8 +1,9 @@
 /**
- * The extension point of `POST /jsonrpc` (admin-wire-a §7): besides `execute`, other domains
- * contribute methods (e.g. the event stream's `set_ephemeral`). The dispatcher validates the
- * envelope and answers the reference's JSON-RPC shapes; a handler only returns a result or throws a
- * HearthError (or an RpcMethodError for a typed JSON-RPC error object).
+ * The JSON-RPC methods other domains add: the extension point of `POST /jsonrpc` (admin-wire-a
+ * §7). Besides `execute`, other domains contribute methods (e.g. the event stream's
+ * `set_ephemeral`). The dispatcher validates the envelope and answers the reference's JSON-RPC
+ * shapes; a handler only returns a result or throws a HearthError (or an RpcMethodError for a
+ * typed JSON-RPC error object).
  */
 import type { Principal } from '../auth/service.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Contract: the live event stream (admin spec "Events"; admin-wire-a §8), through the SDK's
+ * Conformance: the live event stream (admin spec "Events"; admin-wire-a §8), through the SDK's
  * `EventStream` (SSE: open, subscribe, inspect the session, unsubscribe) and `EventSocket` (the
  * `/ws` upgrade, observed through the `ws` client's `upgrade` event and recorded as a 101).
  * Events are published on the node's bus, as the node's domains do.
@@ -7,18 +7,18 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EventSocket, EventStream, type Client, type StreamFrame, type WebSocketConstructor } from '../../src/client/index.ts';
-import { Contract } from '../helpers/contract.ts';
+import { Conformance } from '../helpers/conformance.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 
 const C1 = 'c1'.repeat(32);
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 let c: Client;
 
 beforeAll(async () => {
   node = await startTestNode();
-  contract = await Contract.load(node.url);
-  c = contract.client();
+  conformance = await Conformance.load(node.url);
+  c = conformance.client();
   await c.auth.login({ username: node.adminUser, password: node.adminPassword });
 });
 afterAll(async () => node?.destroy());
@@ -39,12 +39,12 @@ async function until(check: () => boolean, what: string, ms = 5000): Promise<voi
   }
 }
 
-/** The `ws` client, recording the status of its upgrade answer in the contract. */
+/** The `ws` client, recording the status of its upgrade answer in the checker. */
 class RecordingWebSocket extends WebSocket {
   constructor(url: string) {
     super(url);
     this.once('upgrade', (res) => {
-      contract.record({ method: 'GET', path: new URL(url).pathname, status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '' });
+      conformance.record({ method: 'GET', path: new URL(url).pathname, status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '' });
     });
   }
 }
@@ -79,7 +79,7 @@ it('streams over the WebSocket: 101 upgrade, subscribe, a pushed frame, unsubscr
   socket.on('frame', (f) => frames.push(f));
   await socket.connect();
   try {
-    expect(contract.exchanges.filter((e) => e.path === '/ws').map((e) => e.status)).toEqual([101]);
+    expect(conformance.exchanges.filter((e) => e.path === '/ws').map((e) => e.status)).toEqual([101]);
     expect(await socket.subscribe({ contextIds: [C1] })).toEqual({ contextIds: [C1] });
     stateMutation(2);
     await until(() => frames.length > 0, 'the StateMutation frame');
@@ -92,5 +92,5 @@ it('streams over the WebSocket: 101 upgrade, subscribe, a pushed frame, unsubscr
   const plain = await c.http.raw('/ws');
   expect(plain.status).toBe(426);
 
-  contract.assertAreaCovered('events');
+  conformance.assertAreaCovered('events');
 });

@@ -1,5 +1,5 @@
 /**
- * Contract: applications and packages (admin spec "Applications and packages"), through the SDK.
+ * Conformance: applications and packages (admin spec "Applications and packages"), through the SDK.
  * One node with a registry directory: a dev install and a registry install of two versions of one
  * package (same signer, so one application id), then every read, then uninstall. Every answer is
  * checked against the node's OpenAPI document by the recording client.
@@ -11,17 +11,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { publishToDirectory } from '../../src/applications/registry.ts';
 import { HttpError } from '../../src/client/index.ts';
 import { makeBundle, signingKey, testAbi, tinyWasm } from '../helpers/bundles.ts';
-import { Contract } from '../helpers/contract.ts';
+import { Conformance } from '../helpers/conformance.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 
 let work: string;
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'hearth-apps-contract-'));
+  work = await mkdtemp(join(tmpdir(), 'hearth-apps-conformance-'));
   node = await startTestNode({ configure: (cfg) => void (cfg.registry.dir = join(work, 'registry')) });
-  contract = await Contract.load(node.url);
+  conformance = await Conformance.load(node.url);
 });
 afterAll(async () => {
   await node?.destroy();
@@ -29,31 +29,31 @@ afterAll(async () => {
 });
 
 it('answers every application and package route as documented', async () => {
-  const c = contract.client();
+  const c = conformance.client();
   await c.auth.login({ username: node.adminUser, password: node.adminPassword });
 
   const key = signingKey();
   const abi = testAbi(['get', 'set'], ['get']);
-  const v1 = await makeBundle({ wasm: tinyWasm({ abi }), abi, package: 'com.hearth.contract', version: '1.0.0', key, dir: work });
-  const v2 = await makeBundle({ wasm: tinyWasm({ abi, extra: 1 }), abi, package: 'com.hearth.contract', version: '1.2.0', key, dir: work });
+  const v1 = await makeBundle({ wasm: tinyWasm({ abi }), abi, package: 'com.hearth.conformance', version: '1.0.0', key, dir: work });
+  const v2 = await makeBundle({ wasm: tinyWasm({ abi, extra: 1 }), abi, package: 'com.hearth.conformance', version: '1.2.0', key, dir: work });
   expect(v2.applicationId).toBe(v1.applicationId); // one package and signer: one application
   const appId = v1.applicationId;
 
   expect(await c.applications.installDev(v1.path)).toEqual({ applicationId: appId });
   await publishToDirectory(join(work, 'registry'), v2.bytes);
-  expect(await c.applications.install('com.hearth.contract', '1.2.0')).toEqual({ applicationId: appId });
+  expect(await c.applications.install('com.hearth.conformance', '1.2.0')).toEqual({ applicationId: appId });
 
   const listed = await c.applications.list();
   expect(listed.map((a) => a.id)).toEqual([appId]);
   const app = await c.applications.get(appId);
-  expect(app).toMatchObject({ id: appId, package: 'com.hearth.contract', version: '1.2.0', size: v2.bytes.length, signer_id: v2.signerId });
-  expect(JSON.parse(new TextDecoder().decode(Uint8Array.from(app.metadata)))).toMatchObject({ package: 'com.hearth.contract' });
+  expect(app).toMatchObject({ id: appId, package: 'com.hearth.conformance', version: '1.2.0', size: v2.bytes.length, signer_id: v2.signerId });
+  expect(JSON.parse(new TextDecoder().decode(Uint8Array.from(app.metadata)))).toMatchObject({ package: 'com.hearth.conformance' });
   expect(await c.applications.abi(appId)).toEqual(abi);
   expect((await c.applications.versions(appId)).map((v) => v.version)).toEqual(['1.2.0', '1.0.0']);
 
-  expect(await c.applications.packages()).toEqual(['com.hearth.contract']);
-  expect(await c.applications.packageVersions('com.hearth.contract')).toEqual(['1.2.0', '1.0.0']);
-  expect(await c.applications.latest('com.hearth.contract')).toEqual({ applicationId: appId, version: '1.2.0' });
+  expect(await c.applications.packages()).toEqual(['com.hearth.conformance']);
+  expect(await c.applications.packageVersions('com.hearth.conformance')).toEqual(['1.2.0', '1.0.0']);
+  expect(await c.applications.latest('com.hearth.conformance')).toEqual({ applicationId: appId, version: '1.2.0' });
   expect(await c.applications.latest('com.hearth.unknown')).toEqual({ applicationId: null, version: null });
 
   // documented errors keep their {error} shape
@@ -76,5 +76,5 @@ it('answers every application and package route as documented', async () => {
   expect(await c.applications.list()).toEqual([]);
   expect(await c.applications.packages()).toEqual([]);
 
-  contract.assertAreaCovered('applications');
+  conformance.assertAreaCovered('applications');
 });

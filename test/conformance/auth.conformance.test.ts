@@ -1,17 +1,17 @@
 /**
- * Contract: the auth surface (`/auth/*`, `/admin/*`; auth spec "Endpoints") through the SDK, on a
+ * Conformance: the auth surface (`/auth/*`, `/admin/*`; auth spec "Endpoints") through the SDK, on a
  * development node (for `/auth/mock-token`) with a settable clock (a refresh needs an expired
  * access token). Every answer is checked against the node's OpenAPI document.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FakeClock } from '../../src/auth/testkit.ts';
 import type { Client } from '../../src/client/index.ts';
-import { Contract } from '../helpers/contract.ts';
+import { Conformance } from '../helpers/conformance.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { httpError } from '../helpers/status.ts';
 
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 let clock: FakeClock;
 
 const subOf = (jwt: string): string => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sub;
@@ -19,18 +19,18 @@ const subOf = (jwt: string): string => JSON.parse(Buffer.from(jwt.split('.')[1],
 beforeAll(async () => {
   clock = new FakeClock(Date.now());
   node = await startTestNode({ dev: true, clock });
-  contract = await Contract.load(node.url);
+  conformance = await Conformance.load(node.url);
 });
 afterAll(() => node.destroy());
 
 async function loggedIn(): Promise<{ client: Client; keyId: string }> {
-  const client = contract.client();
+  const client = conformance.client();
   const tokens = await client.auth.login({ username: node.adminUser, password: node.adminPassword });
   return { client, keyId: subOf(tokens.accessToken) };
 }
 
 it('answers every public auth route as documented', async () => {
-  const anonymous = contract.client();
+  const anonymous = conformance.client();
   expect(await anonymous.auth.health()).toMatchObject({ status: 'alive', storage: true });
   const providers = await anonymous.auth.providers();
   expect(providers.count).toBe(1);
@@ -38,7 +38,7 @@ it('answers every public auth route as documented', async () => {
   expect(await anonymous.auth.loginPage()).toContain('<form id="login"');
   // A callback that may not receive tokens gets the page without its form (documented 400, HTML);
   // a repeated parameter is no 400 of the validator: the first value counts.
-  const login = (query: string) => contract.fetch(`${node.url}/auth/login?${query}`);
+  const login = (query: string) => conformance.fetch(`${node.url}/auth/login?${query}`);
   const refused = await login(`callback-url=${encodeURIComponent('https://evil.example/cb')}`);
   expect(refused.status).toBe(400);
   expect(await refused.text()).not.toContain('<form id="login"');
@@ -54,7 +54,7 @@ it('answers every public auth route as documented', async () => {
   }
   expect(await anonymous.auth.validate('not-a-jwt', { method: 'GET' })).toMatchObject({ valid: false, status: 401, authError: 'invalid_token' });
 
-  const mockClient = contract.client();
+  const mockClient = conformance.client();
   const mock = await mockClient.auth.mockToken({ client_name: 'ci', permissions: ['context:list'] });
   expect(subOf(mock.accessToken)).toMatch(/^mock_ci_/);
   expect((await mockClient.auth.validate(undefined, { method: 'POST' })).permissions).toEqual(['context:list']);
@@ -119,5 +119,5 @@ it('answers every key administration route as documented', async () => {
   // reference answers 200 with status false, auth-wire §2.9).
   expect((await httpError(admin.auth.deleteRootKey(keyId))).status).toBe(409);
 
-  contract.assertAreaCovered('auth');
+  conformance.assertAreaCovered('auth');
 });

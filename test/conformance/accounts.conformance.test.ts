@@ -1,5 +1,5 @@
 /**
- * Contract: the node identity and the account and devices routes (admin spec "NodeIdentity",
+ * Conformance: the node identity and the account and devices routes (admin spec "NodeIdentity",
  * "Account and devices"; admin-wire-b §3) through the SDK, on one node that is both the new
  * device (pair-init) and the root holder (pair-complete), with every answer and documented
  * refusal checked against the node's OpenAPI document.
@@ -7,20 +7,20 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '../../src/client/index.ts';
 import { ed25519Verify } from '../../src/crypto/keys.ts';
-import { Contract } from '../helpers/contract.ts';
+import { Conformance } from '../helpers/conformance.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { httpError } from '../helpers/status.ts';
 
 const APP = 'a'.repeat(64);
 const APP2 = 'b'.repeat(64);
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 let admin: Client;
 
 beforeAll(async () => {
   node = await startTestNode();
-  contract = await Contract.load(node.url);
-  admin = contract.client();
+  conformance = await Conformance.load(node.url);
+  admin = conformance.client();
   await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
 });
 afterAll(() => node.destroy());
@@ -86,5 +86,5 @@ it('pairs a device, relinks, rescopes and labels it, and signs with the root, as
   expect(ed25519Verify(signed.rootPublicKey, message, Buffer.from(signed.signature, 'base64'))).toBe(true);
   expect((await httpError(admin.accounts.signWithRoot({ domain: 'other', text: 'ab' }))).status).toBe(400);
 
-  contract.assertAreaCovered('accounts');
+  conformance.assertAreaCovered('accounts');
 });

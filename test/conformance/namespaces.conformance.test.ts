@@ -1,5 +1,5 @@
 /**
- * Contract: the namespace routes (admin spec "Namespaces"; admin-wire-b §2) through the SDK on one
+ * Conformance: the namespace routes (admin spec "Namespaces"; admin-wire-b §2) through the SDK on one
  * node: founding, reading, listing and deleting, subgroups, invitations and joins, admitting a
  * keyholder's self-signed join, device revoke and link, the admin change and leaving. Set-up steps
  * that belong to the groups area (adding members, handing ownership over) go through a second,
@@ -13,7 +13,7 @@ import type { Client } from '../../src/client/index.ts';
 import { accountIdOf, deviceIdOf } from '../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../src/crypto/keys.ts';
 import { encodeSignedJoin, joinDigest } from '../../src/governance/namespaces/manage-admit.ts';
-import { startContractNode, type Contract } from '../helpers/contract.ts';
+import { startConformanceNode, type Conformance } from '../helpers/conformance.ts';
 import type { TestNode } from '../helpers/node.ts';
 import { httpError } from '../helpers/status.ts';
 
@@ -21,7 +21,7 @@ const APP = 'a'.repeat(64);
 const APP2 = 'b'.repeat(64);
 const OTHER = 'e'.repeat(64);
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 let admin: Client;
 /** not recorded: set-up through other areas' routes */
 let setup: Client;
@@ -46,7 +46,7 @@ function keyholder(namespaceId: string) {
 }
 
 beforeAll(async () => {
-  ({ node, contract, client: admin, setup } = await startContractNode());
+  ({ node, conformance, client: admin, setup } = await startConformanceNode());
   me = await setup.accounts.identity();
 });
 afterAll(() => node.destroy());
@@ -131,5 +131,5 @@ it('invites, joins and admits, revokes and links devices, changes the admin and 
   expect((await httpError(admin.namespaces.get(handed))).status).toBe(404);
   expect((await admin.namespaces.list()).map((n) => n.namespaceId)).not.toContain(handed);
 
-  contract.assertAreaCovered('namespaces');
+  conformance.assertAreaCovered('namespaces');
 });

@@ -1,15 +1,15 @@
 /**
- * Contract: the alias routes (admin spec "Aliases") through the SDK, every scope, with the
+ * Conformance: the alias routes (admin spec "Aliases") through the SDK, every scope, with the
  * answers and the documented refusals checked against the node's OpenAPI document.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AliasScope } from '../../src/client/index.ts';
-import { Contract } from '../helpers/contract.ts';
+import { Conformance } from '../helpers/conformance.ts';
 import { startTestNode, type TestNode } from '../helpers/node.ts';
 import { httpError } from '../helpers/status.ts';
 
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 
 const IDS: [AliasScope, string][] = [
   ['context', '1a'.repeat(32)],
@@ -19,12 +19,12 @@ const IDS: [AliasScope, string][] = [
 
 beforeAll(async () => {
   node = await startTestNode();
-  contract = await Contract.load(node.url);
+  conformance = await Conformance.load(node.url);
 });
 afterAll(() => node.destroy());
 
 it('answers every alias route as documented, in every scope', async () => {
-  const admin = contract.client();
+  const admin = conformance.client();
   await admin.auth.login({ username: node.adminUser, password: node.adminPassword });
 
   for (const [scope, id] of IDS) {
@@ -58,7 +58,7 @@ it('answers every alias route as documented, in every scope', async () => {
     expect(e.errorText).toMatch(/Unknown alias scope 'identity'/);
   }
 
-  expect((await httpError(contract.client().aliases.list('context'))).status).toBe(401);
+  expect((await httpError(conformance.client().aliases.list('context'))).status).toBe(401);
 
-  contract.assertAreaCovered('aliases');
+  conformance.assertAreaCovered('aliases');
 });

@@ -1,10 +1,10 @@
 /**
- * SDK contract checks (issue #6): a client whose `fetch` records every exchange, and a checker that
- * matches each recorded answer to its route in the node's OpenAPI document and validates the body
- * against the declared schema for that status. Each contract test file drives one area of the API
- * through the SDK and ends with `assertAreaCovered(area)`: every operation of the area was called
+ * OpenAPI conformance checks through the SDK (issue #6): a client whose `fetch` records every
+ * exchange, and a checker that matches each recorded answer to its route in the node's OpenAPI
+ * document and validates the body against the declared schema for that status. Each conformance
+ * test file drives one area of the API through the SDK and ends with `assertAreaCovered(area)`: every operation of the area was called
  * at least once and every answer matched its schema. `AREAS` assigns each operation to one file,
- * and test/contract/areas.contract.test.ts proves the areas cover the whole document.
+ * and test/conformance/areas.conformance.test.ts proves the areas cover the whole document.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { expect } from 'vitest';
@@ -24,14 +24,14 @@ export interface Exchange {
   emptyBody?: boolean;
 }
 
-/** Group upgrade and migration routes (their own contract file: they need an upgradable application). */
+/** Group upgrade and migration routes (their own conformance file: they need an upgradable application). */
 const UPGRADE_ROUTE = /^\/admin-api\/groups\/[^/]+\/(upgrade|upgrade\/status|upgrade\/retry|migration-status|cascade-status|migration\/abort)$/;
 
-/** Delegated execution (its own contract file: it needs a member's warrants). `GET …/intents` stays with contexts. */
+/** Delegated execution (its own conformance file: it needs a member's warrants). `GET …/intents` stays with contexts. */
 const delegated = (m: string, p: string) =>
   (m === 'POST' && /^\/admin-api\/contexts\/[^/]+\/intents$/.test(p)) || /^\/admin-api\/groups\/[^/]+\/(context|governance)-intents$/.test(p);
 
-/** Which contract file owns which operations (by path prefix, after `/admin-api` or at the root). */
+/** Which conformance file owns which operations (by path prefix, after `/admin-api` or at the root). */
 export const AREAS: Record<string, (method: string, path: string) => boolean> = {
   auth: (_m, p) => p.startsWith('/auth/') || p.startsWith('/admin/'),
   node: (_m, p) =>
@@ -54,7 +54,7 @@ export function areaOf(method: string, path: string): string | undefined {
   return Object.keys(AREAS).find((area) => AREAS[area](method, path));
 }
 
-export class Contract {
+export class Conformance {
   readonly exchanges: Exchange[] = [];
   private readonly ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
   private readonly validators = new Map<string, ValidateFunction>();
@@ -67,9 +67,9 @@ export class Contract {
     readonly doc: Json,
   ) {}
 
-  static async load(baseUrl: string): Promise<Contract> {
+  static async load(baseUrl: string): Promise<Conformance> {
     const doc = await createClient({ baseUrl }).admin.openApi();
-    return new Contract(baseUrl, doc as Json);
+    return new Conformance(baseUrl, doc as Json);
   }
 
   /** A recording `fetch`: answers are cloned and checked, the caller sees the original. */
@@ -90,7 +90,7 @@ export class Contract {
     return response;
   };
 
-  /** An SDK client that records through this contract; pass a token store etc. in `options`. */
+  /** An SDK client that records through this checker; pass a token store etc. in `options`. */
   client(options: Partial<ClientOptions> = {}): Client {
     return createClient({ baseUrl: this.baseUrl, ...options, fetch: this.fetch });
   }
@@ -190,26 +190,26 @@ function isErrorBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && typeof (body as Json).error === 'string';
 }
 
-/** A contract test's node, its contract, and two SDK clients logged in as the node's admin. */
-export interface ContractNode {
+/** A conformance test's node, its checker, and two SDK clients logged in as the node's admin. */
+export interface ConformanceNode {
   node: TestNode;
-  contract: Contract;
-  /** records every exchange: the answers the contract checks */
+  conformance: Conformance;
+  /** records every exchange: the answers the checker checks */
   client: Client;
   /** shares `client`'s tokens and records nothing: set-up calls owned by another area's file */
   setup: Client;
 }
 
-/** Starts a node for a contract test: its OpenAPI contract loaded, a recording client logged in, a set-up client beside it. */
-export async function startContractNode(options: TestNodeOptions = {}): Promise<ContractNode> {
+/** Starts a node for a conformance test: its OpenAPI document loaded into a checker, a recording client logged in, a set-up client beside it. */
+export async function startConformanceNode(options: TestNodeOptions = {}): Promise<ConformanceNode> {
   const node = await startTestNode(options);
   try {
-    const contract = await Contract.load(node.url);
+    const conformance = await Conformance.load(node.url);
     const tokenStore = new MemoryTokenStore();
-    const client = contract.client({ tokenStore });
+    const client = conformance.client({ tokenStore });
     await client.auth.login({ username: node.adminUser, password: node.adminPassword });
     const setup = createClient({ baseUrl: node.url, tokenStore });
-    return { node, contract, client, setup };
+    return { node, conformance, client, setup };
   } catch (e) {
     await node.destroy();
     throw e;

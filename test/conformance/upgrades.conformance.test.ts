@@ -1,29 +1,29 @@
 /**
- * Contract: the upgrade and migration routes through the SDK, each answer checked against the
+ * Conformance: the upgrade and migration routes through the SDK, each answer checked against the
  * node's OpenAPI document. A namespace pinned to 1.0.0 of the kv test app holds a context whose
  * migration to 2.0.0 refuses (the key `block`), so retry and abort have something to act on.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Client } from '../../src/client/index.ts';
 import { makeBundle, signingKey } from '../helpers/bundles.ts';
-import { startContractNode, type Contract } from '../helpers/contract.ts';
+import { startConformanceNode, type Conformance } from '../helpers/conformance.ts';
 import type { TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 let c: Client;
 let setup: Client;
 
 beforeAll(async () => {
-  ({ node, contract, client: c, setup } = await startContractNode());
+  ({ node, conformance, client: c, setup } = await startConformanceNode());
 }, 120_000);
 afterAll(() => node.destroy());
 
 it('answers every upgrade and migration route as documented', { timeout: 120_000 }, async () => {
   const key = signingKey();
-  const v1 = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.upg-contract', version: '1.0.0', key });
-  const v2 = await makeBundle({ wasm: await buildTestApp('kv_v2'), package: 'com.hearth.upg-contract', version: '2.0.0', key });
+  const v1 = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.upg-conformance', version: '1.0.0', key });
+  const v2 = await makeBundle({ wasm: await buildTestApp('kv_v2'), package: 'com.hearth.upg-conformance', version: '2.0.0', key });
   const appId = (await setup.applications.installDev(v1.path)).applicationId;
   await setup.applications.installDev(v2.path);
   const v1Blob = (await setup.applications.versions(appId)).find((v) => v.version === '1.0.0')!.blobId;
@@ -48,5 +48,5 @@ it('answers every upgrade and migration route as documented', { timeout: 120_000
   await failed();
   expect(await c.upgrades.abort(ns)).toEqual({ namespaceId: ns, aborted: true });
 
-  contract.assertAreaCovered('upgrades');
+  conformance.assertAreaCovered('upgrades');
 });

@@ -1,5 +1,5 @@
 /**
- * Contract: contexts, JSON-RPC and presence intents (admin spec "Contexts"; admin-wire-a §4, §7),
+ * Conformance: contexts, JSON-RPC and presence intents (admin spec "Contexts"; admin-wire-a §4, §7),
  * through the SDK. A real node runs the AssemblyScript kv-store test app; a context goes through
  * its whole life: create, every read, execute, query, presence, sync and resync, an application
  * switch, leave and join again, delete. Set-up through other areas (install, namespace) uses a
@@ -8,14 +8,14 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpError, RpcError, type Client } from '../../src/client/index.ts';
 import { makeBundle } from '../helpers/bundles.ts';
-import { startContractNode, type Contract } from '../helpers/contract.ts';
+import { startConformanceNode, type Conformance } from '../helpers/conformance.ts';
 import type { TestNode } from '../helpers/node.ts';
 import { ed25519FromSeed, mintProof, presenceBody, seedOf } from '../helpers/presence.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 
 const ALL_F = 'f'.repeat(64);
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 let c: Client;
 let appId: string;
 let otherAppId: string;
@@ -23,10 +23,10 @@ let ns: string;
 
 beforeAll(async () => {
   let setup: Client;
-  ({ node, contract, client: c, setup } = await startContractNode());
+  ({ node, conformance, client: c, setup } = await startConformanceNode());
   const wasm = await buildTestApp('kv');
-  appId = (await setup.applications.installDev((await makeBundle({ wasm, package: 'com.hearth.kv.contract' })).path)).applicationId;
-  otherAppId = (await setup.applications.installDev((await makeBundle({ wasm, package: 'com.hearth.kv.contract2' })).path)).applicationId;
+  appId = (await setup.applications.installDev((await makeBundle({ wasm, package: 'com.hearth.kv.conformance' })).path)).applicationId;
+  otherAppId = (await setup.applications.installDev((await makeBundle({ wasm, package: 'com.hearth.kv.conformance2' })).path)).applicationId;
   ns = (await setup.http.data<{ namespaceId: string }>('/admin-api/namespaces', { method: 'POST', body: { applicationId: appId } })).namespaceId;
 }, 120_000);
 afterAll(async () => node?.destroy());
@@ -109,5 +109,5 @@ it('answers every context, JSON-RPC and presence-intent route as documented', as
   expect(await c.contexts.delete(ctx)).toBe(false);
   expect(await c.contexts.list()).toEqual([]);
 
-  contract.assertAreaCovered('contexts');
+  conformance.assertAreaCovered('contexts');
 });

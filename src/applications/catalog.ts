@@ -1,6 +1,7 @@
 /**
- * What other domains (contexts, the runtime) ask of the installed-applications registry
- * (admin spec "Applications and packages"; admin-wire-a §3; runtime.md §1, §4).
+ * The application catalog: what other domains (contexts, the runtime, upgrades, tee, delegation)
+ * ask of the installed-applications registry (admin spec "Applications and packages"; admin-wire-a
+ * §3; runtime.md §1, §4). `ApplicationService` implements it.
  */
 
 /** admin-wire-a §3.2 `Application` as stored; the routes shape it for the wire. */
@@ -47,7 +48,7 @@ export interface ApplicationCatalog {
    * The wasm of one installed version, named by its bundle blob id (`InstalledApplication.bundleBlobId`
    * at the time a context was activated): installing a newer version keeps the application id, and
    * every installed version stays available until the application is uninstalled. Unknown → notFound.
-   * (Added by the applications domain; optional so existing fakes of this contract stay valid.)
+   * (Added by the applications domain; optional so existing fakes of this catalog stay valid.)
    */
   wasmOfVersion?(bundleBlobId: string, service?: string): Promise<Uint8Array>;
   /** The installed version whose bundle is `bundleBlobId`, or null. (Optional, as `wasmOfVersion`.) */

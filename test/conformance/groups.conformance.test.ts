@@ -1,5 +1,5 @@
 /**
- * Contract: every `/admin-api/groups*` operation (groups, membership and tree, settings and
+ * Conformance: every `/admin-api/groups*` operation (groups, membership and tree, settings and
  * metadata, owner operations, invitations and joins, seal and ownership proofs) driven through the
  * SDK on one node; each answer is checked against the node's OpenAPI document. Calls into other
  * areas that only set state up (identity, installing the test app, creating a context) go through
@@ -13,7 +13,7 @@ import { CAPABILITIES } from '../../src/client/settings.ts';
 import { ed25519Verify } from '../../src/crypto/keys.ts';
 import { invitationBorsh } from '../../src/governance/invitations/codec.ts';
 import { makeBundle } from '../helpers/bundles.ts';
-import { startContractNode, type Contract } from '../helpers/contract.ts';
+import { startConformanceNode, type Conformance } from '../helpers/conformance.ts';
 import type { TestNode } from '../helpers/node.ts';
 import { buildTestApp } from '../helpers/wasm-apps.ts';
 import { rawPrivateSeed } from '../../src/crypto/keys.ts';
@@ -25,7 +25,7 @@ const MEASURED = { allowedMrtd: M, allowedRtmr1: M, allowedRtmr2: M, allowedRtmr
 const claim = { audience: 'https://relying.example', subject: 'did:example:alice', nonce: '7a'.repeat(16), expiresAtMs: Date.now() + 3_600_000 };
 
 let node: TestNode;
-let contract: Contract;
+let conformance: Conformance;
 /** records every exchange: the groups area */
 let c: Client;
 /** the same session, unrecorded: set-up calls into other areas */
@@ -45,7 +45,7 @@ function signedBy(p: { signerPublicKey: string; signedPayload: string; signature
 }
 
 beforeAll(async () => {
-  ({ node, contract, client: c, setup } = await startContractNode());
+  ({ node, conformance, client: c, setup } = await startConformanceNode());
   me = await setup.accounts.identity();
   const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv' });
   appId = (await setup.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path } })).applicationId;
@@ -187,5 +187,5 @@ it("registers the node's own signing key for a group", async () => {
 });
 
 it('answers every groups operation as the OpenAPI document says', () => {
-  contract.assertAreaCovered('groups');
+  conformance.assertAreaCovered('groups');
 });
