@@ -25,7 +25,8 @@ import { ContextLocks, LockWaitAborted } from './lock.ts';
 import { changedSomething, ReadHints } from './read-path.ts';
 import { wasmOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
-import { CALL_DEADLINE_MS, GENESIS_PARENT, type ContextMeta, type DeltaRecord } from './types.ts';
+import { GENESIS_PARENT, type ContextMeta, type DeltaRecord } from './types.ts';
+import { CALL_DEADLINE_MS } from '../config/defaults.ts';
 
 export interface ExecutorDeps {
   /**

@@ -62,8 +62,6 @@ export type ContextSyncView = { contextId: string } & Omit<SyncStatusFields<Behi
   reasons: { reason: BehindReason | AppProblemReason; detail: string; at: string }[];
 };
 
-export type { Registration };
-
 const toBytes = (h: string): number[] => [...Buffer.from(h, 'hex')];
 
 /** What the contexts domain asks of context state sync (src/sync/service.ts), when the node has a network. */

@@ -8,9 +8,10 @@ import { encodeCredential } from './pairing.ts';
 import { accountIdOf, deviceIdOf, domainHash, toHex } from '../crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject, publicKeyOf, type KeyPair } from '../crypto/keys.ts';
 import type { Store } from '../store/store.ts';
-import { openSealed, type SealedEnvelope } from '../crypto/seal.ts';
+import { openSealed } from '../crypto/seal.ts';
 import { ed25519SeedOfPkcs8 } from '../crypto/x25519.ts';
 import type { NodeIdentityView } from '../wire/accounts.ts';
+import type { SealedEnvelope } from '../wire/ownership.ts';
 
 interface StoredIdentity {
   root: KeyPair;
@@ -20,9 +21,6 @@ interface StoredIdentity {
   accountNamespaceId: string;
   createdAt: number;
 }
-
-/** NodeIdentity as the wire shows it (src/wire/accounts.ts). */
-export type { NodeIdentityView };
 
 export class NodeIdentity {
   /** the node signing identity: author of governance ops and the node's context identity */

@@ -5,12 +5,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerAliasRoutes } from '../aliases/routes.ts';
-import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
+import { registerAuthRoutes } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
 import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
 import { registerBundleUploadRoute } from '../applications/upload-route.ts';
 import { registerDevBundleRoute, type DevBundleDeps } from '../applications/dev-bundle.ts';
-import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
+import { registerGovernanceRoutes } from '../governance/routes.ts';
 import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
 import { registerIdentityRoutes } from '../accounts/routes.ts';
@@ -34,6 +34,8 @@ import { registerHealthRoutes, type Lifecycle } from '../http/health-routes.ts';
 import { registerMetricsRoute, type Metrics } from '../http/metrics.ts';
 import { registerOpenApiRoute, type RouteCatalogue } from '../http/openapi.ts';
 import { registerNetworkRoutes, type NetworkRoutesDeps } from '../network/routes.ts';
+import type { AuthRoutesDeps } from '../auth/route-deps.ts';
+import type { GovernanceRouteDeps } from '../governance/route-deps.ts';
 
 export interface RouteDeps {
   auth: AuthRoutesDeps;

@@ -12,8 +12,6 @@
 import type { EventBus } from '../bus.ts';
 import type { BehindReason, SyncState, SyncStatusFields } from '../wire/sync.ts';
 
-export type { SyncState };
-
 /** The status as the wire carries it (src/wire/sync.ts), with this node's reasons. */
 export type ContextSyncStatus = SyncStatusFields<BehindReason>;
 

@@ -29,7 +29,8 @@ import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
 import type { UpgradeProgress } from './progress.ts';
 import { fleetRollup } from './rollup.ts';
-import type { GroupUpgradeRecord, MigrationFailureReason } from './types.ts';
+import type { GroupUpgradeRecord } from './types.ts';
+import type { MigrationFailureReason } from '../wire/upgrades.ts';
 
 export interface MigratorDeps {
   governance: Governance;

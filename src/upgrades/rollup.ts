@@ -15,7 +15,6 @@ import type { UpgradeProgress } from './progress.ts';
 import type { GroupUpgradeRecord } from './types.ts';
 import type { MemberMigrationRow, MemberMigrationState, MigrationFailureReason } from '../wire/upgrades.ts';
 
-export type { MemberMigrationState };
 /** One member device's row (admin-wire-b §7.5): the wire's shape. */
 export type MemberRow = MemberMigrationRow;
 

@@ -27,7 +27,8 @@ import { Migrator } from './migrator.ts';
 import type { UpgradeOpBody } from './ops.ts';
 import { UpgradeProgress } from './progress.ts';
 import { fleetRollup } from './rollup.ts';
-import { UNRESOLVED_APP_KEY, UPGRADE_APPLIED, UPGRADE_OPS, type GroupUpgradeStatus } from './types.ts';
+import { UNRESOLVED_APP_KEY, UPGRADE_APPLIED, UPGRADE_OPS } from './types.ts';
+import type { GroupUpgradeStatus } from '../wire/upgrades.ts';
 
 export interface UpgradeServiceDeps {
   store: Store;

@@ -71,6 +71,3 @@ export const RevokeInvitationAnswer = Type.Object({
   invitationId: Hex32('hex SHA-256 of the borsh invitation body'),
   revoked: Type.Literal(true),
 });
-
-export { GroupParams } from '../groups/schemas.ts';
-export { NamespaceParams } from '../namespaces/schemas.ts';

@@ -11,9 +11,10 @@ import { ancestry, isMember } from '../authority.ts';
 import type { Governance } from '../log.ts';
 import { groupInScope } from '../namespaces/scope.ts';
 import type { GroupState, NamespaceState } from '../types.ts';
-import { ownershipPayload, proofInvalid, signOwnership, validateClaim, type OwnershipProof, type ProofClaim } from './ownership.ts';
+import { ownershipPayload, proofInvalid, signOwnership, validateClaim, type ProofClaim } from './ownership.ts';
 import { accountRootOf } from './roots.ts';
-import { SEAL_MAX_PLAINTEXT_BYTES, sealToRoot, type SealedEnvelope } from '../../crypto/seal.ts';
+import { SEAL_MAX_PLAINTEXT_BYTES, sealToRoot } from '../../crypto/seal.ts';
+import type { OwnershipProof, SealedEnvelope } from '../../wire/ownership.ts';
 
 export interface NamespaceOwnershipProof extends OwnershipProof {
   founding: { founderAccountId: string; salt: string };
