@@ -10,7 +10,7 @@
  * group state hash), optionally asking each to sync first (`trigger_sync`, merobox's default) and
  * requiring a read (`expect: {method, args, equals}`) to answer `equals` on every node.
  */
-import { RpcError } from '../../client/index.ts';
+import { RpcError } from '../../../client/index.ts';
 import { clientOf, nodeOf, sleep, str, StepFailure, type Handler, type StepContext } from '../context.ts';
 import type { Step } from '../parse.ts';
 import { pyEqual } from '../values.ts';

@@ -8,8 +8,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { UsageError } from '../cli/exit.ts';
-import { errnoText } from '../errno-text.ts';
+import { UsageError } from '../exit.ts';
+import { errnoText } from '../../errno-text.ts';
 import { IGNORED_NODE_KEYS, IGNORED_TOP_LEVEL, STEPS, TOP_LEVEL_KEYS, allowedKeys } from './schema.ts';
 import { placeholders, placeholdersIn, type Values } from './values.ts';
 

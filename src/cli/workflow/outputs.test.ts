@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exportOutputs } from './run.ts';
 import { errorInfo } from './steps/calls.ts';
-import { RpcError } from '../client/index.ts';
+import { RpcError } from '../../client/index.ts';
 
 describe('outputs: what a step exports', () => {
   const response = { jsonrpc: '2.0', result: { output: '{"n": 2}' }, contextId: 'c1', list: [{ id: 'a' }] };

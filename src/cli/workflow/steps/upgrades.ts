@@ -9,7 +9,7 @@
  * unknown, failed, all_migrated, members_pending_signature, members}`. The same shapes are made
  * here, so a workflow's `outputs:` read the same names on hearth.
  */
-import type { CascadeStatusEntry, MigrationStatus } from '../../client/index.ts';
+import type { CascadeStatusEntry, MigrationStatus } from '../../../client/index.ts';
 import { clientOf, sleep, str, StepFailure, type Handler } from '../context.ts';
 
 const seconds = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fallback);

@@ -4,7 +4,7 @@
  * `{{var}}` already substituted and answers the response its `outputs` read from.
  */
 import type { KeyObject } from 'node:crypto';
-import type { Client } from '../client/index.ts';
+import type { Client } from '../../client/index.ts';
 import type { LocalNode } from './nodes.ts';
 import type { Step, Workflow } from './parse.ts';
 import type { Values } from './values.ts';

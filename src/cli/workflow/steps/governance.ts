@@ -5,7 +5,7 @@
  * call through the SDK, answering the node's response so `outputs` read its fields. merobox's
  * deprecated aliases (create_group, invite, join_open, …) run the step they stand for.
  */
-import type { GroupRole, SignedGroupOpenInvitation } from '../../client/index.ts';
+import type { GroupRole, SignedGroupOpenInvitation } from '../../../client/index.ts';
 import { clientOf, namespaceOf, str, StepFailure, type Handler } from '../context.ts';
 import { parseJsonLike } from '../values.ts';
 

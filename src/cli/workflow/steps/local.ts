@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { open, readFile, writeFile } from 'node:fs/promises';
-import { HttpError } from '../../client/index.ts';
+import { HttpError } from '../../../client/index.ts';
 import { evalAssert, evalJsonAssert, statementOf, type StatementResult } from '../assertions.ts';
 import { clientOf, sleep, str, StepFailure, type Handler, type StepContext } from '../context.ts';
 import { localPath } from '../parse.ts';

@@ -9,8 +9,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { buildBundle } from '../../applications/bundle.ts';
-import { isWasmModule } from '../../applications/wasm.ts';
+import { buildBundle } from '../../../applications/bundle.ts';
+import { isWasmModule } from '../../../applications/wasm.ts';
 import { clientOf, str, StepFailure, type Handler } from '../context.ts';
 import { localPath } from '../parse.ts';
 

@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { createClient, MemoryTokenStore, type Client } from '../client/index.ts';
-import { launch, listening, prepareCluster, stopOne, type Supervised } from '../cli/dev-cluster.ts';
+import { createClient, MemoryTokenStore, type Client } from '../../client/index.ts';
+import { launch, listening, prepareCluster, stopOne, type Supervised } from '../dev-cluster.ts';
 
 /** A call as the runner saw it go out and come back (bodies cut to a readable size). */
 export interface Exchange {

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../cli/exit.ts';
+import { UsageError } from '../exit.ts';
 import { StepFailure, type Handler, type StepContext } from './context.ts';
 import { startNodes, type LocalNode, type LocalNodes } from './nodes.ts';
 import { loadWorkflow, type Step, type Workflow } from './parse.ts';

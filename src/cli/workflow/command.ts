@@ -5,9 +5,9 @@
  * read or check (before any node starts).
  */
 import type { Command } from 'commander';
-import { runWorkflow, StepFailed } from '../workflow/index.ts';
-import { NodeStartError } from './exit.ts';
-import type { GlobalOpts } from './options.ts';
+import { runWorkflow, StepFailed } from './index.ts';
+import { NodeStartError } from '../exit.ts';
+import type { GlobalOpts } from '../options.ts';
 
 export function registerWorkflowCommands(program: Command): void {
   const workflow = program.command('workflow').description('merobox workflows: multi-node scenarios from a YAML file, run on local nodes');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CascadeStatusEntry, MigrationStatus } from '../../client/index.ts';
+import type { CascadeStatusEntry, MigrationStatus } from '../../../client/index.ts';
 import { cascadeSummary, migrationSummary } from './upgrades.ts';
 
 const entry = (groupId: string, status: string): CascadeStatusEntry =>
