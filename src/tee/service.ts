@@ -15,6 +15,7 @@ import type { ApplicationCatalog } from '../applications/catalog.ts';
 import { domainHash, requireId } from '../crypto/ids.ts';
 import { badRequest, conflict, HearthError, notFound, notImplemented } from '../errors.ts';
 import { type TeeBackend, type TeeInfo, type TeeQuote } from './provider.ts';
+import type { TeeAttestRequest } from '../wire/tee.ts';
 
 /** How long a provider may take to produce a quote or its information. */
 export const TEE_DEADLINE_MS = 30_000;
@@ -31,13 +32,6 @@ export interface TeeServiceDeps {
   applications: Pick<ApplicationCatalog, 'get'>;
 }
 
-export interface AttestRequest {
-  nonce: string;
-  applicationId?: string;
-  bindNodeKey?: boolean;
-  bindTransportKey?: boolean;
-  includeCollateral?: boolean;
-}
 
 
 export interface AttestAnswer {
@@ -71,7 +65,7 @@ export class TeeService {
     return { cloudProvider: info.cloudProvider, osImage: info.osImage, mrtd: info.mrtd };
   }
 
-  async attest(req: AttestRequest, signal?: AbortSignal): Promise<AttestAnswer> {
+  async attest(req: TeeAttestRequest, signal?: AbortSignal): Promise<AttestAnswer> {
     const nonce = nonceBytes(req.nonce);
     const applicationId = req.applicationId === undefined ? undefined : requireId(req.applicationId, 'applicationId');
     this.requireProvider();
