@@ -10,7 +10,7 @@ import type { ApplierRegistry, ApplyContext } from '../governance/appliers.ts';
 import { isMember } from '../governance/authority.ts';
 import type { DeviceBinding } from '../governance/types.ts';
 import { recordAccountRoot } from '../governance/proofs/roots.ts';
-import { parseCredential, parseScopeProof } from './credentials.ts';
+import { parseCredential, parseScopeProof } from '../identity/credentials.ts';
 
 export interface DeviceOpBody {
   account: string;

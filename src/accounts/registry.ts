@@ -4,7 +4,7 @@
  * every application), its replicated label and label epoch. Persisted in the store; the node's own
  * device is always present.
  */
-import type { NodeIdentity } from './identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import { collect, type Store } from '../store/store.ts';
 
 export interface DeviceRecord {

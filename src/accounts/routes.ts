@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Errors } from '../http/response-schemas.ts';
 import { IdentityAnswer } from './schemas.ts';
-import type { NodeIdentity } from './identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { AccountService } from './service.ts';
 
 export function registerIdentityRoutes(app: FastifyInstance, deps: { identity: NodeIdentity; accounts?: AccountService }): void {

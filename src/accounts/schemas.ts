@@ -43,7 +43,7 @@ export const RelinkDoc = Type.Object(
   { description: 'optional: no body means every application' },
 );
 
-// ---- responses (documentation and contract tests; serialisation stays exact) ------------------
+// ---- responses (documentation and conformance tests; serialisation stays exact) ---------------
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Account = Hex32('the account id');

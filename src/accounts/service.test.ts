@@ -11,14 +11,15 @@ import { NamespaceService } from '../governance/namespaces/service.ts';
 import { createAppliers } from '../governance/ops.ts';
 import type { UnsignedOp } from '../governance/types.ts';
 import { MemoryStore } from '../store/memory.ts';
-import { NodeIdentity } from './identity.ts';
-import { encodeCredential } from './pairing.ts';
+import { NodeIdentity } from '../identity/identity.ts';
+import { encodeCredential } from '../identity/pairing.ts';
+import { registerDeviceOps } from './device-ops.ts';
 import { AccountService } from './service.ts';
 
 it('revokedFrom appears once a revocation of this node\'s device reaches it', async () => {
   const store = new MemoryStore();
   const identity = await NodeIdentity.load(store, privateKeyObject(generateKeyPair('ed25519').privateKey), 1);
-  const governance = new Governance({ store, identity, clock: systemClock, bus: new EventBus(), appliers: createAppliers() });
+  const governance = new Governance({ store, identity, clock: systemClock, bus: new EventBus(), appliers: createAppliers(registerDeviceOps) });
   const accounts = new AccountService({ store, identity, clock: systemClock, governance });
   await accounts.load();
   const ns = await new NamespaceService({ governance, identity, clock: systemClock }).found({ applicationId: 'ee'.repeat(32) });

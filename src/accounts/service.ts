@@ -13,10 +13,10 @@ import type { Governance } from '../governance/log.ts';
 import { inAccountScope } from '../governance/namespaces/scope.ts';
 import type { NamespaceState } from '../governance/types.ts';
 import type { Store } from '../store/store.ts';
-import type { NodeIdentity } from './identity.ts';
-import { checkStatement, confirmationCode, encodeCredential, encodeStatement, statementDigest, type PairingOffer } from './pairing.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
+import { checkStatement, confirmationCode, encodeCredential, encodeStatement, statementDigest, type PairingOffer } from '../identity/pairing.ts';
 import { DeviceRegistry, type DeviceRecord } from './registry.ts';
-import { parseCredential, parseScopeProof } from './credentials.ts';
+import { parseCredential, parseScopeProof } from '../identity/credentials.ts';
 
 export type DeviceScope = 'all' | { only: string[] };
 export type SkipReason = 'outOfScope' | 'alreadyBound' | 'noScopeKey' | 'revoked' | 'ownDevice' | 'failed';

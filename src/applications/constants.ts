@@ -31,5 +31,3 @@ export const ABI_SCHEMA_VERSION = 'wasm-abi/1';
 /** `blob.compiled` until a precompiled module is cached: the zero id (admin-wire-a §3.2). */
 export const ZERO_ID = '0'.repeat(64);
 
-/** Default deadline of one registry fetch (manifest + bundle download): the configuration's default. */
-export { DEFAULT_REGISTRY_TIMEOUT_SECS } from '../config/defaults.ts';

@@ -1,7 +1,7 @@
 /**
  * The installed-applications catalogue (admin spec "Applications and packages"; admin-wire-a §3;
  * runtime.md §1, §4), without HTTP: dev installs from the node's filesystem, registry installs,
- * uninstall, listings, the embedded ABI, and the {@link ApplicationCatalog} contract the contexts
+ * uninstall, listings, the embedded ABI, and the {@link ApplicationCatalog} the contexts
  * domain and the runtime use to load a wasm.
  *
  * Every install verifies the whole bundle first (bundle.ts), stages the `.mpk` as one blob (and
@@ -22,7 +22,7 @@ import { HearthError, badGateway, badRequest, forbidden, notFound } from '../err
 import type { Store } from '../store/store.ts';
 import { MAX_BUNDLE_BYTES, RUNTIME_VERSION } from './constants.ts';
 import { BUNDLE_FIX } from './archive.ts';
-import type { ApplicationCatalog, InstalledApplication, InstalledRelease } from './contract.ts';
+import type { ApplicationCatalog, InstalledApplication, InstalledRelease } from './catalog.ts';
 import { verifyBundle, type VerifiedBundle } from './bundle.ts';
 import { metadataJson } from './manifest.ts';
 import type { ApplicationRegistry } from './registry.ts';
@@ -41,7 +41,7 @@ export interface ApplicationServiceDeps {
   runtimeVersion?: string;
 }
 
-/** An installed application with what the wire row needs besides the contract's fields. */
+/** An installed application with what the wire row needs besides the catalog's fields. */
 export interface ApplicationDetails extends InstalledApplication {
   /** `Application.metadata` as JSON text */
   metadata: string;

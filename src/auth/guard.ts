@@ -10,9 +10,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isBound, mayActOn, type MayActOptions } from './binding.ts';
 import { satisfies } from './permissions.ts';
 import { classifyRoute, type GuardDecision, type RouteOptions } from './route-permissions.ts';
-import type { AuthService, Principal, RequestOrigin } from './service.ts';
+import type { AuthService, Principal } from './service.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
-import { bearerOf, originOf, pathOf, queryTokenOf } from '../http/request.ts';
+import { bearerOf, originOf, pathOf, queryTokenOf, type RequestOrigin } from '../http/request.ts';
 
 /** The auth spec accepts `?token=` only on the stream routes (a URL reaches proxy logs). */
 const QUERY_TOKEN_PATHS = /^\/(ws|sse)(\/|$)/;

@@ -5,8 +5,6 @@ import { registerLoginPage } from './login-page.ts';
 import { registerPublicAuthRoutes } from './public-routes.ts';
 import type { AuthRoutesDeps } from './route-deps.ts';
 
-export type { AuthRoutesDeps };
-
 export function registerAuthRoutes(app: FastifyInstance, deps: AuthRoutesDeps): void {
   registerPublicAuthRoutes(app, deps);
   registerAdminAuthRoutes(app, deps);

@@ -17,9 +17,6 @@ import { isValidKey, type KeyRecord, type KeyStore } from './store.ts';
 import { hostMatches, type Claims, type Lifetimes, type TokenIssuer, type TokenPair } from './tokens.ts';
 import type { RequestOrigin } from '../http/request.ts';
 
-/** the request facts auth decisions read: defined by the HTTP layer, re-exported for auth's callers */
-export type { RequestOrigin };
-
 export interface Principal {
   keyId: string;
   keyType: 'root' | 'client';

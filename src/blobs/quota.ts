@@ -20,9 +20,6 @@ import { HearthError } from '../errors.ts';
 import type { GaugeSource } from '../http/metrics.ts';
 import { BLOB_QUOTA_DEFAULTS, type BlobQuotaConfig } from '../config/defaults.ts';
 
-/** The `[blobs]` settings and their defaults belong to the configuration. */
-export { BLOB_QUOTA_DEFAULTS, type BlobQuotaConfig } from '../config/defaults.ts';
-
 const MiB = 1024 * 1024;
 /** the derived reserve: this share of the filesystem, within these bounds */
 const RESERVE_SHARE = 0.05;

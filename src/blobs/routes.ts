@@ -23,7 +23,8 @@ import {
   UploadQuery,
   UploadResponse,
 } from './schemas.ts';
-import type { BlobInfo, BlobService } from './service.ts';
+import type { BlobService } from './service.ts';
+import type { BlobInfo } from '../wire/blobs.ts';
 
 export interface BlobRoutesDeps {
   blobs: BlobService;

@@ -46,9 +46,6 @@ export const noPeers: PeerBlobSource = {
   fetch: async () => null,
 };
 
-/** Admin spec "Blob information": the wire's shape (src/wire/blobs.ts). */
-export type { BlobInfo };
-
 export interface BlobServiceDeps {
   store: BlobStore;
   peers?: PeerBlobSource;

@@ -24,7 +24,8 @@ import { Serial } from '../serial.ts';
 import { HearthError, badRequest, notFound } from '../errors.ts';
 import type { BatchOp, Space, Store } from '../store/store.ts';
 import { sniffMime, SNIFF_BYTES } from './mime.ts';
-import { BlobQuota, type BlobQuotaConfig, type Grant } from './quota.ts';
+import { BlobQuota, type Grant } from './quota.ts';
+import type { BlobQuotaConfig } from '../config/defaults.ts';
 
 export const CHUNK_SIZE = 1024 * 1024;
 /** The reference's upload cap (admin-wire-a §5.1: max 1 GiB). */

@@ -44,7 +44,7 @@ export const COMMAND_GROUPS: ReadonlyArray<{ names: readonly string[]; load: () 
   { names: ['events'], load: async () => (await import('./events.ts')).registerEventsCommands },
   { names: ['tee'], load: async () => (await import('./tee.ts')).registerTeeCommands },
   { names: ['use'], load: async () => (await import('./use.ts')).registerUseCommand },
-  { names: ['workflow'], load: async () => (await import('./workflow.ts')).registerWorkflowCommands },
+  { names: ['workflow'], load: async () => (await import('./workflow/command.ts')).registerWorkflowCommands },
 ];
 
 /** The program to parse hoisted `argv` with: the command's group alone, or the whole tree. */

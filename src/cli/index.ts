@@ -18,7 +18,7 @@ import { registerCallCommand } from './call.ts';
 import { registerEventsCommands } from './events.ts';
 import { registerTeeCommands } from './tee.ts';
 import { registerUseCommand } from './use.ts';
-import { registerWorkflowCommands } from './workflow.ts';
+import { registerWorkflowCommands } from './workflow/command.ts';
 
 export function registerOperatorCommands(program: Command): void {
   registerSessionCommands(program);

@@ -14,6 +14,7 @@
 
 import { HttpError } from './errors.ts';
 import type { CallOptions, HttpClient } from './http.ts';
+import type { NamespaceUsage } from '../wire/usage.ts';
 
 /** `{status}` payload of health, ready and is-authed. */
 export interface StatusResponse {
@@ -73,14 +74,9 @@ export interface NetworkStatus {
   [field: string]: unknown;
 }
 
+/** `GET /admin-api/usage` (rows: src/wire/usage.ts). */
 export interface Usage {
-  namespaces: {
-    namespaceId: string;
-    contextCount: number;
-    memberCount: number;
-    subgroupCount: number;
-    bytes: { state: number; privateState: number; delta: number; governance: number; total: number };
-  }[];
+  namespaces: NamespaceUsage[];
 }
 
 /** The `data.status` a health/ready answer or its 503 {@link HttpError} carries, if any. */

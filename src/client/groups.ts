@@ -13,6 +13,7 @@ import { PEER_WAIT_TIMEOUT_MS } from './http-types.ts';
 import type { U64 } from '../codec/json.ts';
 import type { GroupUpgradeStatus } from './upgrades.ts';
 import type { OwnershipClaim, OwnershipProof, SealedEnvelope } from '../wire/ownership.ts';
+import type { CreateGroupRequest } from '../wire/groups.ts';
 
 export type GroupRole = 'Admin' | 'Member' | 'ReadOnly' | 'ReadOnlyTee' | 'RelayTee';
 
@@ -45,15 +46,8 @@ export interface JoinViaInheritanceResult {
   wasInherited: boolean;
 }
 
-export interface CreateGroupRequest {
-  applicationId: string;
-  /** bytecode (blob) id the group pins; older clients call it `bytecodeId` */
-  appKey?: string;
-  name?: string;
-  /** absent: a new namespace is founded; present: a subgroup of that group */
-  parentGroupId?: string;
-  visibility?: 'open' | 'restricted';
-}
+/** The create body (src/wire/groups.ts). */
+export type { CreateGroupRequest };
 
 /** GroupInfo (admin spec "GroupInfo"; admin-wire-b §4.3). */
 export interface GroupInfo {

@@ -7,6 +7,7 @@
  */
 
 import type { CallOptions, HttpClient } from './http.ts';
+import type { TeeAttestRequest } from '../wire/tee.ts';
 
 export interface TeeInfo {
   /** `gcp`, … or `unknown` */
@@ -16,14 +17,8 @@ export interface TeeInfo {
   mrtd: string;
 }
 
-export interface TeeAttestRequest {
-  /** 32 bytes as 64 hex */
-  nonce: string;
-  applicationId?: string;
-  bindNodeKey?: boolean;
-  bindTransportKey?: boolean;
-  includeCollateral?: boolean;
-}
+/** The attest body (src/wire/tee.ts). */
+export type { TeeAttestRequest };
 
 export interface TeeAttestResult {
   quoteB64: string;

@@ -22,8 +22,7 @@ import { MemoryHub, type MemoryNetwork } from '../network/memory.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { until } from '../sync/testkit.ts';
 import { ApplicationFetch, bundleBlobsOf } from './app-fetch.ts';
-import type { Registration } from './service.ts';
-import { UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
+import { UNINITIALIZED_HASH, type ContextMeta, type Registration } from './types.ts';
 
 const CTX = 'c1'.repeat(32);
 const ZERO = '0'.repeat(64);

@@ -21,7 +21,7 @@
  * contexts.
  */
 import { MAX_BUNDLE_BYTES } from '../applications/constants.ts';
-import type { ApplicationCatalog, InstalledRelease } from '../applications/contract.ts';
+import type { ApplicationCatalog, InstalledRelease } from '../applications/catalog.ts';
 import type { BlobService } from '../blobs/service.ts';
 import { HearthError } from '../errors.ts';
 import type { Registration } from './types.ts';

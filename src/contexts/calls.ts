@@ -7,8 +7,8 @@
  * `query` answers HTTP statuses: 403 outside the owning group, 409 for a method the ABI does not
  * mark read-only, 400 `type: "FunctionCallError"` when the method fails.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import { isBound, mayActOn } from '../auth/binding.ts';
 import type { Principal } from '../auth/service.ts';
 import { JsonDepthError, parseJson, stringifyJson } from '../codec/json.ts';
@@ -18,7 +18,7 @@ import { isMember } from '../governance/authority.ts';
 import type { CallResult } from '../runtime/call-types.ts';
 import { ContextGone, type ContextExecutor } from './executor.ts';
 import { readOnlyOf } from './releases.ts';
-import { RpcMethodError } from './rpc-contract.ts';
+import { RpcMethodError } from './rpc-methods.ts';
 import type { ContextService } from './service.ts';
 import type { ContextStore } from './store.ts';
 import { MAX_ARGS_BYTES, MAX_METHOD_NAME, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';

@@ -14,7 +14,7 @@
  *   past a bound a call is refused with 503 before it waits for the lock (issue #23 §4).
  */
 import { createHash } from 'node:crypto';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import type { Clock } from '../clock.ts';
 import { toHex as hex } from '../crypto/ids.ts';
 import type { EventBus } from '../bus.ts';
@@ -25,7 +25,8 @@ import { ContextLocks, LockWaitAborted } from './lock.ts';
 import { changedSomething, ReadHints } from './read-path.ts';
 import { wasmOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
-import { CALL_DEADLINE_MS, GENESIS_PARENT, type ContextMeta, type DeltaRecord } from './types.ts';
+import { GENESIS_PARENT, type ContextMeta, type DeltaRecord } from './types.ts';
+import { CALL_DEADLINE_MS } from '../config/defaults.ts';
 
 export interface ExecutorDeps {
   /**

@@ -1,7 +1,7 @@
 /**
  * The contexts domain's face: one factory the composition root calls (its lifecycle: the deleted
  * contexts' reaper, the call admission's series), the route registrations, the JSON-RPC extension
- * point (rpc-contract.ts), and the parts sync runs on a node with a network (fetching a missing
+ * point (rpc-methods.ts), and the parts sync runs on a node with a network (fetching a missing
  * application from members, auto-follow).
  *
  * @example
@@ -9,8 +9,8 @@
  * registerContextsRoutes(app, { ...contexts, rpcMethods: { set_ephemeral } });
  */
 import type { FastifyInstance } from 'fastify';
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../bus.ts';
 import type { Governance } from '../governance/log.ts';
@@ -26,7 +26,7 @@ import { RawStateReader } from './raw-state.ts';
 import { registerContextRoutes } from './routes.ts';
 import type { ContextMeta } from './types.ts';
 import { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
-import type { RpcMethodHandler } from './rpc-contract.ts';
+import type { RpcMethodHandler } from './rpc-methods.ts';
 
 export interface ContextsDeps {
   store: Store;
@@ -100,7 +100,7 @@ export { ApplicationFetch, bundleBlobsOf, type AppFetchDeps } from './app-fetch.
 export { AutoFollow } from './auto-follow.ts';
 export { registerContextRoutes, type ContextRoutesDeps } from './routes.ts';
 export { registerJsonRpcRoute, type JsonRpcDeps } from './rpc.ts';
-export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-contract.ts';
+export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-methods.ts';
 export { UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 export type { ContextStore } from './store.ts';
 

@@ -8,9 +8,9 @@ import { HearthError } from '../errors.ts';
 import { emptyNamespace } from '../governance/genesis.ts';
 import { createAppliers } from '../governance/ops.ts';
 import { CAP, type GovOp, type NamespaceState } from '../governance/types.ts';
-import { CONTEXT_OPS } from './ops.ts';
+import { CONTEXT_OPS, registerContextOps } from './ops.ts';
 
-const registry = createAppliers();
+const registry = createAppliers(registerContextOps);
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);
 const APP = 'ee'.repeat(32);

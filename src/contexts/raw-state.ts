@@ -24,7 +24,6 @@ export const MAX_VALUE_BYTES = 1024 * 1024;
 
 /** The page and value shapes are the wire's (src/wire/contexts.ts). */
 export type RawStateRow = RawStateEntry;
-export type { RawStatePage, RawStateValue };
 
 const HEX_KEY = /^(?:[0-9a-fA-F]{2})*$/;
 

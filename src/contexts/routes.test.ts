@@ -9,7 +9,7 @@ import type { Principal } from '../auth/service.ts';
 import { buildApp, type App } from '../http/app.ts';
 import { registerContextRoutes } from './routes.ts';
 import { registerJsonRpcRoute } from './rpc.ts';
-import { RpcMethodError } from './rpc-contract.ts';
+import { RpcMethodError } from './rpc-methods.ts';
 import { world, type World } from './testkit.ts';
 import { UNINITIALIZED_HASH } from './types.ts';
 

@@ -1,6 +1,6 @@
 /**
  * `POST /jsonrpc` (admin-wire-a §7): the JSON-RPC 2.0 envelope and its dispatch. `execute` is the
- * contexts domain's; other domains contribute methods through `methods` (rpc-contract.ts), e.g. the
+ * contexts domain's; other domains contribute methods through `methods` (rpc-methods.ts), e.g. the
  * event stream's `set_ephemeral`.
  *
  * Answers, as the reference:
@@ -31,7 +31,7 @@ import { badRequest, HearthError, unauthenticated } from '../errors.ts';
 import { countLargeBodies, LARGE_BODY_BYTES, type BodyAdmission } from './body-admission.ts';
 import type { ContextCalls } from './calls.ts';
 import { Errors } from '../http/response-schemas.ts';
-import { RpcMethodError, type RpcMethodHandler } from './rpc-contract.ts';
+import { RpcMethodError, type RpcMethodHandler } from './rpc-methods.ts';
 import { JsonRpcAnswer, JsonRpcRequest } from './schemas.ts';
 import { MAX_ARGS_BYTES } from './types.ts';
 

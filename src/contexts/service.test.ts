@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Principal } from '../auth/service.ts';
 import { HearthError } from '../errors.ts';
 import { collect, type Codec } from '../store/store.ts';
-import { RpcMethodError } from './rpc-contract.ts';
+import { RpcMethodError } from './rpc-methods.ts';
 import { APP_ID, world, type World } from './testkit.ts';
 import { GENESIS_PARENT, UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from './types.ts';
 import { deltaIdOf } from './executor.ts';

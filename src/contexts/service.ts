@@ -5,13 +5,13 @@
  * sync and resync on a node without peers, and the delegated-execution relay information. Method
  * calls (JSON-RPC `execute`, `query`) are in `calls.ts`. No HTTP here.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
 import type { EventBus } from '../bus.ts';
 import { isMember, requireCapability } from '../governance/authority.ts';
-import { authorshipGrant } from '../delegation/standing.ts';
+import { authorshipGrant } from '../governance/authorship.ts';
 import { removedFrom } from '../governance/invitations/admission.ts';
 import type { Governance } from '../governance/log.ts';
 import type { Registration } from './types.ts';
@@ -25,7 +25,7 @@ import { releaseForGroup, releaseOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
 import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 
-import type { BehindReason, ContextSyncStatus } from '../sync/status.ts';
+import type { BehindReason, SyncStatusFields } from '../wire/sync.ts';
 import type { Context } from '../wire/contexts.ts';
 
 export interface ContextServiceDeps {
@@ -57,12 +57,10 @@ export interface CreateContextInput {
 export type ContextView = Context;
 
 /** hearth's sync status of one context on this node (`GET /contexts/{id}/sync`; src/sync/status.ts). */
-export type ContextSyncView = { contextId: string } & Omit<ContextSyncStatus, 'reasons'> & {
+export type ContextSyncView = { contextId: string } & Omit<SyncStatusFields<BehindReason>, 'reasons'> & {
   /** sync's reasons, and first the application's when it is missing here (app-fetch.ts) */
   reasons: { reason: BehindReason | AppProblemReason; detail: string; at: string }[];
 };
-
-export type { Registration };
 
 const toBytes = (h: string): number[] => [...Buffer.from(h, 'hex')];
 
@@ -71,7 +69,7 @@ export interface SyncPort {
   /** follows the context and pulls it from its peers; answers at once */
   syncNow(contextId?: string): void;
   /** the honest sync status of a context this node holds */
-  view(contextId: string): Promise<ContextSyncStatus>;
+  view(contextId: string): Promise<SyncStatusFields<BehindReason>>;
   forget(contextId: string): void;
 }
 
@@ -231,7 +229,7 @@ export class ContextService {
   }
 
   /** A context whose application is missing here is not caught up, and its reasons say why (app-fetch.ts). */
-  private withApplication(contextId: string, view: ContextSyncStatus): ContextSyncView {
+  private withApplication(contextId: string, view: SyncStatusFields<BehindReason>): ContextSyncView {
     const p = this.appFetch?.problem(contextId);
     if (!p) return { contextId, ...view };
     return { contextId, ...view, caughtUp: false, reasons: [{ reason: p.reason, detail: p.detail, at: new Date(p.since).toISOString() }, ...view.reasons] };

@@ -4,8 +4,8 @@
  * a fixed ApplicationCatalog, and a world with a real governance log over a MemoryStore.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { NodeIdentity } from '../accounts/identity.ts';
-import type { ApplicationCatalog, InstalledApplication } from '../applications/contract.ts';
+import { NodeIdentity } from '../identity/identity.ts';
+import type { ApplicationCatalog, InstalledApplication } from '../applications/catalog.ts';
 import type { Clock } from '../clock.ts';
 import { EventBus, type NodeEvent } from '../bus.ts';
 import { Governance } from '../governance/log.ts';
@@ -14,6 +14,7 @@ import type { OpRegistration } from '../governance/appliers.ts';
 import { createAppliers } from '../governance/ops.ts';
 import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/call-types.ts';
 import { MemoryStore } from '../store/memory.ts';
+import { registerContextOps } from './ops.ts';
 import { CallAdmission, createContexts, type Contexts } from './index.ts';
 
 export const APP_ID = 'ab'.repeat(32);
@@ -137,7 +138,7 @@ export async function world(ops: OpRegistration[] = [], opts: { admission?: Call
   const bus = new EventBus();
   const events: NodeEvent[] = [];
   bus.subscribe((e) => events.push(e));
-  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers(...ops) });
+  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers(registerContextOps, ...ops) });
   await governance.load();
   const ns = await new NamespaceService({ governance, identity, clock }).found({ applicationId: APP_ID });
   const runtime = new FakeRuntime();

@@ -20,9 +20,6 @@ export const MAX_METHOD_NAME = 256;
 /** admin-wire-a §7: `argsJson` ≤ 10 MiB serialized. */
 export const MAX_ARGS_BYTES = 10 * 1024 * 1024;
 
-/** Wall-clock budget of one method call (the runtime ends the guest when it passes): the configuration's default. */
-export { CALL_DEADLINE_MS } from '../config/defaults.ts';
-
 /** The namespace and group a context is registered in (src/contexts/service.ts `registration`). */
 export interface Registration {
   ns: NamespaceState;

@@ -24,9 +24,6 @@ export const SEAL_MAX_PLAINTEXT_BYTES = 64 * 1024;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** SealedEnvelope (wire: inside `{data}`; src/wire/ownership.ts); byte fields are lowercase hex. */
-export type { SealedEnvelope };
-
 export interface SealRecipient {
   accountId: string;
   /** Ed25519 root public key, 64 hex */

@@ -9,7 +9,7 @@
  * applies the member's op with the member's own authority — so the member's missing capability is
  * a 403 from the applier, in the same words as when the member acts itself.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
 import { encodeArgs } from '../contexts/calls.ts';
@@ -21,7 +21,7 @@ import type { Governance } from '../governance/log.ts';
 import { decodeDelegableOp } from './delegable.ts';
 import { requireFresh } from './nonces.ts';
 import { DELEGATED_OPS, nonceKey } from './ops.ts';
-import { authorshipGrant, requireAuthorship } from './standing.ts';
+import { authorshipGrant, requireAuthorship } from '../governance/authorship.ts';
 import { authenticate, requireExecutor, requireNotExpired } from './verify.ts';
 import { decodeCreationWarrant, decodeGovernanceWarrant, hexField, initHash, opHash } from './warrants.ts';
 

@@ -16,8 +16,8 @@
  *    revoked (403);
  * 4. the call runs; a failing method is a 400 with `type: "FunctionCallError"`, as query's.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import { Serial } from '../serial.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
@@ -30,7 +30,7 @@ import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { isMember } from '../governance/authority.ts';
 import type { Space, Store } from '../store/store.ts';
 import { requireFresh, spend, type NonceLedger } from './nonces.ts';
-import { requireAuthorship } from './standing.ts';
+import { requireAuthorship } from '../governance/authorship.ts';
 import { authenticate, requireDeviceNotRevoked, requireExecutor, requireNotExpired } from './verify.ts';
 import { decodeIntentWarrant, intentHash, type IntentWarrant } from './warrants.ts';
 

@@ -10,9 +10,10 @@ import { emptyNamespace } from '../governance/genesis.ts';
 import { opApplier, refusalOf as refusal } from '../governance/testkit.ts';
 import { CAP, type NamespaceState } from '../governance/types.ts';
 import { creationWarrant, delegableOp, governanceWarrant, member } from '../../test/helpers/delegation.ts';
+import { registerContextOps } from '../contexts/ops.ts';
 import { DELEGATED_OPS, registerDelegationOps } from './ops.ts';
 
-const applyOp = opApplier(registerDelegationOps);
+const applyOp = opApplier(registerContextOps, registerDelegationOps);
 
 const R = 'a1'.repeat(32); // the relay's account (namespace admin)
 const KEY = 'a2'.repeat(32); // the relay's signing key

@@ -27,7 +27,7 @@ import { groupOf } from '../governance/authority.ts';
 import type { NamespaceState } from '../governance/types.ts';
 import { decodeDelegableOp } from './delegable.ts';
 import { requireFresh, spend } from './nonces.ts';
-import { requireAuthorship } from './standing.ts';
+import { requireAuthorship } from '../governance/authorship.ts';
 import { authenticate, requireDeviceNotRevoked, requireExecutor } from './verify.ts';
 import { decodeCreationWarrant, decodeGovernanceWarrant, hexField, opHash, type WarrantCommon } from './warrants.ts';
 

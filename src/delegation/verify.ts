@@ -5,7 +5,7 @@
  * standing, membership, nonces and expiry are the callers'. Every failure here is a 400
  * ("Malformed" in the reference), and all of it is pure, so appliers can run it.
  */
-import { AccountProofError, decodeDeviceAccountProof, verifyDeviceAccountProof, type DeviceAccountProof } from '../accounts/account-proof.ts';
+import { AccountProofError, decodeDeviceAccountProof, verifyDeviceAccountProof, type DeviceAccountProof } from '../identity/account-proof.ts';
 import { badRequest, forbidden } from '../errors.ts';
 import { hexField, warrantSignatureValid, type CreationWarrant, type GovernanceWarrant, type IntentWarrant } from './warrants.ts';
 

@@ -18,7 +18,7 @@
  * 6. the account's slot is set (TTL 7 s, as any presence heard from elsewhere) or, for
  *    `state: null`, cleared; the `Ephemeral` frame's `author` is the account id.
  */
-import { AccountProofError, decodeDeviceAccountProof, verifyDeviceAccountProof } from '../accounts/account-proof.ts';
+import { AccountProofError, decodeDeviceAccountProof, verifyDeviceAccountProof } from '../identity/account-proof.ts';
 import type { Clock } from '../clock.ts';
 import { parseId } from '../crypto/ids.ts';
 import { badRequest, forbidden, HearthError, notFound } from '../errors.ts';

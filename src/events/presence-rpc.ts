@@ -3,11 +3,11 @@
  * author resolved on the node (its own identity in the context), answer `{}`. Errors as the
  * reference types them: `ParseError` for bad params, `Unauthorized` for a client key bound
  * elsewhere, `NoOwnedIdentity` when the node has no identity in the context, `SliceTooLarge`
- * `{size, max}` above 16 384 bytes. Contributed to `/jsonrpc` through `contexts/rpc-contract.ts`.
+ * `{size, max}` above 16 384 bytes. Contributed to `/jsonrpc` through `contexts/rpc-methods.ts`.
  */
 import { mayActOn } from '../auth/binding.ts';
 import { parseId } from '../crypto/ids.ts';
-import { RpcMethodError, type RpcMethodHandler } from '../contexts/rpc-contract.ts';
+import { RpcMethodError, type RpcMethodHandler } from '../contexts/rpc-methods.ts';
 import { PRESENCE_MAX_BYTES } from './constants.ts';
 import type { PresenceService } from './presence.ts';
 

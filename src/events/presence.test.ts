@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { bindingOf } from '../auth/binding.ts';
 import type { Principal } from '../auth/service.ts';
-import { RpcMethodError } from '../contexts/rpc-contract.ts';
+import { RpcMethodError } from '../contexts/rpc-methods.ts';
 import { EventBus, type NodeEvent } from '../bus.ts';
 import { PRESENCE_REMOTE_TTL_MS } from './constants.ts';
 import { PresenceService } from './presence.ts';

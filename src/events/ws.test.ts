@@ -1,6 +1,6 @@
 /** The `/ws` error objects (admin-wire-a §8.3): which node errors are the caller's and which are not. */
 import { describe, expect, it } from 'vitest';
-import { RpcMethodError } from '../contexts/rpc-contract.ts';
+import { RpcMethodError } from '../contexts/rpc-methods.ts';
 import { HearthError, badRequest, conflict, forbidden, notFound, rateLimited, unauthenticated, unavailable } from '../errors.ts';
 import { errorObject } from './ws.ts';
 

@@ -8,8 +8,8 @@
  */
 import type { WebSocket } from 'ws';
 import type { Principal } from '../auth/service.ts';
-import type { RpcMethodHandler } from '../contexts/rpc-contract.ts';
-import { RpcMethodError } from '../contexts/rpc-contract.ts';
+import type { RpcMethodHandler } from '../contexts/rpc-methods.ts';
+import { RpcMethodError } from '../contexts/rpc-methods.ts';
 import { HearthError } from '../errors.ts';
 import { parseJson } from '../codec/json.ts';
 import { stringifyExact } from '../http/json.ts';

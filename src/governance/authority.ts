@@ -5,7 +5,8 @@
  * Inherited membership is computed when asked, never stored.
  */
 import { forbidden, notFound } from '../errors.ts';
-import { ALL_CAPS, CAP, type CapabilityName, type GroupState, type MemberState, type NamespaceState } from './types.ts';
+import { ALL_CAPS, CAP, type GroupState, type MemberState, type NamespaceState } from './types.ts';
+import type { CapabilityName } from '../wire/capabilities.ts';
 
 export function groupOf(ns: NamespaceState, groupId: string): GroupState {
   const g = ns.groups[groupId];

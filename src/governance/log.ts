@@ -12,7 +12,7 @@
  * serialised per node; listeners hear of every stored op (the replicator publishes local ones).
  */
 import { createHash } from 'node:crypto';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import { Serial } from '../serial.ts';
 import type { Clock } from '../clock.ts';
 import { ed25519Verify } from '../crypto/keys.ts';

@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { handoffPayload } from '../accounts/account-proof.ts';
+import { handoffPayload } from '../identity/account-proof.ts';
 import { accountIdOf } from '../crypto/ids.ts';
 import { ed25519Sign, publicKeyOf } from '../crypto/keys.ts';
 import { HearthError } from '../errors.ts';

@@ -10,8 +10,8 @@
  * empty/undecodable/invalid/mismatched proof, broken chain, epoch below the recorded one → 400;
  * proof required, wrong account → 403; stale counter → 409.
  */
-import { AccountProofError, rootKeyAtEpoch } from '../accounts/account-proof.ts';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import { AccountProofError, rootKeyAtEpoch } from '../identity/account-proof.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import { accountIdOf, domainHash, isHexBytes, toHex } from '../crypto/ids.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
 import { badRequest, conflict, forbidden } from '../errors.ts';
@@ -137,7 +137,7 @@ export interface RootProofCheck {
 /**
  * The root key that signs at the proof's `keyEpoch`: the genesis key walked through the handoff
  * chain, each handoff signed by the key before it (the `AccountProof` rule shared with device
- * certificates, accounts/account-proof.ts). A broken chain is a 400.
+ * certificates, identity/account-proof.ts). A broken chain is a 400.
  */
 export function signerOf(p: SignedOwnerOp): string {
   const chain = p.handoffs.map((h) => ({ account: h.account, fromEpoch: h.fromEpoch, newRootSignPk: h.newRootKey, signature: Buffer.from(h.signature, 'hex') }));

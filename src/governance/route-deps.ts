@@ -3,8 +3,7 @@
  * file of its own, so each family's routes.ts takes the type from here and routes.ts, which gathers
  * those families, is imported by none of them (issue #35: no import closes a circle).
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { AccountService } from '../accounts/service.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import type { GroupInfoFields } from './groups/schemas.ts';
 import type { GroupService } from './groups/service.ts';
@@ -18,6 +17,18 @@ import type { OwnerService } from './owner/service.ts';
 import type { SettingsService } from './settings/service.ts';
 import type { ContextUsage } from './usage.ts';
 
+/**
+ * What the namespace account routes (`/account/revoke`, `/account/link-device`) ask of this node's
+ * account. `AccountService` (src/accounts/, built on governance) answers it; the composition root
+ * hands it in, so governance imports nothing of accounts/.
+ */
+export interface NamespaceAccounts {
+  /** withdraws the device in every namespace of the account */
+  revoke(namespaceId: string, deviceId: string): Promise<{ accountId: string; deviceId: string; keyRotated: boolean; revokedIn: { namespaceId: string; keyRotated: boolean }[] }>;
+  /** carries the link of a device (of any account) into the namespace */
+  linkDevice(namespaceId: string, credential: string, scope: string): Promise<{ accountId: string; deviceId: string; alreadyBound: boolean }>;
+}
+
 export interface GovernanceRouteDeps {
   governance: Governance;
   identity: NodeIdentity;
@@ -27,7 +38,7 @@ export interface GovernanceRouteDeps {
   /** namespace delete/leave/for-application/subgroups (namespaces/manage-*.ts) */
   namespaceManage: NamespaceManageService;
   /** this node's account and its devices (accounts/service.ts) */
-  accounts: AccountService;
+  accounts: NamespaceAccounts;
   settings: SettingsService;
   members: MembersService;
   owner: OwnerService;

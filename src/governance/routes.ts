@@ -15,8 +15,6 @@ import { registerGroupSyncRoutes } from './groups/sync-routes.ts';
 import { registerUsageRoute } from './usage.ts';
 import type { GovernanceRouteDeps } from './route-deps.ts';
 
-export type { GovernanceRouteDeps };
-
 export function registerGovernanceRoutes(app: FastifyInstance, deps: GovernanceRouteDeps): void {
   registerNamespaceRoutes(app, deps);
   registerNamespaceManageRoutes(app, { manage: deps.namespaceManage, namespaces: deps.namespaces, accounts: deps.accounts });

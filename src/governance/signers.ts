@@ -1,13 +1,13 @@
 /**
  * Which signing key speaks for which account in a namespace (domain.md §3.1, §4.5: a member node
  * signs governance ops with its node signing key, and peers accept an op only from a key bound to
- * the op's account). A key is bound by a device credential (accounts/credentials.ts) that an op
+ * the op's account). A key is bound by a device credential (identity/credentials.ts) that an op
  * carries: the credential is signed by the account root and re-derives the account from it, so it
  * proves the binding from its bytes alone. Bindings are never forgotten when an account leaves
  * (its earlier ops must still verify when a lagging node replays them); a revoked device stops
  * speaking from the revocation on, in fold order.
  */
-import { parseCredential } from '../accounts/credentials.ts';
+import { parseCredential } from '../identity/credentials.ts';
 import { forbidden } from '../errors.ts';
 import { recordAccountRoot } from './proofs/roots.ts';
 import type { ApplierRegistry } from './appliers.ts';

@@ -6,7 +6,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../crypto/keys.ts';
-import { NodeIdentity } from '../accounts/identity.ts';
+import { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import { EventBus } from '../bus.ts';
 import { MemoryStore } from '../store/memory.ts';

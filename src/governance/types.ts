@@ -3,7 +3,7 @@
  * roles"; domain.md §4): each namespace's state is derived from an ordered log of signed ops. These
  * are the op envelope and the derived state every route reads.
  */
-import { CAPABILITIES, type CapabilityName } from '../wire/capabilities.ts';
+import { CAPABILITIES } from '../wire/capabilities.ts';
 
 /**
  * State other domains keep in a group or namespace, applied by their own ops (registered with the
@@ -19,7 +19,6 @@ export type Role = (typeof ROLES)[number];
 
 /** Capability bits (admin-wire-b §6.1; domain.md §4.3): the wire's table (src/wire/capabilities.ts). */
 export const CAP = CAPABILITIES;
-export type { CapabilityName };
 export const ALL_CAPS = Object.values(CAP).reduce((a, b) => a | b, 0);
 
 /** admin spec "MetadataRecord" */

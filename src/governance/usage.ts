@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { Errors, Hex32 } from '../http/response-schemas.ts';
 import type { Governance } from './log.ts';
 import { inAccountScope } from './namespaces/scope.ts';
+import type { NamespaceUsage } from '../wire/usage.ts';
 
 export interface ContextUsage {
   state: bigint;
@@ -24,13 +25,6 @@ export interface UsageDeps {
   contextUsage(contextId: string): Promise<ContextUsage | undefined>;
 }
 
-export interface NamespaceUsage {
-  namespaceId: string;
-  contextCount: number;
-  memberCount: number;
-  subgroupCount: number;
-  bytes: { state: number; privateState: number; delta: number; governance: number; total: number };
-}
 
 export async function usageView(d: UsageDeps): Promise<{ namespaces: NamespaceUsage[] }> {
   const rows: NamespaceUsage[] = [];

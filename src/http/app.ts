@@ -156,7 +156,7 @@ export async function buildApp(opts: AppOptions): Promise<App> {
   registerCors(app, opts.corsAllowedOrigins ?? []);
   // routes without a response schema serialise here: u64 values (BigInt) stay exact
   app.setReplySerializer((payload) => stringifyExact(payload));
-  // Response schemas document the wire (OpenAPI, contract tests); replies still serialise exactly.
+  // Response schemas document the wire (OpenAPI, conformance tests); replies still serialise exactly.
   app.setSerializerCompiler(() => (payload) => stringifyExact(payload));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {

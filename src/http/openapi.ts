@@ -1,7 +1,7 @@
 /**
  * The OpenAPI document (issue #6): `GET /admin-api/openapi.json` is generated from the same route
  * schemas fastify validates requests with, collected as routes are registered, so the document
- * cannot drift from the server. Response schemas document the wire shapes (and the contract tests
+ * cannot drift from the server. Response schemas document the wire shapes (and the conformance tests
  * check live answers against them); they do not drive serialisation — `app.ts` keeps the exact
  * u64 serializer for every reply (docs/openapi.md). Success schemas are published closed: an
  * object carries the keys it lists and no other.
@@ -141,7 +141,7 @@ function responsesOf(response: Record<string, Json> | undefined): Json {
 /**
  * A success schema with every object closed (`additionalProperties: false`) unless it says
  * otherwise (a map, or an object declared open): the answer carries the keys listed and no other,
- * which strict clients rely on (issue 21 §2) and the contract tests check on every live answer.
+ * which strict clients rely on (issue 21 §2) and the conformance tests check on every live answer.
  * Copies: route schemas are shared objects.
  */
 function closed(schema: unknown): any {

@@ -2,7 +2,7 @@
  * Building blocks for response schemas (issue #6 OpenAPI). Routes declare `schema.response` with
  * these so the OpenAPI document shows the wire shapes of the reference README: most answers are
  * `{"data": …}`, some are flat, errors are `{"error": "<message>"}`, u64 values are bare JSON
- * integers. They document and are checked by the contract tests; serialisation stays exact
+ * integers. They document and are checked by the conformance tests; serialisation stays exact
  * (`app.ts`), so a schema never drops or rounds a field.
  */
 import { Type, type TSchema } from 'typebox';
@@ -36,8 +36,8 @@ export const Errors = (...statuses: number[]) => Object.fromEntries(statuses.map
 
 /**
  * No payload (the spec's "none", or a 204): an empty body sent without a content type. Documented
- * as a zero-length string so the document still gives the answer a schema; the contract checker
- * accepts an empty, untyped answer for it (test/helpers/contract.ts).
+ * as a zero-length string so the document still gives the answer a schema; the conformance checker
+ * accepts an empty, untyped answer for it (test/helpers/conformance.ts).
  */
 export const Empty = (description = 'No payload: an empty body') => ({
   description,

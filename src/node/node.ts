@@ -8,7 +8,7 @@ import { createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { createAccounts } from '../accounts/index.ts';
-import { NodeIdentity } from '../accounts/identity.ts';
+import { NodeIdentity } from '../identity/identity.ts';
 import { createAliases } from '../aliases/index.ts';
 import { createApplications, type ApplicationsDomain } from '../applications/index.ts';
 import { createAuth, type AuthDomain } from '../auth/index.ts';

@@ -5,16 +5,17 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { registerAliasRoutes } from '../aliases/routes.ts';
-import { registerAuthRoutes, type AuthRoutesDeps } from '../auth/routes.ts';
+import { registerAuthRoutes } from '../auth/routes.ts';
 import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
 import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
 import { registerBundleUploadRoute } from '../applications/upload-route.ts';
 import { registerDevBundleRoute, type DevBundleDeps } from '../applications/dev-bundle.ts';
-import { registerGovernanceRoutes, type GovernanceRouteDeps } from '../governance/routes.ts';
+import { registerGovernanceRoutes } from '../governance/routes.ts';
 import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
 import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
 import { registerIdentityRoutes } from '../accounts/routes.ts';
 import { registerAccountRoutes } from '../accounts/account-routes.ts';
+import type { AccountService } from '../accounts/service.ts';
 import { groupPathVia } from '../governance/authority.ts';
 import { registerDashboardRoutes } from '../dashboard/routes.ts';
 import { registerSyncRoutes } from '../sync/routes.ts';
@@ -33,7 +34,7 @@ import { registerHealthRoutes, type Lifecycle } from '../http/health-routes.ts';
 import { registerMetricsRoute, type Metrics } from '../http/metrics.ts';
 import { registerOpenApiRoute, type RouteCatalogue } from '../http/openapi.ts';
 import { registerNetworkRoutes, type NetworkRoutesDeps } from '../network/routes.ts';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { AccountsDomain } from '../accounts/index.ts';
 import type { AliasesDomain } from '../aliases/index.ts';
 import type { ApplicationsDomain } from '../applications/index.ts';
@@ -53,6 +54,8 @@ import type { TeeDomain } from '../tee/index.ts';
 import { GroupUpgradeStatus } from '../upgrades/schemas.ts';
 import type { UpgradesDomain } from '../upgrades/index.ts';
 import { VERSION } from '../version.ts';
+import type { AuthRoutesDeps } from '../auth/route-deps.ts';
+import type { GovernanceRouteDeps } from '../governance/route-deps.ts';
 
 export interface RouteDeps {
   auth: AuthRoutesDeps;
@@ -65,7 +68,8 @@ export interface RouteDeps {
   applications: ApplicationRoutesDeps;
   /** hearth's `PUT /admin-api/dev-bundle` (the node's development signing key) */
   devBundle: DevBundleDeps;
-  governance: GovernanceRouteDeps;
+  /** governance's deps; its `accounts` is the whole AccountService, which the account routes mount too */
+  governance: GovernanceRouteDeps & { accounts: AccountService };
   events: EventRoutesDeps;
   contexts: ContextsRouteDeps;
   tee: { tee: TeeService };

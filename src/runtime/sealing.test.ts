@@ -8,7 +8,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
-import { NodeIdentity } from '../accounts/identity.ts';
+import { NodeIdentity } from '../identity/identity.ts';
 import { MemoryStore } from '../store/memory.ts';
 import type { CallFailure, CallRequest, CallResult } from './call-types.ts';
 import { WasmRuntime } from './runtime.ts';

@@ -12,8 +12,9 @@
  * which stays on the main thread behind {@link RuntimeSealing}.
  */
 import { accountIdOf, toHex } from '../crypto/ids.ts';
-import { sealToRoot, type SealedEnvelope } from '../crypto/seal.ts';
+import { sealToRoot } from '../crypto/seal.ts';
 import { isEd25519Point } from './ed25519.ts';
+import type { SealedEnvelope } from '../wire/ownership.ts';
 
 const KEY_BYTES = 32;
 const NONCE_BYTES = 12;

@@ -8,7 +8,7 @@
  * const sync = createSync({ store, governance, identity, network, router, contexts, applications, blobs, invitations, bus, clock, logger, config });
  */
 import type { Logger } from 'pino';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { EventBus } from '../bus.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config/config.ts';

@@ -19,7 +19,7 @@
  * dropped message, a penalty and a reason in the sync status.
  */
 import type { Logger } from 'pino';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import type { ContextExecutor } from '../contexts/executor.ts';
 import type { ContextStore } from '../contexts/store.ts';

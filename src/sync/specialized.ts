@@ -25,7 +25,7 @@ import type { ContextService } from '../contexts/service.ts';
 import { badRequest, notFound, unavailable } from '../errors.ts';
 import type { InvitationService } from '../governance/invitations/service.ts';
 import { requireCapability } from '../governance/authority.ts';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import { PeerRefusal, type GossipMessage, type Network, type PeerKey } from '../network/network-port.ts';
 import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
 import { isHex64 } from './wire.ts';

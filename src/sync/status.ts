@@ -10,34 +10,7 @@
  * no peer told it about, so "caught up" means caught up with every peer heard from.
  */
 import type { EventBus } from '../bus.ts';
-import type { SyncState, SyncStatusFields } from '../wire/sync.ts';
-
-export type { SyncState };
-
-/** Why a context is behind (a closed set; `detail` says more). */
-export type BehindReason =
-  /** no connected peer holds the context */
-  | 'no_peers'
-  /** deltas wait for parents not received yet */
-  | 'parents_pending'
-  /** held deltas were dropped: their parents never arrived, though asked for (issue #37 item 6) */
-  | 'parents_expired'
-  /** deltas wait for a group key this node cannot get */
-  | 'key_unavailable'
-  /** a delta's seal did not open, or its content did not match its id */
-  | 'decrypt_failed'
-  /** the application failed to apply a remote delta (quarantined) */
-  | 'apply_failed'
-  /** a remote delta failed to apply for a transient reason (deadline, overload): retried with back-off */
-  | 'apply_retrying'
-  /** joined, state not received yet */
-  | 'not_initialized'
-  /** the last pull from a peer failed */
-  | 'pull_failed'
-  /** the group moved to a version this node's copy has not migrated to: remote deltas wait for it */
-  | 'upgrade_pending'
-  /** an admin removed this node's account from the context's group: it neither syncs nor writes the context */
-  | 'removed';
+import type { BehindReason, SyncState, SyncStatusFields } from '../wire/sync.ts';
 
 /** The status as the wire carries it (src/wire/sync.ts), with this node's reasons. */
 export type ContextSyncStatus = SyncStatusFields<BehindReason>;

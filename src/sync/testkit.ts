@@ -6,7 +6,7 @@
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import pino from 'pino';
-import { NodeIdentity } from '../accounts/identity.ts';
+import { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import { createContexts, type Contexts } from '../contexts/index.ts';
 import { FakeCatalog } from '../contexts/testkit.ts';
@@ -26,6 +26,7 @@ import { GroupKeys, registerKeyOps } from './keys.ts';
 import { ContextSync, type SyncOptions } from './service.ts';
 import { SpecializedInvites } from './specialized.ts';
 import { AutoFollow } from '../contexts/auto-follow.ts';
+import { registerContextOps } from '../contexts/ops.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -168,7 +169,7 @@ export async function syncNode(
   const bus = new EventBus();
   const events: NodeEvent[] = [];
   bus.subscribe((e) => events.push(e));
-  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers(registerKeyOps, registerUpgradeOps) });
+  const governance = new Governance({ store, identity, clock, bus, appliers: createAppliers(registerContextOps, registerKeyOps, registerUpgradeOps) });
   await governance.load();
   const net = hub.join(identity.publicKey);
   const router = new StreamRouter(net);

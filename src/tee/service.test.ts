@@ -4,7 +4,7 @@
  * the TEE. Past the bound: 503 with Retry-After at once; a slot frees when a quote is done.
  */
 import { describe, expect, it } from 'vitest';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import { HearthError } from '../errors.ts';
 import type { TeeProvider } from './provider.ts';
 import { TEE_MAX_QUOTES_IN_FLIGHT, TeeService } from './service.ts';

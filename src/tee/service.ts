@@ -10,11 +10,12 @@
  *   a value `attest` never produces.
  * `bindTransportKey` is refused (409): this node has no transport key separate from its signing key.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import { domainHash, requireId } from '../crypto/ids.ts';
 import { badRequest, conflict, HearthError, notFound, notImplemented } from '../errors.ts';
 import { type TeeBackend, type TeeInfo, type TeeQuote } from './provider.ts';
+import type { TeeAttestRequest } from '../wire/tee.ts';
 
 /** How long a provider may take to produce a quote or its information. */
 export const TEE_DEADLINE_MS = 30_000;
@@ -31,13 +32,6 @@ export interface TeeServiceDeps {
   applications: Pick<ApplicationCatalog, 'get'>;
 }
 
-export interface AttestRequest {
-  nonce: string;
-  applicationId?: string;
-  bindNodeKey?: boolean;
-  bindTransportKey?: boolean;
-  includeCollateral?: boolean;
-}
 
 
 export interface AttestAnswer {
@@ -71,7 +65,7 @@ export class TeeService {
     return { cloudProvider: info.cloudProvider, osImage: info.osImage, mrtd: info.mrtd };
   }
 
-  async attest(req: AttestRequest, signal?: AbortSignal): Promise<AttestAnswer> {
+  async attest(req: TeeAttestRequest, signal?: AbortSignal): Promise<AttestAnswer> {
     const nonce = nonceBytes(req.nonce);
     const applicationId = req.applicationId === undefined ? undefined : requireId(req.applicationId, 'applicationId');
     this.requireProvider();

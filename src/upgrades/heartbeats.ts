@@ -13,7 +13,7 @@
  * no signature of its own. One stamped more than 60 s ahead of this node's clock, or older than the
  * device's last, is dropped (a skewed clock must not pin a stale report).
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { EventBus, NodeEvent } from '../bus.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';

@@ -15,8 +15,8 @@
  * `MigrationStarted` when a job begins, `CascadeProgress` after each context (admins only),
  * `MigrationProgress` when a job ends, and `MigrationCompleted` once every upgraded group finished.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { ApplicationCatalog } from '../applications/contract.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
+import type { ApplicationCatalog } from '../applications/catalog.ts';
 import { compareVersions } from '../applications/semver.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
@@ -29,7 +29,8 @@ import type { Governance } from '../governance/log.ts';
 import type { GroupState, NamespaceState } from '../governance/types.ts';
 import type { UpgradeProgress } from './progress.ts';
 import { fleetRollup, type PeerReports } from './rollup.ts';
-import type { GroupUpgradeRecord, MigrationFailureReason } from './types.ts';
+import type { GroupUpgradeRecord } from './types.ts';
+import type { MigrationFailureReason } from '../wire/upgrades.ts';
 
 export interface MigratorDeps {
   governance: Governance;

@@ -9,7 +9,8 @@
 import type { ContextStore } from '../contexts/index.ts';
 import type { GroupState } from '../governance/types.ts';
 import type { BatchOp, Space, Store } from '../store/store.ts';
-import type { GroupUpgradeRecord, GroupUpgradeStatus, MigrationFailureReason } from './types.ts';
+import type { GroupUpgradeRecord } from './types.ts';
+import type { GroupUpgradeStatus, MigrationFailureReason } from '../wire/upgrades.ts';
 
 export interface MigrationFailure {
   reason: MigrationFailureReason;

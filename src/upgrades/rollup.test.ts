@@ -5,7 +5,7 @@
  * extra bound devices, revoked ones left out.
  */
 import { describe, expect, it } from 'vitest';
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import { namespaceIdOf } from '../crypto/ids.ts';
 import { emptyNamespace } from '../governance/genesis.ts';
 import { opApplier } from '../governance/testkit.ts';

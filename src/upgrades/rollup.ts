@@ -7,7 +7,7 @@
  * migrated when every device that speaks for it is; failed when one failed; in progress when one
  * is; unknown otherwise.
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
 import type { NamespaceState } from '../governance/types.ts';
@@ -32,7 +32,6 @@ export interface PeerReport {
   migrationFailed?: MigrationFailureReason;
 }
 
-export type { MemberMigrationState };
 /** One member device's row (admin-wire-b §7.5): the wire's shape. */
 export type MemberRow = MemberMigrationRow;
 

@@ -4,7 +4,7 @@
  * itself once that version is installed — a plain member node may not call retry.
  */
 import { describe, expect, it } from 'vitest';
-import type { InstalledRelease } from '../applications/contract.ts';
+import type { InstalledRelease } from '../applications/catalog.ts';
 import { APP_ID, FakeCatalog, world } from '../contexts/testkit.ts';
 import { registerUpgradeOps } from './ops.ts';
 import { UpgradeService } from './service.ts';

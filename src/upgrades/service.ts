@@ -11,8 +11,8 @@
  * (404), a group without contexts or with an upgrade still migrating (409), a target without an
  * embedded ABI unless `forceCodeOnly` (409), no `MANAGE_APPLICATION` (403).
  */
-import type { NodeIdentity } from '../accounts/identity.ts';
-import type { ApplicationCatalog, InstalledRelease } from '../applications/contract.ts';
+import type { NodeIdentity } from '../identity/identity.ts';
+import type { ApplicationCatalog, InstalledRelease } from '../applications/catalog.ts';
 import { compareVersions } from '../applications/semver.ts';
 import type { Clock } from '../clock.ts';
 import type { Contexts } from '../contexts/index.ts';
@@ -29,7 +29,8 @@ import { Migrator } from './migrator.ts';
 import type { UpgradeOpBody } from './ops.ts';
 import { UpgradeProgress } from './progress.ts';
 import { fleetRollup, type PeerReports } from './rollup.ts';
-import { UNRESOLVED_APP_KEY, UPGRADE_APPLIED, UPGRADE_OPS, type GroupUpgradeStatus } from './types.ts';
+import { UNRESOLVED_APP_KEY, UPGRADE_APPLIED, UPGRADE_OPS } from './types.ts';
+import type { GroupUpgradeStatus } from '../wire/upgrades.ts';
 
 export interface UpgradeServiceDeps {
   store: Store;

@@ -37,9 +37,6 @@ declare module '../governance/types.ts' {
   }
 }
 
-/** The status shapes (admin-wire-b §7.3, §7.5) are the wire's: src/wire/upgrades.ts. */
-export type { GroupUpgradeStatus, MigrationFailureReason, UpgradeState } from '../wire/upgrades.ts';
-
 /** The op kinds of this domain (registered in ops.ts). */
 export const UPGRADE_OPS = {
   set: 'group.upgrade.set',

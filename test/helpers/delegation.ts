@@ -3,7 +3,7 @@
  * account (root key → account id), one device certified by it (`AccountProof<DeviceCert>`), and
  * warrants of the three kinds signed by that device, in the reference's layouts.
  */
-import { encodeDeviceAccountProof, genesisAccountId } from '../../src/accounts/account-proof.ts';
+import { encodeDeviceAccountProof, genesisAccountId } from '../../src/identity/account-proof.ts';
 import {
   creationSigningPayload,
   encodeCreationWarrant,

@@ -12,7 +12,7 @@ import {
   handoffPayload,
   type DeviceAccountProof,
   type RootKeyHandoff,
-} from '../../src/accounts/account-proof.ts';
+} from '../../src/identity/account-proof.ts';
 import { presenceSigningBytes } from '../../src/events/presence-intents-statement.ts';
 import { rawPublicKeyBytes } from '../../src/crypto/keys.ts';
 

@@ -17,7 +17,6 @@ import {
   ContextParams,
   ContextsAnswer,
   DeletedAnswer,
-  GroupParams,
   JoinViaInheritanceAnswer,
   MemberDevicesAnswer,
   MemberDevicesQuery,
@@ -31,6 +30,7 @@ import {
 } from './members-schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
 import { emptyOk } from '../../http/reply.ts';
+import { GroupParams } from './schemas.ts';
 
 /** What a "none" write answers (an empty 200), and the refusals these routes share. */
 const written = (...errors: number[]) => ({ 200: Empty('Done (spec: none): an empty 200'), ...Errors(400, 401, 403, 404, ...errors) });

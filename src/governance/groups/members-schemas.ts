@@ -10,7 +10,6 @@ import { ROLES, type Role } from '../types.ts';
 // typed as `Role`: a union built from a list loses its literal types
 const RoleName = Type.Unsafe<Role>(Type.Union(ROLES.map((r) => Type.Literal(r))));
 
-export { GroupParams } from './schemas.ts';
 const GroupId = Type.String({ description: 'group (or namespace) id: 64 hex, base58 accepted' });
 export const MemberParams = Type.Object({ groupId: GroupId, account: Type.String({ description: 'member account id: 64 hex' }) });
 export const ContextParams = Type.Object({ groupId: GroupId, contextId: Type.String({ description: 'context id: 64 hex, base58 accepted' }) });

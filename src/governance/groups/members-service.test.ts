@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { beforeEach, expect, it } from 'vitest';
-import { NodeIdentity } from '../../accounts/identity.ts';
+import { NodeIdentity } from '../../identity/identity.ts';
 import { EventBus } from '../../bus.ts';
 import { MemoryStore } from '../../store/memory.ts';
 import { Governance } from '../log.ts';

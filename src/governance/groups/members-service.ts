@@ -3,7 +3,7 @@
  * members, member devices, contexts and subgroups, and authoring the membership/tree ops of
  * `members-ops.ts` as this node's account. Knows nothing of HTTP.
  */
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import { badRequest } from '../../errors.ts';
 import { childrenOf, isAdmin, requireMember, subtree } from '../authority.ts';
 import type { Governance } from '../log.ts';

@@ -3,27 +3,20 @@
  * GroupInfo. A group without a parent is a new namespace.
  */
 import { randomBytes } from 'node:crypto';
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import { subgroupIdOf } from '../../crypto/ids.ts';
 import type { SubgroupBody } from '../genesis.ts';
 import type { Governance } from '../log.ts';
 import type { NamespaceService } from '../namespaces/service.ts';
 import type { GroupState, NamespaceState } from '../types.ts';
 import { groupInScope } from '../namespaces/scope.ts';
+import type { CreateGroupRequest } from '../../wire/groups.ts';
 
-export interface CreateGroupInput {
-  applicationId: string;
-  appKey?: string;
-  name?: string;
-  parentGroupId?: string;
-  /** absent means open (admin spec) */
-  visibility?: 'open' | 'restricted';
-}
 
 export class GroupService {
   constructor(private readonly d: { governance: Governance; identity: NodeIdentity; namespaces: NamespaceService }) {}
 
-  async create(input: CreateGroupInput): Promise<string> {
+  async create(input: CreateGroupRequest): Promise<string> {
     if (!input.parentGroupId) {
       return (await this.d.namespaces.found({ applicationId: input.applicationId, appKey: input.appKey, name: input.name })).id;
     }

@@ -14,8 +14,6 @@ import { groupInfoView } from '../views.ts';
 import { GroupParams } from './schemas.ts';
 import { syncGroup } from './sync-service.ts';
 
-export type { GroupSync } from './sync-service.ts';
-
 const SyncGroupAnswer = Data(
   Type.Object({
     groupId: Hex32(),

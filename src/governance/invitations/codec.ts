@@ -11,8 +11,6 @@ import { badRequest } from '../../errors.ts';
 import { BorshWriter } from '../../codec/borsh.ts';
 import type { InvitationBody, SignedGroupOpenInvitation } from '../../wire/invitations.ts';
 
-/** The shapes are the wire's (src/wire/invitations.ts). */
-export type { InvitationBody };
 export type SignedInvitation = SignedGroupOpenInvitation;
 
 export const INVITED_ROLES = ['Admin', 'Member', 'ReadOnly'] as const;

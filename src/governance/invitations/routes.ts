@@ -8,10 +8,12 @@ import { parseId, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../route-deps.ts';
 import type { InviteInput } from './service.ts';
-import { CreateInvitationDoc, GroupParams, InvitationAnswer, JoinGroupAnswer, JoinRequest, NamespaceParams, RevokeInvitationAnswer, RevokeInvitationRequest } from './schemas.ts';
+import { CreateInvitationDoc, InvitationAnswer, JoinGroupAnswer, JoinRequest, RevokeInvitationAnswer, RevokeInvitationRequest } from './schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
 import { Data, Errors } from '../../http/response-schemas.ts';
 import { JoinNamespaceAnswer, NamespaceInviteAnswer } from '../namespaces/response-schemas.ts';
+import { GroupParams } from '../groups/schemas.ts';
+import { NamespaceParams } from '../namespaces/schemas.ts';
 
 function inviteBody(body: unknown): InviteInput & { recursive: boolean } {
   if (body === undefined || body === null) return { recursive: false };

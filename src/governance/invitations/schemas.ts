@@ -19,7 +19,7 @@ export const CreateInvitationDoc = Type.Object(
   { description: 'optional: no body, an empty body or {} mean the defaults' },
 );
 
-// ---- responses (documentation and contract tests; serialisation stays exact) ------------------
+// ---- responses (documentation and conformance tests; serialisation stays exact) ---------------
 
 const Bytes32 = (description: string) =>
   Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 32, maxItems: 32, description: `${description} (32 bytes as integers)` });
@@ -71,6 +71,3 @@ export const RevokeInvitationAnswer = Type.Object({
   invitationId: Hex32('hex SHA-256 of the borsh invitation body'),
   revoked: Type.Literal(true),
 });
-
-export { GroupParams } from '../groups/schemas.ts';
-export { NamespaceParams } from '../namespaces/schemas.ts';

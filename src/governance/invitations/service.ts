@@ -12,7 +12,7 @@
  * (docs/governance.md "Acknowledged joins"). Invitations carry the namespace's removal count in
  * their signed salt, and can be revoked (admission.ts, issue 23 §3). Knows nothing of HTTP.
  */
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import type { Clock } from '../../clock.ts';
 import { badRequest, conflict, forbidden, HearthError } from '../../errors.ts';
 import { collect, type Store } from '../../store/store.ts';

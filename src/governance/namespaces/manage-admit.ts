@@ -9,13 +9,13 @@
  * `signedOp` (hearth's layout; the reference's borsh `SignedNamespaceOp` is unspecified) is the hex
  * of the UTF-8 JSON `{statement, credential, signature}`: `statement` = `{kind: "MemberJoined",
  * namespaceId, groupId, account, signer, timestampMs}`, `credential` = the joiner device's credential
- * (accounts/credentials.ts; binds `signer` to `account`), `signature` = hex Ed25519 by `signer` over
+ * (identity/credentials.ts; binds `signer` to `account`), `signature` = hex Ed25519 by `signer` over
  * `domain_hash("hearth.namespace.join.v1", [canonical JSON of statement])`.
  */
 import { badRequest, conflict, forbidden } from '../../errors.ts';
 import { domainHash, isHexBytes } from '../../crypto/ids.ts';
 import { ed25519Verify } from '../../crypto/keys.ts';
-import { parseCredential } from '../../accounts/credentials.ts';
+import { parseCredential } from '../../identity/credentials.ts';
 import type { ApplierRegistry } from '../appliers.ts';
 import { groupOf } from '../authority.ts';
 import { requireInviter } from '../invitations/inviter.ts';

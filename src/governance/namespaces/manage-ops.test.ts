@@ -6,11 +6,12 @@ import { expect, it } from 'vitest';
 import { namespaceIdOf } from '../../crypto/ids.ts';
 import { HearthError } from '../../errors.ts';
 import { emptyNamespace } from '../genesis.ts';
+import { registerDeviceOps } from '../../accounts/device-ops.ts';
 import { createAppliers } from '../ops.ts';
 import type { GovOp, NamespaceState } from '../types.ts';
 import { inAccountScope } from './scope.ts';
 
-const registry = createAppliers();
+const registry = createAppliers(registerDeviceOps);
 const A = 'a1'.repeat(32);
 const B = 'b2'.repeat(32);
 const APP = 'ee'.repeat(32);

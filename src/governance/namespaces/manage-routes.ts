@@ -4,7 +4,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AccountService } from '../../accounts/service.ts';
 import { isHexBytes, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import { Empty, Errors } from '../../http/response-schemas.ts';
@@ -22,11 +21,12 @@ import {
   SubgroupListAnswer,
 } from './response-schemas.ts';
 import { emptyOk } from '../../http/reply.ts';
+import type { NamespaceAccounts } from '../route-deps.ts';
 
 export interface NamespaceManageDeps {
   manage: NamespaceManageService;
   namespaces: NamespaceService;
-  accounts: AccountService;
+  accounts: NamespaceAccounts;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -5,7 +5,7 @@
  * node's account does not take part in is 404.
  */
 import { badRequest, HearthError } from '../../errors.ts';
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import type { Clock } from '../../clock.ts';
 import { hexOf, parseInvitation } from '../invitations/codec.ts';
 import { checkInvitation, decodeSignedJoin, verifySignedJoin } from './manage-admit.ts';

@@ -1,6 +1,6 @@
 /**
  * Response schemas of the namespace routes (admin spec "Namespaces"; admin-wire-b §2): the wire
- * shapes the OpenAPI document shows and the contract tests check. Every answer here is a `{data}`
+ * shapes the OpenAPI document shows and the conformance tests check. Every answer here is a `{data}`
  * envelope, except leave and the admin change, which answer an empty 200 (spec "none").
  */
 import { Type } from 'typebox';

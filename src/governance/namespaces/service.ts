@@ -3,7 +3,7 @@
  * listing and forgetting them. A namespace is its root group.
  */
 import { randomBytes } from 'node:crypto';
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import type { Clock } from '../../clock.ts';
 import { namespaceIdOf } from '../../crypto/ids.ts';
 import { notFound } from '../../errors.ts';

@@ -7,10 +7,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { parseId, requireId } from '../../crypto/ids.ts';
 import { badRequest } from '../../errors.ts';
 import type { GovernanceRouteDeps } from '../route-deps.ts';
-import { ChangeAdminRequest, GroupParams, NamespaceParams, OwnerDeleteRequest, TransferOwnershipRequest } from './schemas.ts';
+import { ChangeAdminRequest, OwnerDeleteRequest, TransferOwnershipRequest } from './schemas.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
 import { Empty, Errors } from '../../http/response-schemas.ts';
 import { emptyOk } from '../../http/reply.ts';
+import { GroupParams } from '../groups/schemas.ts';
+import { NamespaceParams } from '../namespaces/schemas.ts';
 
 
 function accountField(value: string, name: string): string {

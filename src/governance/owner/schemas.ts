@@ -16,6 +16,3 @@ export const ChangeAdminRequest = Type.Object({
   newAdmin: Type.String(),
   rootProof: Type.Optional(Type.String()),
 });
-
-export { GroupParams } from '../groups/schemas.ts';
-export { NamespaceParams } from '../namespaces/schemas.ts';

@@ -3,7 +3,7 @@
  * the proof when this node holds the owner's root) and submits the op carrying the proof.
  * Knows nothing of HTTP.
  */
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import { groupOf } from '../authority.ts';
 import type { Governance } from '../log.ts';
 import { opDigestOf, rootGuard } from '../root-guard.ts';

@@ -19,7 +19,6 @@ const NONCE = /^(?:[0-9a-fA-F]{2}){16,64}$/;
 
 /** The claim and the proof are the wire's shapes (src/wire/ownership.ts). */
 export type ProofClaim = OwnershipClaim;
-export type { OwnershipProof };
 
 /** A refusal of the claim itself (reference `OwnershipProofInvalid` → 400). */
 export const proofInvalid = (reason: string) => badRequest(`ownership proof invalid: ${reason}`);

@@ -9,7 +9,6 @@ import { requireId } from '../../crypto/ids.ts';
 import type { GovernanceRouteDeps } from '../route-deps.ts';
 import { Errors } from '../../http/response-schemas.ts';
 import {
-  GroupParams,
   IssueNamespaceOwnershipProofRequest,
   IssueOwnershipProofRequest,
   NamespaceOwnershipProofAnswer,
@@ -19,6 +18,7 @@ import {
   SealToAccountRequest,
 } from './schemas.ts';
 import { parsePlaintext, ProofsService } from './service.ts';
+import { GroupParams } from '../groups/schemas.ts';
 
 export function registerProofRoutes(root: FastifyInstance, deps: Pick<GovernanceRouteDeps, 'governance' | 'identity' | 'clock'>): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();

@@ -11,7 +11,6 @@ export const SealParams = Type.Object({
   groupId: Type.String({ description: 'group (or namespace) id: 64 hex, base58 accepted' }),
   account: Type.String({ description: 'the recipient account: 64 hex' }),
 });
-export { GroupParams } from '../groups/schemas.ts';
 
 export const SealToAccountRequest = Type.Object({ plaintext: Type.String() }, { additionalProperties: false });
 

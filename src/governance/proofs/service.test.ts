@@ -7,9 +7,9 @@
  */
 import { createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { encodeScopeProof, parseCredential } from '../../accounts/credentials.ts';
-import { encodeCredential } from '../../accounts/pairing.ts';
-import { NodeIdentity } from '../../accounts/identity.ts';
+import { encodeScopeProof, parseCredential } from '../../identity/credentials.ts';
+import { encodeCredential } from '../../identity/pairing.ts';
+import { NodeIdentity } from '../../identity/identity.ts';
 import { accountIdOf, deviceIdOf, namespaceIdOf } from '../../crypto/ids.ts';
 import { emptyNamespace } from '../genesis.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../crypto/keys.ts';
@@ -20,6 +20,7 @@ import { MembersService } from '../groups/members-service.ts';
 import { GroupService } from '../groups/service.ts';
 import { Governance } from '../log.ts';
 import { NamespaceService } from '../namespaces/service.ts';
+import { registerDeviceOps } from '../../accounts/device-ops.ts';
 import { createAppliers } from '../ops.ts';
 import { OwnerService } from '../owner/service.ts';
 import { MAX_PROOF_LIFETIME_MS, OWNERSHIP_PROOF_DOMAIN } from './ownership.ts';
@@ -35,7 +36,7 @@ const CONTEXT = 'c1'.repeat(32);
 async function build() {
   const store = new MemoryStore();
   const identity = await NodeIdentity.load(store, generateKeyPairSync('ed25519').privateKey, clock.now());
-  const appliers = createAppliers();
+  const appliers = createAppliers(registerDeviceOps);
   // stands in for context creation (a later issue): registers a context in a group
   appliers.register('test.context.registered', ({ ns, op }) => {
     ns.groups[op.groupId]!.contexts[String(op.body.contextId)] = { metadata: null, registeredAt: op.timestampMs };

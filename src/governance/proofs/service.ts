@@ -3,21 +3,22 @@
  * issue-namespace-ownership-proof; admin-wire-b §4.19–§4.20). Both act as this node's account on a
  * group in the session's scope and write nothing. Knows nothing of HTTP.
  */
-import type { NodeIdentity } from '../../accounts/identity.ts';
-import { encodeCredential } from '../../accounts/pairing.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
+import { encodeCredential } from '../../identity/pairing.ts';
 import type { Clock } from '../../clock.ts';
 import { badRequest, forbidden, notFound } from '../../errors.ts';
 import { ancestry, isMember } from '../authority.ts';
 import type { Governance } from '../log.ts';
 import { groupInScope } from '../namespaces/scope.ts';
 import type { GroupState, NamespaceState } from '../types.ts';
-import { ownershipPayload, proofInvalid, signOwnership, validateClaim, type OwnershipProof, type ProofClaim } from './ownership.ts';
+import { ownershipPayload, proofInvalid, signOwnership, validateClaim, type ProofClaim } from './ownership.ts';
 import { accountRootOf } from './roots.ts';
-import { SEAL_MAX_PLAINTEXT_BYTES, sealToRoot, type SealedEnvelope } from '../../crypto/seal.ts';
+import { SEAL_MAX_PLAINTEXT_BYTES, sealToRoot } from '../../crypto/seal.ts';
+import type { OwnershipProof, SealedEnvelope } from '../../wire/ownership.ts';
 
 export interface NamespaceOwnershipProof extends OwnershipProof {
   founding: { founderAccountId: string; salt: string };
-  /** hex of this node's device credential (hearth layout, accounts/credentials.ts) */
+  /** hex of this node's device credential (hearth layout, identity/credentials.ts) */
   credential: string;
 }
 

@@ -10,7 +10,7 @@ import { namespaceTopic } from '../../network/topic-names.ts';
 import type { Libp2pNetwork } from '../../network/libp2p.ts';
 import { encodeJson, SYNC_PROTOCOL } from '../../network/router.ts';
 import { newNodeKey, TestNodes } from '../../network/test-nodes.ts';
-import { NodeIdentity } from '../../accounts/identity.ts';
+import { NodeIdentity } from '../../identity/identity.ts';
 import { MemoryStore } from '../../store/memory.ts';
 import { InvitationService } from '../invitations/service.ts';
 import { forgedOp, govNode, tickingClock, TEST_APP, type GovNode } from '../testkit.ts';

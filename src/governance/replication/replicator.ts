@@ -30,7 +30,7 @@ import { INVITATION_OPS } from '../invitations/ops.ts';
 import type { Governance, IngestResult, OpsApplied } from '../log.ts';
 import { accountOfKey, everBound } from '../signers.ts';
 import type { GovOp, NamespaceState } from '../types.ts';
-import { parseCredential } from '../../accounts/credentials.ts';
+import { parseCredential } from '../../identity/credentials.ts';
 import { isHex64, KIND, MAX_HEADS, MAX_OP_BYTES, opFrames, parseGossip, parseIds, parseOp, parseOpsFrame } from './wire.ts';
 
 export interface ReplicatorOptions {

@@ -14,9 +14,6 @@ import type { MetadataTarget } from './ops.ts';
 import { Empty, Errors } from '../../http/response-schemas.ts';
 import {
   CapabilitiesAnswer,
-  ContextParams,
-  GroupParams,
-  MemberParams,
   MetadataAnswer,
   OptionalRootProof,
   SetCapabilitiesRequest,
@@ -30,6 +27,8 @@ import {
 import { requireVisibility } from './validate.ts';
 import { emptyJsonAsNoBody } from '../../http/body.ts';
 import { emptyOk } from '../../http/reply.ts';
+import { ContextParams, MemberParams } from '../groups/members-schemas.ts';
+import { GroupParams } from '../groups/schemas.ts';
 
 /** Writes answer an empty 200 (spec: none); reads their body; both share the usual refusals. */
 const written = (...errors: number[]) => ({ 200: Empty('Done (spec: none): an empty 200'), ...Errors(400, 401, 403, 404, ...errors) });

@@ -8,8 +8,6 @@ import { Type } from 'typebox';
 import { Data } from '../../http/response-schemas.ts';
 import { MetadataRecord } from '../groups/schemas.ts';
 
-export { ContextParams, GroupParams, MemberParams } from '../groups/members-schemas.ts';
-
 export const SetCapabilitiesRequest = Type.Object({ capabilities: Type.Integer() });
 export const SetDefaultCapabilitiesRequest = Type.Object({ defaultCapabilities: Type.Integer() });
 export const SetVisibilityRequest = Type.Object({ subgroupVisibility: Type.String() });

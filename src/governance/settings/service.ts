@@ -8,7 +8,7 @@ import { effectiveCapabilities, requireAdmin, requireMember } from '../authority
 import { rootGuard } from '../root-guard.ts';
 import type { GroupState, MetadataRecord, NamespaceState } from '../types.ts';
 import { notFound } from '../../errors.ts';
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import { SETTINGS_OPS, type MetadataTarget } from './ops.ts';
 import { admissionOp, authoringOp, policyRoot, TEE_OPS } from './tee-ops.ts';
 import { validateAdmissionPolicy, validateAuthoringPolicy, type TeeAdmissionPolicy, type Visibility } from './validate.ts';

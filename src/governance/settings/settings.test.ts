@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { NodeIdentity } from '../../accounts/identity.ts';
+import { NodeIdentity } from '../../identity/identity.ts';
 import { accountIdOf } from '../../crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../crypto/keys.ts';
 import { HearthError } from '../../errors.ts';

@@ -5,7 +5,7 @@
  * a 400 naming what is wrong.
  */
 import { badRequest } from '../../errors.ts';
-import type { TeeAdmissionLists, TeeMode } from '../../wire/capabilities.ts';
+import type { TeeAdmissionLists } from '../../wire/capabilities.ts';
 
 export const U32_MAX = 0xffff_ffff;
 
@@ -51,7 +51,6 @@ export function validateMetadata(name: unknown, data: unknown): { name?: string;
   return { name: typeof name === 'string' ? name : undefined, data: out };
 }
 
-export type { TeeMode };
 /** The stored TEE admission policy (both forms), in the GET's field order (src/wire/capabilities.ts). */
 export type TeeAdmissionPolicy = TeeAdmissionLists;
 

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { NodeIdentity } from '../../accounts/identity.ts';
+import { NodeIdentity } from '../../identity/identity.ts';
 import { keyFromSeed } from '../../crypto/seeded-keys.ts';
 import { HearthError } from '../../errors.ts';
 import { MemoryStore } from '../../store/memory.ts';

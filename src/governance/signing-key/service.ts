@@ -11,7 +11,7 @@
  * never hold a key it could sign for someone else with. The secret never leaves the store; it is
  * not logged and no route answers it.
  */
-import type { NodeIdentity } from '../../accounts/identity.ts';
+import type { NodeIdentity } from '../../identity/identity.ts';
 import type { Clock } from '../../clock.ts';
 import { keyFromSeed } from '../../crypto/seeded-keys.ts';
 import { badRequest, forbidden } from '../../errors.ts';

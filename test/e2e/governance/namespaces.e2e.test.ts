@@ -10,8 +10,8 @@ import { startTestNode, type TestNode } from '../../helpers/node.ts';
 import { randomBytes } from 'node:crypto';
 import { accountIdOf, deviceIdOf } from '../../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../../src/crypto/keys.ts';
-import { encodeCredential } from '../../../src/accounts/pairing.ts';
-import { encodeScopeProof } from '../../../src/accounts/credentials.ts';
+import { encodeCredential } from '../../../src/identity/pairing.ts';
+import { encodeScopeProof } from '../../../src/identity/credentials.ts';
 import { encodeSignedJoin, joinDigest, type JoinStatement } from '../../../src/governance/namespaces/manage-admit.ts';
 
 const APP = 'a'.repeat(64);

@@ -7,8 +7,8 @@
  */
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeScopeProof, parseCredential } from '../../../src/accounts/credentials.ts';
-import { encodeCredential } from '../../../src/accounts/pairing.ts';
+import { encodeScopeProof, parseCredential } from '../../../src/identity/credentials.ts';
+import { encodeCredential } from '../../../src/identity/pairing.ts';
 import { createClient, HttpError, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
 import { accountIdOf, deviceIdOf } from '../../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../../src/crypto/keys.ts';

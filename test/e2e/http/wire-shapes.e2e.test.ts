@@ -7,7 +7,7 @@
  *    test/fixtures/spec-fields.ts, and its schema declares no other key), a hearth-only route on
  *    the allow-list (whose document names it), or a spec route the spec leaves unshaped (listed,
  *    with why);
- * 2. spec-shaped schemas are closed (`additionalProperties: false`), so the contract tests, which
+ * 2. spec-shaped schemas are closed (`additionalProperties: false`), so the conformance tests, which
  *    check every live answer against the document, refuse a key the serializer might add;
  * 3. live answers of the main routes, from a node holding a context, carry only declared keys.
  */
@@ -73,7 +73,7 @@ describe('the OpenAPI document against the spec’s field lists', () => {
     expect(undeclared).toEqual([]);
   });
 
-  it('publishes spec-shaped schemas closed, so a live answer with an extra key breaks the contract tests', () => {
+  it('publishes spec-shaped schemas closed, so a live answer with an extra key breaks the conformance tests', () => {
     const open: string[] = [];
     for (const [route, shape] of Object.entries(SPEC_SHAPES)) {
       const schema = answers.get(route);
