@@ -4,7 +4,8 @@
  * Node.js ≥ 22 and does not run on 20, so it is imported only at start, only on Node.js ≥ 22; on
  * Node.js 20 the node runs over TCP as before and refuses QUIC addresses it is told to dial, with
  * one line naming the requirement. Which addresses are QUIC, which are usable on this Node.js,
- * the QUIC listen address, and the dial order (QUIC first) live here; libp2p.ts wires them in.
+ * the QUIC listen address, the dial order (QUIC first), and the transport itself (its dials made
+ * to end at their signal) live here; libp2p.ts wires them in.
  * docs/network.md "QUIC" describes the whole.
  */
 import './polyfill.ts';
