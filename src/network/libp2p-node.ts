@@ -109,7 +109,12 @@ export async function createLibp2pNode(config: NodeConfig, hooks: NodeHooks): Pr
     peerDiscovery: config.mdns ? [mdns({ interval: config.mdnsIntervalMs ?? 10_000 })] : [],
     services: {
       identify: identify(),
-      ping: ping(),
+      // two outbound pings a connection (libp2p: 1; a peer takes 2 inbound): libp2p's connection
+      // monitor pings each connection every 10 s and aborts it when its ping cannot open, and the
+      // DHT pings a new contact on the same protocol; on a fresh connection the two met ("Too many
+      // outbound protocol streams … 2/1") and the connection went, a dial-back probe on it with it
+      // (test/e2e/network/nat-quic.e2e.test.ts; docs/network.md "QUIC")
+      ping: ping({ maxOutboundStreams: 2 }),
       ...internetServices(internet, (c) => hooks.components(c), hooks.relayGuard),
       pubsub: gossipService(),
     },

@@ -3,11 +3,11 @@
  * QUIC address where Node.js cannot run it, and the dial order that puts QUIC before TCP.
  */
 import './polyfill.ts';
-import type { Address } from '@libp2p/interface';
+import type { Address, Connection, Transport } from '@libp2p/interface';
 import { multiaddr } from '@multiformats/multiaddr';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
-import { checkPeerAddress, checkPeerAddresses, dialableHere, isQuicAddress, loadQuicTransport, quicFirstAddresses, quicFirstSorter, quicListenAddress, quicPortOf, quicSupported } from './quic.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { abortableDials, checkPeerAddress, checkPeerAddresses, dialableHere, isQuicAddress, loadQuicTransport, quicFirstAddresses, quicFirstSorter, quicListenAddress, quicPortOf, quicSupported } from './quic.ts';
 
 const ID = '12D3KooWShNVPbjfqyhSM2E9dJKVdT5tCLvdKajRVUapAXrVGNph';
 const TCP = `/ip4/127.0.0.1/tcp/2428/p2p/${ID}`;
@@ -104,5 +104,42 @@ describe('loading the transport', () => {
     const told = lines.filter((l) => l.includes('QUIC needs Node.js 22 or later'));
     expect(told).toHaveLength(1); // once per process (vitest gives each test file its own modules)
     expect(lines.join('')).not.toMatch(/could not load/);
+  });
+});
+
+describe('QUIC dials end at their signal (abortableDials)', () => {
+  // a transport whose dial, as libp2p-quic's handshake, runs to its own end whatever the signal says
+  const slow = () => {
+    let finish!: (c: Connection) => void;
+    const made = new Promise<Connection>((r) => (finish = r));
+    const transport = { dial: () => made } as unknown as Transport;
+    return { transport, finish };
+  };
+  const conn = () => ({ abort: vi.fn() }) as unknown as Connection & { abort: ReturnType<typeof vi.fn> };
+
+  it('rejects when the signal aborts, and drops a connection the handshake still makes', async () => {
+    const { transport, finish } = slow();
+    const t = abortableDials(() => transport)({} as never);
+    const ac = new AbortController();
+    const dialing = t.dial(multiaddr(QUIC), { signal: ac.signal } as never);
+    ac.abort(new Error('address timeout'));
+    await expect(dialing).rejects.toThrow('address timeout');
+    const late = conn();
+    finish(late);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(late.abort).toHaveBeenCalledOnce();
+  });
+
+  it('answers the connection when it comes first, and an aborted signal refuses at once', async () => {
+    const { transport, finish } = slow();
+    const t = abortableDials(() => transport)({} as never);
+    const ac = new AbortController();
+    const dialing = t.dial(multiaddr(QUIC), { signal: ac.signal } as never);
+    const made = conn();
+    finish(made);
+    expect(await dialing).toBe(made);
+    ac.abort();
+    expect(made.abort).not.toHaveBeenCalled();
+    await expect(t.dial(multiaddr(QUIC), { signal: ac.signal } as never)).rejects.toThrow();
   });
 });

@@ -4,8 +4,8 @@
  * Node.js ≥ 22 and does not run on 20, so it is imported only at start, only on Node.js ≥ 22; on
  * Node.js 20 the node runs over TCP as before and refuses QUIC addresses it is told to dial, with
  * one line naming the requirement. Which addresses are QUIC, which are usable on this Node.js,
- * the QUIC listen address, and the dial order (QUIC first) live here; libp2p-node.ts and
- * libp2p-internet.ts wire them in.
+ * the QUIC listen address, the dial order (QUIC first), and the transport itself (its dials made
+ * to end at their signal) live here; libp2p-node.ts and libp2p-internet.ts wire them in.
  * docs/network.md "QUIC" describes the whole.
  */
 import './polyfill.ts';
@@ -120,6 +120,59 @@ export function quicFirstSorter(a: Address, b: Address): -1 | 0 | 1 {
 
 type TransportFactory = (components: QuicComponents) => Transport;
 
+/**
+ * The transport's dials, made to end when their signal aborts. `@chainsafe/libp2p-quic` (2.1)
+ * hands the signal only to the upgrade: the QUIC handshake itself runs to its own end, 10 s (its
+ * idle timeout) for an address that never answers (a LAN address of a home behind NAT: UDP gets no refusal where a
+ * TCP connect gets ENETUNREACH or a reset). libp2p dials a peer's addresses one after another,
+ * ADDRESS_DIAL_TIMEOUT_MS each (libp2p.ts), and merges every dial to one peer into one, so that
+ * address held every dial to the peer for 10 s: a join's 5 s dial never reached the inviter's
+ * relayed address after it (the NAT lab over QUIC, test/e2e/network/nat-quic.e2e.test.ts: B's join stayed
+ * pending, each retry's dial stuck on A's LAN address again). Here the dial rejects at the abort;
+ * the handshake left behind ends on its own, and a connection it still makes is dropped (the
+ * upgrade sees the aborted signal first).
+ */
+export function abortableDials(factory: TransportFactory): TransportFactory {
+  const aborted = (signal: AbortSignal, ma: Multiaddr) => (signal.reason instanceof Error ? signal.reason : new Error(`dial ${ma.toString()}: aborted`));
+  return (components) => {
+    const transport = factory(components);
+    const dial = transport.dial.bind(transport);
+    // an own property over the class's method (its private fields need `this` to stay the transport)
+    transport.dial = (ma, options) => {
+      const signal = options.signal;
+      if (signal?.aborted) return Promise.reject(aborted(signal, ma));
+      const dialing = dial(ma, options);
+      if (!signal) return dialing;
+      return new Promise((resolve, reject) => {
+        let settled = false;
+        const onAbort = () => {
+          if (settled) return;
+          settled = true;
+          reject(aborted(signal, ma));
+          // made after all: nobody waits for it
+          dialing.then((conn) => conn.abort(new Error('the dial was aborted')), () => undefined);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        const done = () => {
+          signal.removeEventListener('abort', onAbort);
+          const first = !settled;
+          settled = true;
+          return first;
+        };
+        dialing.then(
+          (conn) => {
+            if (done()) resolve(conn);
+          },
+          (err: unknown) => {
+            if (done()) reject(err);
+          },
+        );
+      });
+    };
+    return transport;
+  };
+}
+
 let toldNode20 = false;
 
 /**
@@ -135,7 +188,7 @@ export async function loadQuicTransport(log: Logger, version: string = process.v
   }
   try {
     const { quic } = await import('@chainsafe/libp2p-quic');
-    return quic();
+    return abortableDials(quic());
   } catch (err) {
     log.warn({ err: (err as Error).message.split('\n')[0] }, 'network: the QUIC module could not load; listening and dialing over TCP only');
     return undefined;

@@ -76,12 +76,7 @@ describe('two homes behind NAT reaching a relay over QUIC', { timeout: 180_000 }
     }
   });
 
-  // Known defect (2026-12-07): in about one run in three B never reaches A through R over QUIC
-  // (its join stays pending: `POST /groups/{g}/sync` answers 404 "its join is pending until a
-  // member node answers" for 60 s and more), on main as on the merge of that day; over TCP the
-  // same flow holds (nat-relay.e2e). Until the cause is found this case runs only when asked:
-  // HEARTH_NAT_QUIC_JOIN=1 (closing note of 2026-12-07, issue #32 §3).
-  it.skipIf(!process.env.HEARTH_NAT_QUIC_JOIN)('B joins A’s context through R, and it replicates both ways over the relay', async (t) => {
+  it('B joins A’s context through R, and it replicates both ways over the relay', async (t) => {
     skipUnlessLab(t);
     const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.natq' });
     let appId = '';
