@@ -6,10 +6,7 @@
  * part in.
  */
 import { badRequest, conflict, forbidden } from '../errors.ts';
-import type { ApplierRegistry, ApplyContext } from '../governance/appliers.ts';
-import { isMember } from '../governance/authority.ts';
-import type { DeviceBinding } from '../governance/types.ts';
-import { recordAccountRoot } from '../governance/proofs/roots.ts';
+import { type ApplierRegistry, type ApplyContext, type DeviceBinding, isMember, recordAccountRoot } from '../governance/index.ts';
 import { parseCredential, parseScopeProof } from '../identity/credentials.ts';
 
 export interface DeviceOpBody {

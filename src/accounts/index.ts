@@ -18,3 +18,9 @@ export async function createAccounts(d: AccountServiceDeps): Promise<AccountsDom
   await accounts.load();
   return { name: 'accounts', accounts };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { registerAccountRoutes } from './account-routes.ts';
+export { registerDeviceOps } from './device-ops.ts';
+export { registerIdentityRoutes } from './routes.ts';
+export type { AccountService } from './service.ts';

@@ -17,3 +17,6 @@ export interface AliasesDomain {
 export function createAliases(d: { store: Store }): AliasesDomain {
   return { name: 'aliases', aliases: new AliasService(d) };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { registerAliasRoutes } from './routes.ts';

@@ -9,7 +9,7 @@
  * apps.applications.onInstalled((release) => …);
  */
 import { join } from 'node:path';
-import type { BlobStore } from '../blobs/store.ts';
+import type { BlobStore } from '../blobs/index.ts';
 import type { NodeConfig } from '../config/config.ts';
 import type { Store } from '../store/store.ts';
 import { DEV_SIGNING_KEY_FILE, type DevBundleDeps } from './dev-bundle.ts';
@@ -50,3 +50,14 @@ export function createApplications(deps: ApplicationsDeps): ApplicationsDomain {
   });
   return { name: 'applications', applications, devBundle: { keyPath: join(deps.homeDir, DEV_SIGNING_KEY_FILE), devInstallRoot } };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export type { ApplicationCatalog, InstalledApplication, InstalledRelease } from './catalog.ts';
+export { MAX_BUNDLE_BYTES } from './constants.ts';
+export { registerDevBundleRoute } from './dev-bundle.ts';
+export type { DevBundleDeps } from './dev-bundle.ts';
+export { registerApplicationRoutes } from './routes.ts';
+export type { ApplicationRoutesDeps } from './routes.ts';
+export { compareVersions } from './semver.ts';
+export type { ApplicationService } from './service.ts';
+export { registerBundleUploadRoute } from './upload-route.ts';

@@ -16,7 +16,7 @@ import { realpath, stat, readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Serial } from '../serial.ts';
-import type { BlobStore, StagedBlob } from '../blobs/store.ts';
+import type { BlobStore, StagedBlob } from '../blobs/index.ts';
 import { parseId } from '../crypto/ids.ts';
 import { HearthError, badGateway, badRequest, forbidden, notFound } from '../errors.ts';
 import type { Store } from '../store/store.ts';

@@ -35,3 +35,14 @@ export async function createAuth(d: AuthDomainDeps): Promise<AuthDomain> {
   await d.keyStore.sweep(unixSecs(d.clock));
   return { name: 'auth', auth, keys };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { isBound, mayActOn } from './binding.ts';
+export type { MayActOptions } from './binding.ts';
+export { registerGuard } from './guard.ts';
+export { satisfies } from './permissions.ts';
+export type { AuthRoutesDeps } from './route-deps.ts';
+export { needsToken } from './route-permissions.ts';
+export { registerAuthRoutes } from './routes.ts';
+export type { Principal } from './service.ts';
+export { KeyStore } from './store.ts';

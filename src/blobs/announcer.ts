@@ -7,7 +7,7 @@
  * a time from a queue; those that found no DHT peer are tried again when a peer connects. Every
  * outcome is counted (peer-stats.ts). A node without a DHT announces nothing.
  */
-import { PeerNetworkError, type Network } from '../network/network-port.ts';
+import { PeerNetworkError, type Network } from '../network/index.ts';
 import type { BlobPeerStats } from './peer-stats.ts';
 import type { BlobStore } from './store.ts';
 

@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { HearthError } from '../errors.ts';
-import { PeerNetworkError, type Network, type PeerKey, type PenaltyReason } from '../network/network-port.ts';
+import { PeerNetworkError, type Network, type PeerKey, type PenaltyReason } from '../network/index.ts';
 import { BLOB_PROTOCOL, CHUNK_TIMEOUT_MS, encodeRequest, FETCH_TIMEOUT_MS, MAX_CHUNK_FRAME_BYTES, parseAnswer } from './peer-protocol.ts';
 import type { AskOutcome, BlobPeerStats, TransferOutcome } from './peer-stats.ts';
 import type { PeerMembership } from './provider.ts';

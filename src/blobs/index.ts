@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { BlobQuotaConfig } from '../config/defaults.ts';
 import type { GaugeSource } from '../http/metrics.ts';
-import type { Network } from '../network/network-port.ts';
+import type { Network } from '../network/index.ts';
 import type { Store } from '../store/store.ts';
 import { BlobPeers } from './peers.ts';
 import type { PeerMembership } from './provider.ts';
@@ -67,3 +67,9 @@ export async function createBlobs(d: BlobsDeps): Promise<BlobsDomain> {
     stop: () => peers?.stop(),
   };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { registerBlobRoutes } from './routes.ts';
+export type { BlobRoutesDeps } from './routes.ts';
+export type { BlobService } from './service.ts';
+export type { BlobStore, StagedBlob } from './store.ts';

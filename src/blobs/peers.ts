@@ -7,7 +7,7 @@
  * and the announcements.
  */
 import type { GaugeSource } from '../http/metrics.ts';
-import type { Network } from '../network/network-port.ts';
+import type { Network } from '../network/index.ts';
 import { BlobAnnouncer, type BlobAnnouncerDeps } from './announcer.ts';
 import { PeerBlobFetcher, type BlobFetcherDeps } from './fetcher.ts';
 import { blobPeerSeries, BlobPeerStats } from './peer-stats.ts';

@@ -6,7 +6,7 @@
  * penalized; a context this node does not know is refused without a penalty (its governance may
  * lag the requester's). The blob goes out as its stored chunks, each re-hashed from disk first.
  */
-import { PeerRefusal, type Network, type PeerKey, type RequestContext } from '../network/network-port.ts';
+import { PeerRefusal, type Network, type PeerKey, type RequestContext } from '../network/index.ts';
 import { BLOB_PROTOCOL, encodeAnswer, MAX_REQUEST_BYTES, parseRequest, SERVE_TIMEOUT_MS } from './peer-protocol.ts';
 import type { BlobPeerStats, ServeOutcome } from './peer-stats.ts';
 import type { BlobStore } from './store.ts';

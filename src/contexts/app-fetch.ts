@@ -20,9 +20,8 @@
  * by hand ends the wait at once. Everything is in memory: a restart starts over from the stored
  * contexts.
  */
-import { MAX_BUNDLE_BYTES } from '../applications/constants.ts';
-import type { ApplicationCatalog, InstalledRelease } from '../applications/catalog.ts';
-import type { BlobService } from '../blobs/service.ts';
+import { type ApplicationCatalog, type InstalledRelease, MAX_BUNDLE_BYTES } from '../applications/index.ts';
+import type { BlobService } from '../blobs/index.ts';
 import { HearthError } from '../errors.ts';
 import type { Registration } from './types.ts';
 import type { ContextStore } from './store.ts';

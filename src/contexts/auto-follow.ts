@@ -28,9 +28,7 @@
 import { HearthError } from '../errors.ts';
 import type { EventBus } from '../bus.ts';
 import { FirstPulls } from './first-pulls.ts';
-import type { Governance } from '../governance/log.ts';
-import { inheritedAnchor, isMember } from '../governance/authority.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
+import { type Governance, type GroupState, inheritedAnchor, isMember, type NamespaceState } from '../governance/index.ts';
 import { collect, type Space, type Store } from '../store/store.ts';
 import type { ContextService } from './service.ts';
 import type { ContextStore } from './store.ts';

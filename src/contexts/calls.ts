@@ -8,14 +8,13 @@
  * mark read-only, 400 `type: "FunctionCallError"` when the method fails.
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/catalog.ts';
-import { isBound, mayActOn } from '../auth/binding.ts';
-import type { Principal } from '../auth/service.ts';
+import type { ApplicationCatalog } from '../applications/index.ts';
+import { isBound, mayActOn, type Principal } from '../auth/index.ts';
 import { JsonDepthError, parseJson, stringifyJson } from '../codec/json.ts';
 import { parseId } from '../crypto/ids.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import { isMember } from '../governance/authority.ts';
-import type { CallResult } from '../runtime/call-types.ts';
+import { isMember } from '../governance/index.ts';
+import type { CallResult } from '../runtime/index.ts';
 import { ContextGone, type ContextExecutor } from './executor.ts';
 import { readOnlyOf } from './releases.ts';
 import { RpcMethodError } from './rpc-methods.ts';

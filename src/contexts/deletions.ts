@@ -12,7 +12,7 @@
  * state. Docs: docs/contexts.md "Deleting a group or namespace".
  */
 import type { EventBus, NodeEvent } from '../bus.ts';
-import type { Governance } from '../governance/log.ts';
+import type { Governance } from '../governance/index.ts';
 import type { ContextExecutor } from './executor.ts';
 import type { ContextService } from './service.ts';
 import type { ContextStore } from './store.ts';

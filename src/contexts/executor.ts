@@ -14,11 +14,11 @@
  *   past a bound a call is refused with 503 before it waits for the lock (issue #23 §4).
  */
 import { createHash } from 'node:crypto';
-import type { ApplicationCatalog } from '../applications/catalog.ts';
+import type { ApplicationCatalog } from '../applications/index.ts';
 import type { Clock } from '../clock.ts';
 import { toHex as hex } from '../crypto/ids.ts';
 import type { EventBus } from '../bus.ts';
-import type { CallResult, CallSuccess, Runtime } from '../runtime/call-types.ts';
+import type { CallResult, CallSuccess, Runtime } from '../runtime/index.ts';
 import type { BatchOp } from '../store/store.ts';
 import { CallAdmission } from './admission.ts';
 import { ContextLocks, LockWaitAborted } from './lock.ts';

@@ -10,12 +10,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/catalog.ts';
+import type { ApplicationCatalog } from '../applications/index.ts';
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../bus.ts';
-import type { Governance } from '../governance/log.ts';
+import type { Governance } from '../governance/index.ts';
 import type { GaugeSource } from '../http/metrics.ts';
-import type { Runtime } from '../runtime/call-types.ts';
+import type { Runtime } from '../runtime/index.ts';
 import type { Store } from '../store/store.ts';
 import { ContextCalls } from './calls.ts';
 import { DeletedContextReaper } from './deletions.ts';
@@ -121,3 +121,15 @@ export function registerContextsRoutes(app: FastifyInstance, deps: ContextsRoute
   registerContextRoutes(app, { ...deps, admission: deps.executor.admission });
   registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods, onOutcome: deps.onRpcOutcome, admission: deps.executor.admission });
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { decodeOutput, encodeArgs, methodNameProblem } from './calls.ts';
+export { ContextGone, deltaIdOf } from './executor.ts';
+export type { ContextExecutor } from './executor.ts';
+export { CONTEXT_OPS, registerContextOps, requireMayCreateContext } from './ops.ts';
+export { readOnlyOf, releaseOf } from './releases.ts';
+export type { Release } from './releases.ts';
+export { ContextParams } from './schemas.ts';
+export type { ContextService } from './service.ts';
+export { GENESIS_PARENT, MAX_ARGS_BYTES, MAX_INIT_PARAMS_BYTES } from './types.ts';
+export type { DeltaRecord } from './types.ts';

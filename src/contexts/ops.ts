@@ -6,9 +6,15 @@
  * persists nothing.
  */
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import type { ApplierRegistry, ApplyContext } from '../governance/appliers.ts';
-import { groupOf, isAdmin, requireCapability } from '../governance/authority.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
+import {
+  type ApplierRegistry,
+  type ApplyContext,
+  groupOf,
+  type GroupState,
+  isAdmin,
+  type NamespaceState,
+  requireCapability,
+} from '../governance/index.ts';
 
 export const CONTEXT_OPS = {
   registered: 'context.registered',

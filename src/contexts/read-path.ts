@@ -25,7 +25,7 @@
  * first call, and every call after one that changed something), so writes do not pay for a shared
  * attempt and concurrent writes are not computed twice. The hint is per context and method, bounded.
  */
-import type { CallResult, CallSuccess } from '../runtime/call-types.ts';
+import type { CallResult, CallSuccess } from '../runtime/index.ts';
 
 /** (context, method) hints kept at most; past it the map starts over (hints are only hints). */
 const HINTS_KEPT = 10_000;

@@ -5,8 +5,8 @@
  * nothing until a group upgrade moves the context (src/upgrades). A context stored before pinning
  * existed runs the application's current version, as it always did.
  */
-import type { ApplicationCatalog } from '../applications/catalog.ts';
-import type { GroupState } from '../governance/types.ts';
+import type { ApplicationCatalog } from '../applications/index.ts';
+import type { GroupState } from '../governance/index.ts';
 import type { ContextMeta } from './types.ts';
 
 export interface Release {

@@ -5,7 +5,7 @@
  * shapes; a handler only returns a result or throws a HearthError (or an RpcMethodError for a
  * typed JSON-RPC error object).
  */
-import type { Principal } from '../auth/service.ts';
+import type { Principal } from '../auth/index.ts';
 
 export interface RpcCall {
   params: unknown;

@@ -23,7 +23,7 @@
 import { setMaxListeners, type EventEmitter } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Principal } from '../auth/service.ts';
+import type { Principal } from '../auth/index.ts';
 import { jsonTooDeep, parseJson } from '../codec/json.ts';
 import { depthError, exactJsonBodies } from '../http/body.ts';
 import { stringifyExact } from '../http/json.ts';

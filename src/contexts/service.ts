@@ -6,14 +6,11 @@
  * calls (JSON-RPC `execute`, `query`) are in `calls.ts`. No HTTP here.
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/catalog.ts';
+import type { ApplicationCatalog } from '../applications/index.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, conflict, forbidden, notFound, unavailable } from '../errors.ts';
 import type { EventBus } from '../bus.ts';
-import { isMember, requireCapability } from '../governance/authority.ts';
-import { authorshipGrant } from '../governance/authorship.ts';
-import { removedFrom } from '../governance/invitations/admission.ts';
-import type { Governance } from '../governance/log.ts';
+import { authorshipGrant, type Governance, isMember, removedFrom, requireCapability } from '../governance/index.ts';
 import type { Registration } from './types.ts';
 import type { BatchOp } from '../store/store.ts';
 import type { ContextExecutor } from './executor.ts';

@@ -19,7 +19,7 @@
  * under that version (issue #14).
  */
 import { toHex as hex } from '../crypto/ids.ts';
-import type { IndexView, Writes } from '../runtime/call-types.ts';
+import type { IndexView, Writes } from '../runtime/index.ts';
 import { KeyedCache } from '../store/cache.ts';
 import { collect, type BatchOp, type Space, type Store } from '../store/store.ts';
 import type { ContextMember, ContextMeta, DeltaRecord } from './types.ts';

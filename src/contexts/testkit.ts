@@ -5,14 +5,11 @@
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog, InstalledApplication } from '../applications/catalog.ts';
+import type { ApplicationCatalog, InstalledApplication } from '../applications/index.ts';
 import type { Clock } from '../clock.ts';
 import { EventBus, type NodeEvent } from '../bus.ts';
-import { Governance } from '../governance/log.ts';
-import { NamespaceService } from '../governance/namespaces/service.ts';
-import type { OpRegistration } from '../governance/appliers.ts';
-import { createAppliers } from '../governance/ops.ts';
-import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/call-types.ts';
+import { createAppliers, Governance, NamespaceService, type OpRegistration } from '../governance/index.ts';
+import type { CallRequest, CallResult, Runtime, Writes } from '../runtime/index.ts';
 import { MemoryStore } from '../store/memory.ts';
 import { registerContextOps } from './ops.ts';
 import { CallAdmission, createContexts, type Contexts } from './index.ts';

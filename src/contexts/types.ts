@@ -3,7 +3,7 @@
  * runtime.md §3, §5; domain.md "ContextMeta"). Ids, keys and hashes are 64 lowercase hex
  * (reference README "Id encodings").
  */
-import type { GroupState, NamespaceState } from '../governance/types.ts';
+import type { GroupState, NamespaceState } from '../governance/index.ts';
 
 /** The uninitialized state hash: 32 bytes of 0xff (README decision: the spec's "all-ones" hash). */
 export const UNINITIALIZED_HASH = 'f'.repeat(64);

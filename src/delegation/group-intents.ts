@@ -12,16 +12,12 @@
 import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
-import { encodeArgs } from '../contexts/calls.ts';
-import type { Contexts } from '../contexts/index.ts';
-import { requireMayCreateContext } from '../contexts/ops.ts';
-import { MAX_INIT_PARAMS_BYTES } from '../contexts/types.ts';
+import { type Contexts, encodeArgs, MAX_INIT_PARAMS_BYTES, requireMayCreateContext } from '../contexts/index.ts';
 import { badRequest, forbidden, HearthError } from '../errors.ts';
-import type { Governance } from '../governance/log.ts';
+import { authorshipGrant, type Governance, requireAuthorship } from '../governance/index.ts';
 import { decodeDelegableOp } from './delegable.ts';
 import { requireFresh } from './nonces.ts';
 import { DELEGATED_OPS, nonceKey } from './ops.ts';
-import { authorshipGrant, requireAuthorship } from '../governance/authorship.ts';
 import { authenticate, requireExecutor, requireNotExpired } from './verify.ts';
 import { decodeCreationWarrant, decodeGovernanceWarrant, hexField, initHash, opHash } from './warrants.ts';
 

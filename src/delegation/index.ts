@@ -20,3 +20,7 @@ export interface DelegationDomain {
 export function createDelegation(d: IntentServiceDeps & GroupIntentDeps): DelegationDomain {
   return { name: 'delegation', intents: new IntentService(d), groupIntents: new GroupIntentService(d) };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { registerDelegationRoutes } from './routes.ts';
+export type { DelegationRouteDeps } from './routes.ts';

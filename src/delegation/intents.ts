@@ -17,20 +17,25 @@
  * 4. the call runs; a failing method is a 400 with `type: "FunctionCallError"`, as query's.
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/catalog.ts';
+import type { ApplicationCatalog } from '../applications/index.ts';
 import { Serial } from '../serial.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
-import { decodeOutput, encodeArgs, methodNameProblem } from '../contexts/calls.ts';
-import { ContextGone } from '../contexts/executor.ts';
-import type { Contexts } from '../contexts/index.ts';
-import { readOnlyOf, releaseOf } from '../contexts/releases.ts';
-import { UNINITIALIZED_HASH, type ContextMeta } from '../contexts/types.ts';
+import {
+  ContextGone,
+  type ContextMeta,
+  type Contexts,
+  decodeOutput,
+  encodeArgs,
+  methodNameProblem,
+  readOnlyOf,
+  releaseOf,
+  UNINITIALIZED_HASH,
+} from '../contexts/index.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import { isMember } from '../governance/authority.ts';
+import { isMember, requireAuthorship } from '../governance/index.ts';
 import type { Space, Store } from '../store/store.ts';
 import { requireFresh, spend, type NonceLedger } from './nonces.ts';
-import { requireAuthorship } from '../governance/authorship.ts';
 import { authenticate, requireDeviceNotRevoked, requireExecutor, requireNotExpired } from './verify.ts';
 import { decodeIntentWarrant, intentHash, type IntentWarrant } from './warrants.ts';
 

@@ -20,14 +20,11 @@
  *   (hex of its bytes; delegable.ts).
  */
 import { keyFromSeed } from '../crypto/seeded-keys.ts';
-import { CONTEXT_OPS } from '../contexts/ops.ts';
+import { CONTEXT_OPS } from '../contexts/index.ts';
 import { badRequest, forbidden } from '../errors.ts';
-import type { ApplierRegistry, ApplyContext } from '../governance/appliers.ts';
-import { groupOf } from '../governance/authority.ts';
-import type { NamespaceState } from '../governance/types.ts';
+import { type ApplierRegistry, type ApplyContext, groupOf, type NamespaceState, requireAuthorship } from '../governance/index.ts';
 import { decodeDelegableOp } from './delegable.ts';
 import { requireFresh, spend } from './nonces.ts';
-import { requireAuthorship } from '../governance/authorship.ts';
 import { authenticate, requireDeviceNotRevoked, requireExecutor } from './verify.ts';
 import { decodeCreationWarrant, decodeGovernanceWarrant, hexField, opHash, type WarrantCommon } from './warrants.ts';
 

@@ -8,12 +8,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireId } from '../crypto/ids.ts';
-import { MAX_ARGS_BYTES } from '../contexts/types.ts';
+import { ContextParams, MAX_ARGS_BYTES } from '../contexts/index.ts';
 import { badRequest } from '../errors.ts';
 import { exactJsonBodies } from '../http/body.ts';
 import { Errors } from '../http/response-schemas.ts';
-import { ContextParams } from '../contexts/schemas.ts';
-import { GroupParams } from '../governance/groups/schemas.ts';
+import { GroupParams } from '../governance/index.ts';
 import type { GroupIntentService } from './group-intents.ts';
 import type { IntentService } from './intents.ts';
 import {

@@ -14,9 +14,7 @@
  *
  * Ids arrive as 64 hex (any case) or base58 from older clients and are kept as 64 lowercase hex.
  */
-import { isBound, mayActOn, type MayActOptions } from '../auth/binding.ts';
-import { satisfies } from '../auth/permissions.ts';
-import type { Principal } from '../auth/service.ts';
+import { isBound, mayActOn, type MayActOptions, type Principal, satisfies } from '../auth/index.ts';
 import { parseId } from '../crypto/ids.ts';
 import { badRequest, forbidden, HearthError } from '../errors.ts';
 import { MAX_SUBSCRIPTIONS } from './constants.ts';

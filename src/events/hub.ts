@@ -4,7 +4,7 @@
  * event costs one JSON serialisation plus one cheap hand-off per interested sink. A sink never
  * blocks the hub: each one queues into its own bounded buffer (see sse-session.ts, ws.ts).
  */
-import type { Principal } from '../auth/service.ts';
+import type { Principal } from '../auth/index.ts';
 import type { EventBus, NodeEvent } from '../bus.ts';
 import { mayReceiveAdminFrames } from './access.ts';
 import { ADMIN_ONLY_GROUP_KINDS, resultJson, toWireEvent, topicOf, type WireEvent } from './frames.ts';

@@ -11,8 +11,8 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../bus.ts';
 import type { Clock } from '../clock.ts';
 import { contextRpcMethods, type Contexts, type RpcMethodHandler } from '../contexts/index.ts';
-import { groupPathVia } from '../governance/authority.ts';
-import type { Governance } from '../governance/log.ts';
+import { groupPathVia } from '../governance/index.ts';
+import type { Governance } from '../governance/index.ts';
 import type { GaugeSource } from '../http/metrics.ts';
 import { contextApplicationVia } from './access.ts';
 import { PresenceIntentService } from './presence-intents.ts';
@@ -84,3 +84,7 @@ export function createEvents(d: EventsDeps): EventsDomain {
     },
   };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { registerEventRoutes } from './routes.ts';
+export type { EventRoutesDeps } from './routes.ts';

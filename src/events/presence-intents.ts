@@ -22,8 +22,7 @@ import { AccountProofError, decodeDeviceAccountProof, verifyDeviceAccountProof }
 import type { Clock } from '../clock.ts';
 import { parseId } from '../crypto/ids.ts';
 import { badRequest, forbidden, HearthError, notFound } from '../errors.ts';
-import { isMember } from '../governance/authority.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
+import { type GroupState, isMember, type NamespaceState } from '../governance/index.ts';
 import { PRESENCE_MAX_BYTES, PRESENCE_REMOTE_TTL_MS } from './constants.ts';
 import { verifyPresenceSignature, type PresenceStatement } from './presence-intents-statement.ts';
 import type { PresenceService } from './presence.ts';

@@ -5,9 +5,9 @@
  * elsewhere, `NoOwnedIdentity` when the node has no identity in the context, `SliceTooLarge`
  * `{size, max}` above 16 384 bytes. Contributed to `/jsonrpc` through `contexts/rpc-methods.ts`.
  */
-import { mayActOn } from '../auth/binding.ts';
+import { mayActOn } from '../auth/index.ts';
 import { parseId } from '../crypto/ids.ts';
-import { RpcMethodError, type RpcMethodHandler } from '../contexts/rpc-methods.ts';
+import { RpcMethodError, type RpcMethodHandler } from '../contexts/index.ts';
 import { PRESENCE_MAX_BYTES } from './constants.ts';
 import type { PresenceService } from './presence.ts';
 

@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/service.ts';
+import type { Principal } from '../auth/index.ts';
 import { EXPOSED_HEADERS } from '../http/cors.ts';
 import { ErrorBody, Errors } from '../http/response-schemas.ts';
 import { unauthenticated } from '../errors.ts';

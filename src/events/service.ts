@@ -5,7 +5,7 @@
  * and writes, this decides.
  */
 import { randomBytes } from 'node:crypto';
-import type { Principal } from '../auth/service.ts';
+import type { Principal } from '../auth/index.ts';
 import type { Clock } from '../clock.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { observable, parseIdSets, type IdSets, type ObserveDeps } from './access.ts';

@@ -12,7 +12,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import type { Principal } from '../auth/service.ts';
+import type { Principal } from '../auth/index.ts';
 import { closeJson } from './frames.ts';
 import type { Sink } from './hub.ts';
 import { ReplayRing } from './ring.ts';

@@ -7,9 +7,8 @@
  * within 10 s. A socket whose unsent bytes pass the bound is closed (1013) as a slow consumer.
  */
 import type { WebSocket } from 'ws';
-import type { Principal } from '../auth/service.ts';
-import type { RpcMethodHandler } from '../contexts/rpc-methods.ts';
-import { RpcMethodError } from '../contexts/rpc-methods.ts';
+import type { Principal } from '../auth/index.ts';
+import { RpcMethodError, type RpcMethodHandler } from '../contexts/index.ts';
 import { HearthError } from '../errors.ts';
 import { parseJson } from '../codec/json.ts';
 import { stringifyExact } from '../http/json.ts';

@@ -10,8 +10,8 @@
  */
 import type { Logger } from 'pino';
 import type { GaugeSource } from '../http/metrics.ts';
-import type { Network } from '../network/network-port.ts';
-import type { StreamRouter } from '../network/router.ts';
+import type { Network } from '../network/index.ts';
+import type { StreamRouter } from '../network/index.ts';
 import { MembersService } from './groups/members-service.ts';
 import { GroupService } from './groups/service.ts';
 import { InvitationService } from './invitations/service.ts';
@@ -108,3 +108,31 @@ export async function createGovernance(d: GovernanceDomainDeps): Promise<Governa
     },
   };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export type { ApplierRegistry, ApplyContext, OpRegistration } from './appliers.ts';
+export { groupOf, groupPathVia, inheritedAnchor, isAdmin, isMember, requireCapability, requireMember, subtree } from './authority.ts';
+export { authorshipGrant, requireAuthorship } from './authorship.ts';
+export { canonicalJson } from './canonical.ts';
+export { OpDag } from './dag.ts';
+export { MEMBER_OPS } from './groups/members-ops.ts';
+export { MembersService } from './groups/members-service.ts';
+export { GroupParams } from './groups/schemas.ts';
+export { removedFrom } from './invitations/admission.ts';
+export { InvitationService } from './invitations/service.ts';
+export { Governance } from './log.ts';
+export type { OpsApplied } from './log.ts';
+export { inAccountScope } from './namespaces/scope.ts';
+export { NamespaceService } from './namespaces/service.ts';
+export { createAppliers } from './ops.ts';
+export { peerSpeaksForMember } from './peer-membership.ts';
+export { recordAccountRoot } from './proofs/roots.ts';
+export { GovernanceReplicator } from './replication/replicator.ts';
+export { replicationView } from './replication/view.ts';
+export type { GovernanceRouteDeps } from './route-deps.ts';
+export { registerGovernanceRoutes } from './routes.ts';
+export { accountOfKey, speaksFor } from './signers.ts';
+export { registerSigningKeyRoutes } from './signing-key/routes.ts';
+export type { SigningKeyService } from './signing-key/service.ts';
+export type { DeviceBinding, GroupState, NamespaceState } from './types.ts';
+export { effectiveMembers } from './views.ts';

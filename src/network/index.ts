@@ -87,3 +87,15 @@ export async function createNetwork(d: NetworkDeps): Promise<NetworkDomain> {
     },
   };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { Follower } from './follower.ts';
+export type { MemoryHub, MemoryNetwork } from './memory.ts';
+export { MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, PeerNetworkError, PeerRefusal } from './network-port.ts';
+export type { GossipMessage, Network, PeerKey, PenaltyReason, RequestContext } from './network-port.ts';
+export { libp2pPeerIdOf } from './peer-id.ts';
+export { StreamRouter, batches, decodeJson, encodeJson } from './router.ts';
+export type { JsonObject, KindContext } from './router.ts';
+export { registerNetworkRoutes } from './routes.ts';
+export type { NetworkRoutesDeps } from './routes.ts';
+export { contextTopic, namespaceTopic } from './topic-names.ts';

@@ -3,10 +3,9 @@
  * (src/governance/ops.ts); each domain that records ops in its log adds its kinds here, in the
  * composition root, so governance knows none of them (docs/architecture.md).
  */
-import type { ApplierRegistry, OpRegistration } from '../governance/appliers.ts';
-import { createAppliers } from '../governance/ops.ts';
-import { registerDeviceOps } from '../accounts/device-ops.ts';
-import { registerContextOps } from '../contexts/ops.ts';
+import { type ApplierRegistry, createAppliers, type OpRegistration } from '../governance/index.ts';
+import { registerDeviceOps } from '../accounts/index.ts';
+import { registerContextOps } from '../contexts/index.ts';
 import { registerKeyOps } from '../sync/index.ts';
 import { registerUpgradeOps } from '../upgrades/index.ts';
 import { registerDelegationOps } from '../delegation/index.ts';

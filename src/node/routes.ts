@@ -4,58 +4,43 @@
  * of the domains (docs/architecture.md).
  */
 import type { FastifyInstance } from 'fastify';
-import { registerAliasRoutes } from '../aliases/routes.ts';
-import { registerAuthRoutes } from '../auth/routes.ts';
-import { registerBlobRoutes, type BlobRoutesDeps } from '../blobs/routes.ts';
-import { registerApplicationRoutes, type ApplicationRoutesDeps } from '../applications/routes.ts';
-import { registerBundleUploadRoute } from '../applications/upload-route.ts';
-import { registerDevBundleRoute, type DevBundleDeps } from '../applications/dev-bundle.ts';
-import { registerGovernanceRoutes } from '../governance/routes.ts';
-import { registerEventRoutes, type EventRoutesDeps } from '../events/routes.ts';
-import { registerContextsRoutes, type ContextsRouteDeps } from '../contexts/index.ts';
-import { registerIdentityRoutes } from '../accounts/routes.ts';
-import { registerAccountRoutes } from '../accounts/account-routes.ts';
-import type { AccountService } from '../accounts/service.ts';
-import { groupPathVia } from '../governance/authority.ts';
+import { type AliasesDomain, registerAliasRoutes } from '../aliases/index.ts';
+import { type AuthDomain, type AuthRoutesDeps, needsToken, registerAuthRoutes, registerGuard } from '../auth/index.ts';
+import { type BlobRoutesDeps, type BlobsDomain, registerBlobRoutes } from '../blobs/index.ts';
+import {
+  type ApplicationRoutesDeps,
+  type ApplicationsDomain,
+  type DevBundleDeps,
+  registerApplicationRoutes,
+  registerBundleUploadRoute,
+  registerDevBundleRoute,
+} from '../applications/index.ts';
+import {
+  type GovernanceDomain,
+  type GovernanceRouteDeps,
+  groupPathVia,
+  registerGovernanceRoutes,
+  registerSigningKeyRoutes,
+  replicationView,
+  type SigningKeyService,
+} from '../governance/index.ts';
+import { type EventRoutesDeps, type EventsDomain, registerEventRoutes } from '../events/index.ts';
+import { type Contexts, type ContextsRouteDeps, registerContextsRoutes } from '../contexts/index.ts';
+import { type AccountsDomain, type AccountService, registerAccountRoutes, registerIdentityRoutes } from '../accounts/index.ts';
 import { registerDashboardRoutes } from '../dashboard/routes.ts';
-import { registerSyncRoutes } from '../sync/routes.ts';
-import type { SpecializedInvites } from '../sync/specialized.ts';
+import { registerSyncRoutes, type SpecializedInvites, type SyncDomain } from '../sync/index.ts';
 import type { Store } from '../store/store.ts';
-import { registerTeeRoutes } from '../tee/routes.ts';
-import { registerSigningKeyRoutes } from '../governance/signing-key/routes.ts';
-import type { SigningKeyService } from '../governance/signing-key/service.ts';
-import { registerUpgradeRoutes } from '../upgrades/routes.ts';
-import type { UpgradeService } from '../upgrades/service.ts';
-import { registerDelegationRoutes, type DelegationRouteDeps } from '../delegation/routes.ts';
-import type { TeeService } from '../tee/service.ts';
-import { registerGuard } from '../auth/guard.ts';
-import { needsToken } from '../auth/route-permissions.ts';
+import { registerTeeRoutes, type TeeDomain, type TeeService } from '../tee/index.ts';
+import { GroupUpgradeStatus, registerUpgradeRoutes, type UpgradesDomain, type UpgradeService } from '../upgrades/index.ts';
+import { type DelegationDomain, type DelegationRouteDeps, registerDelegationRoutes } from '../delegation/index.ts';
 import { registerHealthRoutes, type Lifecycle } from '../http/health-routes.ts';
 import { registerMetricsRoute, type Metrics } from '../http/metrics.ts';
 import { registerOpenApiRoute, type RouteCatalogue } from '../http/openapi.ts';
-import { registerNetworkRoutes, type NetworkRoutesDeps } from '../network/routes.ts';
+import { libp2pPeerIdOf, type NetworkDomain, type NetworkRoutesDeps, registerNetworkRoutes } from '../network/index.ts';
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { AccountsDomain } from '../accounts/index.ts';
-import type { AliasesDomain } from '../aliases/index.ts';
-import type { ApplicationsDomain } from '../applications/index.ts';
-import type { AuthDomain } from '../auth/index.ts';
-import type { BlobsDomain } from '../blobs/index.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config/config.ts';
-import type { Contexts } from '../contexts/index.ts';
-import type { DelegationDomain } from '../delegation/index.ts';
-import type { EventsDomain } from '../events/index.ts';
-import type { GovernanceDomain } from '../governance/index.ts';
-import { libp2pPeerIdOf } from '../network/peer-id.ts';
-import type { NetworkDomain } from '../network/index.ts';
-import { replicationView } from '../governance/replication/view.ts';
-import type { SyncDomain } from '../sync/index.ts';
-import type { TeeDomain } from '../tee/index.ts';
-import { GroupUpgradeStatus } from '../upgrades/schemas.ts';
-import type { UpgradesDomain } from '../upgrades/index.ts';
 import { VERSION } from '../version.ts';
-import type { AuthRoutesDeps } from '../auth/route-deps.ts';
-import type { GovernanceRouteDeps } from '../governance/route-deps.ts';
 
 export interface RouteDeps {
   auth: AuthRoutesDeps;

@@ -4,7 +4,7 @@
  * blob; writing stores the bytes a guest closed as one blob (content-addressed, so a call that later
  * fails leaves at most an unreferenced blob, as in the reference whose writer task stores it too).
  */
-import type { BlobService } from '../blobs/service.ts';
+import type { BlobService } from '../blobs/index.ts';
 import { toHex as hex } from '../crypto/ids.ts';
 import { HearthError } from '../errors.ts';
 

@@ -7,7 +7,7 @@
  * const runtime = createRuntime({ blobs, identity, config: config.runtime });
  * await runtime.runtime.call(…);
  */
-import type { BlobService } from '../blobs/service.ts';
+import type { BlobService } from '../blobs/index.ts';
 import type { NodeConfig } from '../config/config.ts';
 import type { GaugeSource } from '../http/metrics.ts';
 import { blobAccess } from './blob-access.ts';
@@ -64,3 +64,6 @@ export function createRuntime(d: RuntimeDeps): RuntimeDomain {
     stop: () => runtime.stop(),
   };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export type { CallFailure, CallRequest, CallResult, CallSuccess, IndexView, Runtime, Writes } from './call-types.ts';

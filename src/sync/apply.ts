@@ -22,12 +22,17 @@
  */
 import type { Logger } from 'pino';
 import type { EventBus } from '../bus.ts';
-import { OpDag } from '../governance/dag.ts';
-import type { ContextExecutor } from '../contexts/executor.ts';
-import { deltaIdOf } from '../contexts/executor.ts';
-import type { CallResult } from '../runtime/call-types.ts';
-import type { ContextStore } from '../contexts/store.ts';
-import { GENESIS_PARENT, UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
+import { OpDag } from '../governance/index.ts';
+import {
+  type ContextExecutor,
+  type ContextMeta,
+  type ContextStore,
+  deltaIdOf,
+  type DeltaRecord,
+  GENESIS_PARENT,
+  UNINITIALIZED_HASH,
+} from '../contexts/index.ts';
+import type { CallResult } from '../runtime/index.ts';
 import type { BatchOp } from '../store/store.ts';
 import { APPLY_RETRY, ApplyRetries, classifyApplyFailure, type ApplyFailureStats, type RetryPolicy } from './retries.ts';
 import { originOf, PENDING_LIMITS, PendingDeltas, type Held, type PendingLimits } from './pending.ts';

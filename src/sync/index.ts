@@ -13,12 +13,12 @@ import type { EventBus } from '../bus.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeConfig } from '../config/config.ts';
 import { ApplicationFetch, AutoFollow, bundleBlobsOf, type AppFetchDeps, type Contexts } from '../contexts/index.ts';
-import type { BlobService } from '../blobs/service.ts';
-import type { InvitationService } from '../governance/invitations/service.ts';
-import type { Governance } from '../governance/log.ts';
+import type { BlobService } from '../blobs/index.ts';
+import type { InvitationService } from '../governance/index.ts';
+import type { Governance } from '../governance/index.ts';
 import type { GaugeSource } from '../http/metrics.ts';
-import type { Network } from '../network/network-port.ts';
-import type { StreamRouter } from '../network/router.ts';
+import type { Network } from '../network/index.ts';
+import type { StreamRouter } from '../network/index.ts';
 import type { Store } from '../store/store.ts';
 import { GroupKeys } from './keys.ts';
 import { ContextSync } from './service.ts';
@@ -141,3 +141,7 @@ export function createSync(d: SyncDeps): SyncDomain {
     },
   };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { registerSyncRoutes } from './routes.ts';
+export type { SpecializedInvites } from './specialized.ts';

@@ -12,14 +12,18 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { badRequest, forbidden, notFound } from '../errors.ts';
-import { isMember, subtree } from '../governance/authority.ts';
-import type { ApplierRegistry } from '../governance/appliers.ts';
-import { MEMBER_OPS } from '../governance/groups/members-ops.ts';
-import type { Governance, OpsApplied } from '../governance/log.ts';
-import { accountOfKey } from '../governance/signers.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
-import { PeerRefusal, type Network, type PeerKey } from '../network/network-port.ts';
-import type { JsonObject, KindContext, StreamRouter } from '../network/router.ts';
+import {
+  accountOfKey,
+  type ApplierRegistry,
+  type Governance,
+  type GroupState,
+  isMember,
+  MEMBER_OPS,
+  type NamespaceState,
+  type OpsApplied,
+  subtree,
+} from '../governance/index.ts';
+import { type JsonObject, type KindContext, type Network, type PeerKey, PeerRefusal, type StreamRouter } from '../network/index.ts';
 import type { Space, Store } from '../store/store.ts';
 
 export const KEY_OP = 'group.key.set';

@@ -16,7 +16,7 @@
  * Memory follows what is held: the parent → children index loses a delta's entries when the delta
  * leaves, and the suspects are swept.
  */
-import { GENESIS_PARENT, type DeltaRecord } from '../contexts/types.ts';
+import { GENESIS_PARENT, type DeltaRecord } from '../contexts/index.ts';
 
 export interface PendingLimits {
   /** deltas held per context (domain.md §7: 10k) */

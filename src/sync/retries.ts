@@ -11,8 +11,8 @@
  * quarantined like a deterministic failure (a guest that loops past its deadline on that delta
  * fails this way every time), with a log line and the `exhausted` count.
  */
-import type { DeltaRecord } from '../contexts/types.ts';
-import type { CallFailure } from '../runtime/call-types.ts';
+import type { DeltaRecord } from '../contexts/index.ts';
+import type { CallFailure } from '../runtime/index.ts';
 
 export type FailureClass = 'transient' | 'deterministic';
 

@@ -4,11 +4,8 @@
  * the context's group, in clear over the Noise-encrypted stream. A request without a valid
  * `contextId` or with malformed heads penalizes the sender; a peer that is no member is refused.
  */
-import type { ContextExecutor } from '../contexts/executor.ts';
-import type { ContextStore } from '../contexts/store.ts';
-import type { ContextMeta } from '../contexts/types.ts';
-import { PeerRefusal, type Network } from '../network/network-port.ts';
-import { batches, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
+import type { ContextExecutor, ContextMeta, ContextStore } from '../contexts/index.ts';
+import { batches, type JsonObject, type KindContext, type Network, PeerRefusal, type StreamRouter } from '../network/index.ts';
 import type { DeltaApplier } from './apply.ts';
 import type { SyncStatusBoard } from './status.ts';
 import { memberAccount, type Registration } from './verify.ts';

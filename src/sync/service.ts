@@ -21,14 +21,22 @@
 import type { Logger } from 'pino';
 import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
-import type { ContextExecutor } from '../contexts/executor.ts';
-import type { ContextStore } from '../contexts/store.ts';
-import { UNINITIALIZED_HASH, type ContextMeta, type DeltaRecord } from '../contexts/types.ts';
+import { type ContextExecutor, type ContextMeta, type ContextStore, type DeltaRecord, UNINITIALIZED_HASH } from '../contexts/index.ts';
 import type { EventBus } from '../bus.ts';
-import { MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, PeerNetworkError, type GossipMessage, type Network, type PeerKey, type PenaltyReason } from '../network/network-port.ts';
-import { contextTopic } from '../network/topic-names.ts';
-import { Follower } from '../network/follower.ts';
-import { decodeJson, encodeJson, type StreamRouter } from '../network/router.ts';
+import {
+  contextTopic,
+  decodeJson,
+  encodeJson,
+  Follower,
+  type GossipMessage,
+  MAX_FRAME_BYTES,
+  MAX_GOSSIP_BYTES,
+  type Network,
+  type PeerKey,
+  PeerNetworkError,
+  type PenaltyReason,
+  type StreamRouter,
+} from '../network/index.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
 import { APPLY_RETRY } from './retries.ts';
@@ -36,7 +44,7 @@ import { originOf, PENDING_LIMITS } from './pending.ts';
 import { BACKFILL_FRONTIER, MAX_BACKFILL_BATCHES, SYNC_DEFAULTS, type SyncOptions } from './options.ts';
 import { SyncServer, upgradePending } from './serve.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
-import { removedFrom } from '../governance/invitations/admission.ts';
+import { removedFrom } from '../governance/index.ts';
 import { SyncStatusBoard, type ContextSyncStatus } from './status.ts';
 import { memberAccount, verifyHead, verifyRecord, type Registration } from './verify.ts';
 import { deltaDigest, isHex64, KINDS, parseBody, parseHead, parseIds, parseRecord, toRecord, type DeltaBody } from './wire.ts';

@@ -21,13 +21,21 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { ContextService } from '../contexts/service.ts';
+import type { ContextService } from '../contexts/index.ts';
 import { badRequest, notFound, unavailable } from '../errors.ts';
-import type { InvitationService } from '../governance/invitations/service.ts';
-import { requireCapability } from '../governance/authority.ts';
+import { type InvitationService, requireCapability } from '../governance/index.ts';
 import type { NodeIdentity } from '../identity/identity.ts';
-import { PeerRefusal, type GossipMessage, type Network, type PeerKey } from '../network/network-port.ts';
-import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../network/router.ts';
+import {
+  decodeJson,
+  encodeJson,
+  type GossipMessage,
+  type JsonObject,
+  type KindContext,
+  type Network,
+  type PeerKey,
+  PeerRefusal,
+  type StreamRouter,
+} from '../network/index.ts';
 import { isHex64 } from './wire.ts';
 
 /** The reference's default discovery topic. */

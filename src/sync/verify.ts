@@ -4,13 +4,10 @@
  * and its id re-derived from its parents and artifact. Pure checks over governance state; the
  * caller drops what fails and penalizes the peer that sent it.
  */
-import { deltaIdOf } from '../contexts/executor.ts';
-import type { DeltaRecord } from '../contexts/types.ts';
+import { deltaIdOf, type DeltaRecord } from '../contexts/index.ts';
 import { ed25519Verify } from '../crypto/keys.ts';
-import { isMember } from '../governance/authority.ts';
-import { accountOfKey } from '../governance/signers.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
-import type { PenaltyReason } from '../network/network-port.ts';
+import { accountOfKey, type GroupState, isMember, type NamespaceState } from '../governance/index.ts';
+import type { PenaltyReason } from '../network/index.ts';
 import { deltaDigest, type DeltaHead } from './wire.ts';
 
 export interface Registration {

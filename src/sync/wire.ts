@@ -14,9 +14,9 @@
  * as authentic as one received from its origin.
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../governance/canonical.ts';
-import type { DeltaRecord } from '../contexts/types.ts';
-import { batches } from '../network/router.ts';
+import { canonicalJson } from '../governance/index.ts';
+import type { DeltaRecord } from '../contexts/index.ts';
+import { batches } from '../network/index.ts';
 import { parseStamp } from './hlc.ts';
 
 /** Largest artifact a delta may carry between nodes (its hex fits one 8 MiB stream frame). */

@@ -24,3 +24,7 @@ export async function createTee(d: TeeDomainDeps): Promise<TeeDomain> {
   const backend = await loadTeeBackend(d.provider, d.homeDir);
   return { name: 'tee', tee: new TeeService({ backend, identity: d.identity, applications: d.applications }) };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { registerTeeRoutes } from './routes.ts';
+export type { TeeService } from './service.ts';

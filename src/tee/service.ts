@@ -11,7 +11,7 @@
  * `bindTransportKey` is refused (409): this node has no transport key separate from its signing key.
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/catalog.ts';
+import type { ApplicationCatalog } from '../applications/index.ts';
 import { domainHash, requireId } from '../crypto/ids.ts';
 import { badRequest, conflict, HearthError, notFound, notImplemented } from '../errors.ts';
 import { type TeeBackend, type TeeInfo, type TeeQuote } from './provider.ts';

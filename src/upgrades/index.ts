@@ -7,7 +7,7 @@
  * const upgrades = createUpgrades({ store, governance, contexts, applications, identity, bus, clock, logger });
  */
 import type { Logger } from 'pino';
-import type { ApplicationService } from '../applications/service.ts';
+import type { ApplicationService } from '../applications/index.ts';
 import { UpgradeService, type UpgradeServiceDeps } from './service.ts';
 
 export { registerUpgradeOps } from './ops.ts';
@@ -31,3 +31,8 @@ export function createUpgrades(d: UpgradesDeps): UpgradesDomain {
   d.applications.onInstalled((r) => void upgrades.bundleInstalled(r.bundleBlobId).catch((err: unknown) => logger.error({ err }, 'resuming migrations failed')));
   return { name: 'upgrades', upgrades, start: () => upgrades.start(), stop: () => upgrades.stop() };
 }
+
+// What the other folders use of this domain: they import it only through this face (issue #35).
+export { registerUpgradeRoutes } from './routes.ts';
+export { GroupUpgradeStatus } from './schemas.ts';
+export type { UpgradeService } from './service.ts';

@@ -16,17 +16,13 @@
  * `MigrationProgress` when a job ends, and `MigrationCompleted` once every upgraded group finished.
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog } from '../applications/catalog.ts';
-import { compareVersions } from '../applications/semver.ts';
+import { type ApplicationCatalog, compareVersions } from '../applications/index.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
-import type { Contexts } from '../contexts/index.ts';
-import { releaseOf } from '../contexts/releases.ts';
-import { UNINITIALIZED_HASH, type ContextMeta } from '../contexts/types.ts';
+import { type ContextMeta, type Contexts, releaseOf, UNINITIALIZED_HASH } from '../contexts/index.ts';
 import type { EventBus } from '../bus.ts';
 import { HearthError } from '../errors.ts';
-import type { Governance } from '../governance/log.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
+import type { Governance, GroupState, NamespaceState } from '../governance/index.ts';
 import type { UpgradeProgress } from './progress.ts';
 import { fleetRollup, type PeerReports } from './rollup.ts';
 import type { GroupUpgradeRecord } from './types.ts';

@@ -15,8 +15,7 @@
  *   an already-committed v2 context").
  */
 import { badRequest, conflict } from '../errors.ts';
-import type { ApplierRegistry, ApplyContext } from '../governance/appliers.ts';
-import { groupOf, requireCapability, subtree } from '../governance/authority.ts';
+import { type ApplierRegistry, type ApplyContext, groupOf, requireCapability, subtree } from '../governance/index.ts';
 import { UNRESOLVED_APP_KEY, UPGRADE_ABORTED, UPGRADE_APPLIED, UPGRADE_OPS, type GroupUpgradeRecord } from './types.ts';
 
 export interface UpgradeOpBody {

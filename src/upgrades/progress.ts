@@ -7,7 +7,7 @@
  * - `upg.done`    `<upgrade id>/<group id>`   → {completedAt} (unix seconds)
  */
 import type { ContextStore } from '../contexts/index.ts';
-import type { GroupState } from '../governance/types.ts';
+import type { GroupState } from '../governance/index.ts';
 import type { BatchOp, Space, Store } from '../store/store.ts';
 import type { GroupUpgradeRecord } from './types.ts';
 import type { GroupUpgradeStatus, MigrationFailureReason } from '../wire/upgrades.ts';

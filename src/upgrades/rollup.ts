@@ -10,9 +10,7 @@
 import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import { unixSecs } from '../clock.ts';
-import type { NamespaceState } from '../governance/types.ts';
-import { speaksFor } from '../governance/signers.ts';
-import { effectiveMembers } from '../governance/views.ts';
+import { effectiveMembers, type NamespaceState, speaksFor } from '../governance/index.ts';
 import type { UpgradeProgress } from './progress.ts';
 import type { GroupUpgradeRecord } from './types.ts';
 import type { MemberMigrationRow, MemberMigrationState, MigrationFailureReason } from '../wire/upgrades.ts';

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireId } from '../crypto/ids.ts';
 import { emptyJsonAsNoBody } from '../http/body.ts';
 import { Errors } from '../http/response-schemas.ts';
-import { GroupParams } from '../governance/groups/schemas.ts';
+import { GroupParams } from '../governance/index.ts';
 import { AbortAnswer, CascadeStatusAnswer, MigrationStatusAnswer, UpgradeAnswer, UpgradeGroupRequest, UpgradeStatusAnswer } from './schemas.ts';
 import type { UpgradeService } from './service.ts';
 

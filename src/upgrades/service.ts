@@ -12,17 +12,13 @@
  * embedded ABI unless `forceCodeOnly` (409), no `MANAGE_APPLICATION` (403).
  */
 import type { NodeIdentity } from '../identity/identity.ts';
-import type { ApplicationCatalog, InstalledRelease } from '../applications/catalog.ts';
-import { compareVersions } from '../applications/semver.ts';
+import { type ApplicationCatalog, compareVersions, type InstalledRelease } from '../applications/index.ts';
 import type { Clock } from '../clock.ts';
-import type { Contexts } from '../contexts/index.ts';
-import { releaseOf, type Release } from '../contexts/releases.ts';
+import { type Contexts, type Release, releaseOf } from '../contexts/index.ts';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { EventBus, NodeEvent } from '../bus.ts';
-import { requireCapability, requireMember, subtree } from '../governance/authority.ts';
-import type { Governance } from '../governance/log.ts';
-import type { GroupState, NamespaceState } from '../governance/types.ts';
-import type { Network } from '../network/network-port.ts';
+import { type Governance, type GroupState, type NamespaceState, requireCapability, requireMember, subtree } from '../governance/index.ts';
+import type { Network } from '../network/index.ts';
 import type { Store } from '../store/store.ts';
 import { MigrationHeartbeats, type TopicMessages } from './heartbeats.ts';
 import { Migrator } from './migrator.ts';

@@ -18,10 +18,22 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.ts';
-import { PeerNetworkError, PeerRefusal, MAX_FRAME_BYTES, type GossipMessage as RawGossip, type Network, type PeerKey, type PenaltyReason } from '../../network/network-port.ts';
-import { namespaceTopic } from '../../network/topic-names.ts';
-import { Follower } from '../../network/follower.ts';
-import { decodeJson, encodeJson, type JsonObject, type KindContext, type StreamRouter } from '../../network/router.ts';
+import {
+  decodeJson,
+  encodeJson,
+  Follower,
+  type GossipMessage as RawGossip,
+  type JsonObject,
+  type KindContext,
+  MAX_FRAME_BYTES,
+  namespaceTopic,
+  type Network,
+  type PeerKey,
+  PeerNetworkError,
+  PeerRefusal,
+  type PenaltyReason,
+  type StreamRouter,
+} from '../../network/index.ts';
 import { isMember } from '../authority.ts';
 import { requireInviter } from '../invitations/inviter.ts';
 import { requireNotBanned, requireNotRevoked, requireUnused } from '../invitations/admission.ts';

@@ -5,9 +5,7 @@
  * replicator is pushed onto `running` so that the test file's `afterEach` stops it. Not a test file.
  */
 import pino from 'pino';
-import type { Network } from '../../network/network-port.ts';
-import type { MemoryHub, MemoryNetwork } from '../../network/memory.ts';
-import { StreamRouter } from '../../network/router.ts';
+import { type MemoryHub, type MemoryNetwork, type Network, StreamRouter } from '../../network/index.ts';
 import { InvitationService, type RemoteJoin } from '../invitations/service.ts';
 import { govNode, type GovNode } from '../testkit.ts';
 import { GovernanceReplicator } from './replicator.ts';

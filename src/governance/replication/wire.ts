@@ -7,7 +7,7 @@
  * other code reads it; a malformed message is reported with why.
  */
 import type { GovOp } from '../types.ts';
-import { batches } from '../../network/router.ts';
+import { batches } from '../../network/index.ts';
 
 /** A signed op may be at most 64 KiB (domain.md §1.4). */
 export const MAX_OP_BYTES = 64 * 1024;
