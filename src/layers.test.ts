@@ -2,7 +2,8 @@
  * The layers read downward (issues #26, #35; docs/architecture.md): this walks every import under
  * src/ (type-only ones too) and fails on one that reaches up. The rank table (FLOORS) gives each
  * folder its floor: a source file imports its own folder and lower floors only, and the few imports
- * that still run up are named in UPWARD, each with its reason. Beside it,
+ * that still run up are named in UPWARD, each with its reason. A domain (DOMAINS) is imported from
+ * another folder only through its face, index.ts; the imports that stay are named in INNER. Beside it,
  * src/network/boundary.test.ts keeps libp2p inside src/network/.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -115,6 +116,52 @@ const RULES: { rule: string; breaks: (e: Edge) => boolean }[] = [
   },
 ];
 
+/**
+ * The domains: each owns a part of the node behind its face, `index.ts` (issue #35). The rest of src/ is
+ * building blocks any layer may import file by file: the base (top-level modules, wire/, config/, crypto/,
+ * codec/, store/), identity/ (proofs that verify from their bytes alone), http/ (the HTTP frame, no domain),
+ * dashboard/ (the static dashboard files, one module), and the SDK client/ and the CLI cli/ (their own rules above).
+ */
+const DOMAINS = ['accounts', 'aliases', 'applications', 'auth', 'blobs', 'contexts', 'delegation', 'events', 'governance', 'network', 'runtime', 'sync', 'tee', 'upgrades'];
+
+/** The imports into a domain's inner files from another folder that stay, each with why. */
+const INNER: { from: string; to: string; why: string }[] = [
+  {
+    from: 'node/credentials.ts',
+    to: 'auth/passwords.ts',
+    why: "the CLI loads node/credentials.ts in every command: auth's face would load the whole auth domain into each",
+  },
+  {
+    from: 'applications/wasm.ts',
+    to: 'runtime/wasm-binary.ts',
+    why: "the CLI (`hearth app`, `hearth workflow run`) loads applications/wasm.ts: runtime's face would load the runtime domain into it",
+  },
+  { from: 'delegation/nonces.ts', to: 'governance/types.ts', why: 'a state augmentation (`declare module`) names the module that declares the interface' },
+  { from: 'upgrades/types.ts', to: 'governance/types.ts', why: 'a state augmentation (`declare module`) names the module that declares the interface' },
+];
+
+const isTest = (path: string): boolean => path.endsWith('.test.ts') || path.endsWith('.test.tsx');
+const isInnerNamed = ({ from, to }: Edge): boolean => INNER.some((u) => from === u.from && to === u.to);
+
+RULES.push(
+  {
+    // tests may set up a domain's inner parts; the CLI imports applications/ and node/ as its own rules say
+    rule: 'a domain and the composition root src/node/ import another domain only through its face (index.ts), or an import named in INNER',
+    breaks: (e) => {
+      const [from, to] = [folderOf(e.from) ?? '', folderOf(e.to) ?? ''];
+      if (isTest(e.from) || from === to || !DOMAINS.includes(to) || !(DOMAINS.includes(from) || from === 'node')) return false;
+      // a testkit (test support) is no part of a face: the face would load test code into the node
+      return e.to !== `${to}/index.ts` && !e.to.endsWith('/testkit.ts') && !isInnerNamed(e);
+    },
+  },
+  {
+    // the face imports the domain's files: one that imported the face back would close a circle (a testkit builds
+    // the domain through its face for tests and is imported by no face)
+    rule: "a domain's own files do not import its face",
+    breaks: (e) => !isTest(e.from) && !e.from.endsWith('/testkit.ts') && DOMAINS.includes(folderOf(e.from) ?? '') && e.to === `${folderOf(e.from)}/index.ts` && e.from !== e.to && folderOf(e.to) === folderOf(e.from),
+  },
+);
+
 RULES.push({
   rule: 'a source file imports its own folder and lower floors of the rank table only, or an import named in UPWARD (tests may set up the domains above their own)',
   breaks: (e) => {
@@ -167,7 +214,7 @@ describe('the layers', () => {
   it('sees the imports it judges', async () => {
     const edges = await importEdges();
     // a walker that found nothing would pass every rule: these imports are known to be there
-    expect(edges).toContainEqual({ from: 'node/routes.ts', to: 'sync/routes.ts' });
+    expect(edges).toContainEqual({ from: 'node/routes.ts', to: 'sync/index.ts' });
     expect(edges).toContainEqual({ from: 'http/body.ts', to: 'codec/json.ts' });
     expect(edges).toContainEqual({ from: 'upgrades/types.ts', to: 'governance/types.ts' }); // the state augmentation
   });
@@ -180,6 +227,11 @@ describe('the layers', () => {
     const edges = (await importEdges()).filter((e) => !e.from.endsWith('.test.ts'));
     const stale = UPWARD.filter((u) => !edges.some((e) => e.from.startsWith(u.from) && e.to.startsWith(u.to) && FLOORS[rankKey(e.to)]! >= FLOORS[rankKey(e.from)]!));
     expect(stale).toEqual([]);
+  });
+
+  it('names in INNER only imports that are there', async () => {
+    const edges = await importEdges();
+    expect(INNER.filter((u) => !edges.some((e) => e.from === u.from && e.to === u.to))).toEqual([]);
   });
 
   it('ranks every folder of src/', async () => {
@@ -209,6 +261,11 @@ describe('the layers', () => {
     ['governance/ops.ts', 'contexts/ops.ts'],
     ['governance/route-deps.ts', 'accounts/service.ts'],
     ['newfolder/x.ts', 'errors.ts'],
+    ['node/routes.ts', 'upgrades/routes.ts'],
+    ['upgrades/ops.ts', 'governance/appliers.ts'],
+    ['accounts/service.ts', 'governance/log.ts'],
+    ['sync/service.ts', 'contexts/types.ts'],
+    ['governance/log.ts', 'governance/index.ts'],
   ])('refuses %s → %s', (from, to) => {
     expect(violations([{ from, to }])).not.toEqual([]);
   });
@@ -221,11 +278,14 @@ describe('the layers', () => {
     ['governance/types.ts', 'wire/capabilities.ts'],
     ['http/body.ts', 'errors.ts'],
     ['http/limits.ts', 'config/defaults.ts'],
-    ['node/routes.ts', 'upgrades/routes.ts'],
-    ['upgrades/ops.ts', 'governance/appliers.ts'],
+    ['node/routes.ts', 'upgrades/index.ts'],
+    ['upgrades/ops.ts', 'governance/index.ts'],
     ['main.ts', 'node/node.ts'],
+    ['cli/commands/app.ts', 'applications/bundle.ts'],
+    ['sync/service.ts', 'http/metrics.ts'],
+    ['sync/testkit.ts', 'contexts/testkit.ts'],
     ['governance/log.ts', 'bus.ts'],
-    ['accounts/service.ts', 'governance/log.ts'],
+    ['accounts/service.ts', 'governance/index.ts'],
     ['governance/log.ts', 'identity/identity.ts'],
     ['contexts/auto-follow.test.ts', 'sync/testkit.ts'],
   ])('allows %s → %s', (from, to) => {
