@@ -1,6 +1,6 @@
 /**
  * `hearth workflow run` (issue #36) on four nodes, and `--keep`: the step types the first file
- * (cli-workflow.e2e.test.ts) leaves out — installs from a URL (the test serves the bundles and a
+ * (workflow.e2e.test.ts beside it) leaves out — installs from a URL (the test serves the bundles and a
  * raw `.wasm` on 127.0.0.1), adding, removing and leaving subgroup members, joining through
  * inheritance, detaching and resyncing contexts, a refused signing key, an upgrade of a subgroup
  * then a cascade over the namespace with every status, migration and polling step, leaving and
