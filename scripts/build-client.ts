@@ -1,6 +1,6 @@
 /**
  * The SDK's own package (issue #32 §1): compiles `src/client/` (and what it shares with the node:
- * `src/codec/json.ts` and the wire vocabulary `src/wire/`) into `packages/client/dist/`, where `packages/client/package.json`
+ * `src/codec/json.ts`, the wire vocabulary `src/wire/` and `src/abort.ts`) into `packages/client/dist/`, where `packages/client/package.json`
  * (`hearth-sdk`) publishes it. The sources stay where the node's build, tests and docs use them;
  * this only reads them. `npm pack` in `packages/client/` (or `npm pack --workspaces` at the root)
  * runs it as `prepack`.
@@ -27,11 +27,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLIENT_PACKAGE = join(ROOT, 'packages', 'client');
 const SRC = join(ROOT, 'src');
 
-/** The SDK's sources: src/client without tests and test helpers, the JSON codec and the wire vocabulary it shares. */
+/** The SDK's sources: src/client without tests and test helpers, the JSON codec, the wire vocabulary and the abort helper it shares. */
 export async function clientSources(): Promise<string[]> {
   const client = (await filesUnder(join(SRC, 'client'))).filter((f) => f.endsWith('.ts') && !NOT_SHIPPED.test(f));
   const wire = (await filesUnder(join(SRC, 'wire'))).filter((f) => f.endsWith('.ts') && !NOT_SHIPPED.test(f));
-  return [...client, ...wire, join(SRC, 'codec', 'json.ts')].sort();
+  return [...client, ...wire, join(SRC, 'codec', 'json.ts'), join(SRC, 'abort.ts')].sort();
 }
 
 function tsc(args: string[]): Promise<void> {

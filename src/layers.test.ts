@@ -32,6 +32,7 @@ const FLOORS: Record<string, number> = {
   'errno-text.ts': 0,
   'schedule.ts': 0,
   'serial.ts': 0,
+  'abort.ts': 0,
   'bus.ts': 0,
   config: 0,
   dashboard: 0,
@@ -90,8 +91,8 @@ const RULES: { rule: string; breaks: (e: Edge) => boolean }[] = [
     breaks: ({ from, to }) => folderOf(to) === 'client' && !['client', 'cli'].includes(folderOf(from) ?? ''),
   },
   {
-    rule: 'the SDK imports nothing of the server: only src/client/, the neutral src/codec/ and the wire vocabulary src/wire/',
-    breaks: ({ from, to }) => folderOf(from) === 'client' && !['client', 'codec', 'wire'].includes(folderOf(to) ?? ''),
+    rule: 'the SDK imports nothing of the server: only src/client/, the neutral src/codec/, the wire vocabulary src/wire/ and src/abort.ts',
+    breaks: ({ from, to }) => folderOf(from) === 'client' && !['client', 'codec', 'wire'].includes(folderOf(to) ?? '') && to !== 'abort.ts',
   },
   {
     rule: 'src/wire/ (the wire vocabulary the server and the SDK share) imports nothing else of src/',

@@ -32,7 +32,8 @@ import { DEFAULT_TIMEOUT_MS, type HttpClientOptions, type HttpResponse, type Que
 import { parseJson, stringifyJson, type JsonParseOptions } from '../codec/json.ts';
 import { tokenExpiresAt } from './jwt.ts';
 import { Session, errorInit } from './session.ts';
-import { abortable, callSignal, type CallSignal } from './signal.ts';
+import { untilAborted } from '../abort.ts';
+import { callSignal, type CallSignal } from './signal.ts';
 import { MemoryTokenStore, type Tokens, type TokenStore } from './token-store.ts';
 import { hasXhr, xhrFetch } from './xhr.ts';
 
@@ -208,7 +209,7 @@ export class HttpClient {
       if (checked && !retryable && usesStore && token && stored?.refreshToken && (options.refresh ?? true)) {
         const expiresAt = stored.expiresAt ?? tokenExpiresAt(token);
         if (expiresAt !== undefined && expiresAt - Date.now() < STREAM_REFRESH_MARGIN_MS) {
-          const renewed = await abortable(this.session.refresh(token), call.signal);
+          const renewed = await untilAborted(this.session.refresh(token), call.signal);
           if (renewed) token = renewed.accessToken;
         }
       }
@@ -252,7 +253,7 @@ export class HttpClient {
     original: HttpError,
   ): Promise<Tokens | null> {
     try {
-      return await abortable(this.session.refresh(used), call.signal);
+      return await untilAborted(this.session.refresh(used), call.signal);
     } catch (error) {
       if (call.signal.aborted) return transport(Promise.reject(error)); // this call's deadline or abort
       if (error instanceof AuthRevokedError) throw error;

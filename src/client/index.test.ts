@@ -29,7 +29,7 @@ describe('browser compatibility', () => {
   const src = join(import.meta.dirname, '..');
   const own = ['client', 'wire'].flatMap((dir) => readdirSync(join(src, dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => `${dir}/${f}`));
   const codec = new Set(own.flatMap((file) => [...readFileSync(join(src, file), 'utf8').matchAll(/from '\.\.\/codec\/([\w-]+\.ts)'/g)].map((m) => `codec/${m[1]}`)));
-  const sources = [...own, ...codec];
+  const sources = [...own, ...codec, 'abort.ts'];
 
   it('sees the codec modules the SDK imports', () => {
     expect(sources).toContain('codec/json.ts');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ABORTED, deadline, raceAbort, untilAborted } from './deadline.ts';
+import { untilAborted } from '../abort.ts';
+import { ABORTED, deadline, raceAbort } from './deadline.ts';
 
 describe('network waits', () => {
   it('a deadline aborts its signal with a TimeoutError once the time has passed', async () => {

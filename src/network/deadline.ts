@@ -4,6 +4,8 @@
  * stalled exchange waiting forever; here the timer holds its controller. `clear()` when the wait is
  * over, so thousands of finished exchanges leave no timers behind.
  */
+import { untilAborted } from '../abort.ts';
+
 export interface Deadline {
   signal: AbortSignal;
   clear(): void;
@@ -14,26 +16,6 @@ export function deadline(ms: number): Deadline {
   const timer = setTimeout(() => controller.abort(new DOMException(`the ${ms} ms deadline passed`, 'TimeoutError')), ms);
   timer.unref(); // a deadline alone does not keep the process alive
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
-}
-
-/** `p`, or a rejection as soon as `signal` aborts (`p` runs on; its failure is then ignored). */
-export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  p.catch(() => undefined);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 export const ABORTED: unique symbol = Symbol('aborted');

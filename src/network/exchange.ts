@@ -23,7 +23,8 @@ import {
 import type { NetworkCounters } from './counters.ts';
 import { FramingError, readBody, readRequestLength, readResponse, refusalFrame, requestFrame, responseFrame, TAG } from './frames.ts';
 import { peerKeyOf } from './peer-id.ts';
-import { deadline, untilAborted } from './deadline.ts';
+import { untilAborted } from '../abort.ts';
+import { deadline } from './deadline.ts';
 import { closeWrite, readerOf, reset, stopReading, write } from './stream-io.ts';
 
 /** a reader pauses its stream past this many buffered bytes (plus the frame it waits for) */
