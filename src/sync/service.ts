@@ -23,20 +23,7 @@ import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';
 import { type ContextExecutor, type ContextMeta, type ContextStore, type DeltaRecord, UNINITIALIZED_HASH } from '../contexts/index.ts';
 import type { EventBus } from '../bus.ts';
-import {
-  contextTopic,
-  decodeJson,
-  encodeJson,
-  Follower,
-  type GossipMessage,
-  MAX_FRAME_BYTES,
-  MAX_GOSSIP_BYTES,
-  type Network,
-  type PeerKey,
-  PeerNetworkError,
-  type PenaltyReason,
-  type StreamRouter,
-} from '../network/index.ts';
+import { contextTopic, decodeJson, encodeJson, Follower, type GossipMessage, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, type Network, type PeerKey, PeerNetworkError, type PenaltyReason, type StreamRouter } from '../network/index.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
 import { HybridClock } from './hlc.ts';
 import { APPLY_RETRY } from './retries.ts';
