@@ -293,3 +293,16 @@ describe('the layers', () => {
     expect(violations([{ from, to }])).toEqual([]);
   });
 });
+
+describe('the rooms', () => {
+  // issue #35: a source file past 500 lines is a file doing two things (style.md); tests may be longer
+  it('keeps every source file of src/ (tests aside) at 500 lines or fewer', async () => {
+    const long: string[] = [];
+    for (const file of await sources(SRC)) {
+      if (isTest(toSrc(file))) continue;
+      const lines = (await readFile(file, 'utf8')).split('\n').length - 1;
+      if (lines > 500) long.push(`${toSrc(file)}: ${lines}`);
+    }
+    expect(long).toEqual([]);
+  });
+});
