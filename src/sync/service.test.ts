@@ -103,6 +103,18 @@ describe('context sync', () => {
     await until('one head everywhere', async () => (await sameState(nodes, contextId)) && (await meta(a, contextId)).dagHeads.length === 1);
   });
 
+  it('gossip lost for good between two connected nodes: the periodic heads check still converges them', async () => {
+    // the NAT lab's case (docs/sync.md): the gossip streams died with a relayed connection DCUtR
+    // replaced, the peers stay connected, so no connection event comes and no heartbeat arrives
+    const { nodes, contextId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    for (const n of [a, b]) n.net.publish = async () => 0; // every delta and heads heartbeat lost
+    await call(a, contextId, 'set', { key: 'lost-a', value: 'a' });
+    await call(b, contextId, 'set', { key: 'lost-b', value: 'b' });
+    await until('both writes on both nodes', async () => (await call(a, contextId, 'get', { key: 'lost-b' }, true)) === 'b' && (await call(b, contextId, 'get', { key: 'lost-a' }, true)) === 'a');
+    await until('same root and heads', () => sameState(nodes, contextId));
+  });
+
   it('a node away (partitioned, then restarted) catches up with every write it missed', async () => {
     const { hub, nodes, contextId } = await cluster(2);
     const [a, b] = nodes as [SyncNode, SyncNode];

@@ -9,8 +9,9 @@
  * - Receive path: a gossiped delta is checked (origin signature, the origin a writer of the group),
  *   opened with the group key (fetched from the sender when missing), its id re-derived, then applied
  *   in causal order (apply.ts).
- * - Catch-up: on connect, on every heartbeat that advertises heads this node lacks, on join and on
- *   `POST /contexts/sync`, a node pulls from a member peer: every delta it lacks given its heads
+ * - Catch-up: on connect, on every heartbeat that advertises heads this node lacks, when the
+ *   periodic check (each heartbeat, one member's heads over the stream) finds heads it lacks, on
+ *   join and on `POST /contexts/sync`, a node pulls from a member peer: every delta it lacks given its heads
  *   (`ContextBackfillRequest`), or, for a context it has no state of yet, a snapshot
  *   (`ContextSnapshotRequest`: the state rows verbatim, every delta record, heads and root).
  * - Serving (serve.ts): heads, backfill and snapshots to peers that speak for a member of the group.
@@ -25,9 +26,10 @@ import { type ContextExecutor, type ContextMeta, type ContextStore, type DeltaRe
 import type { EventBus } from '../bus.ts';
 import { contextTopic, decodeJson, encodeJson, Follower, type GossipMessage, MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, type Network, type PeerKey, PeerNetworkError, type PenaltyReason, type StreamRouter } from '../network/index.ts';
 import { DeltaApplier, type Snapshot } from './apply.ts';
+import { MissingChase } from './chase.ts';
 import { HybridClock } from './hlc.ts';
 import { APPLY_RETRY } from './retries.ts';
-import { originOf, PENDING_LIMITS } from './pending.ts';
+import { PENDING_LIMITS } from './pending.ts';
 import { BACKFILL_FRONTIER, MAX_BACKFILL_BATCHES, SYNC_DEFAULTS, type SyncOptions } from './options.ts';
 import { SyncServer, upgradePending } from './serve.ts';
 import { open, seal, type GroupKeys } from './keys.ts';
@@ -62,8 +64,8 @@ export class ContextSync {
   private readonly opts: SyncOptions;
   /** the followed context topics, listeners, heartbeat and pulls in flight: stop() ends them */
   private readonly life = new Follower();
-  /** contexts whose missing deltas are being chased across peers (`pullMissing`) */
-  private readonly chasing = new Map<string, { again: boolean; preferred?: PeerKey; want: string[] }>();
+  /** contexts whose missing deltas are being chased across peers (chase.ts) */
+  private readonly chase: MissingChase;
 
   constructor(private readonly d: ContextSyncDeps) {
     this.opts = { ...SYNC_DEFAULTS, ...d.options };
@@ -87,6 +89,16 @@ export class ContextSync {
     });
     // heads, backfill and snapshots for member peers (serve.ts)
     new SyncServer({ ...d, status: this.status, applier: this.applier });
+    this.chase = new MissingChase({
+      applier: this.applier,
+      holders: (contextId) => this.holders(contextId),
+      pull: (contextId, peer) => this.pull(contextId, peer),
+      penalize: (peer, why) => d.network.penalize(peer, 'invalid_message', why),
+      now: () => d.clock.now(),
+      logger: d.logger,
+      signal: this.life.signal,
+      parentTimeoutMs: this.opts.pending?.parentTimeoutMs ?? PENDING_LIMITS.parentTimeoutMs,
+    });
   }
 
   /** What the executor stamps on each delta made here: its HLC, this node as origin, and the signature. */
@@ -215,7 +227,7 @@ export class ContextSync {
       const missing: string[] = [];
       for (const h of heads) if (!(await this.applier.knows(contextId, h))) missing.push(h);
       this.status.advertised(contextId, missing);
-      if (missing.length > 0) this.pullMissing(contextId, msg.from, missing);
+      if (missing.length > 0) this.chase.run(contextId, msg.from, missing);
       return;
     }
     if (raw.type !== 'delta') return drop('invalid_message', `unknown context gossip type ${String(raw.type).slice(0, 32)}`);
@@ -230,7 +242,7 @@ export class ContextSync {
     const key = await this.d.keys.get(reg.group.id, raw.keyId, msg.from);
     if (!key) {
       this.status.reason(contextId, 'key_unavailable', `no peer gave the key ${raw.keyId.slice(0, 12)}… of group ${reg.group.id.slice(0, 12)}…; pulling the delta over the stream`);
-      this.pullMissing(contextId, msg.from, [head.id]);
+      this.chase.run(contextId, msg.from, [head.id]);
       return;
     }
     this.status.clear(contextId, 'key_unavailable');
@@ -248,65 +260,10 @@ export class ContextSync {
     }
     this.hlc.observe(head.hlc);
     const outcome = await this.applier.receive(record, msg.from);
-    if (outcome === 'pending') this.pullMissing(contextId, msg.from, [head.id]);
+    if (outcome === 'pending') this.chase.run(contextId, msg.from, [head.id]);
   }
 
   // ——— catch-up ———
-
-  /**
-   * Pulls what this node is missing of a context (held deltas' parents, `want`) from any connected
-   * member peer: `preferred` — the node that told us of it — first when it is connected here, then
-   * the others, until an exchange leaves nothing of it missing. The publisher of a relayed delta is
-   * one candidate, not the only one: in a star (B and C bootstrap from A) C is not connected to B,
-   * while A, which relayed B's delta, holds its parents (issue 23 §5). One chase per context at a
-   * time; a trigger while one runs makes it go round once more.
-   */
-  private pullMissing(contextId: string, preferred?: PeerKey, want: readonly string[] = []): void {
-    const running = this.chasing.get(contextId);
-    if (running) {
-      running.again = true;
-      running.preferred = preferred ?? running.preferred;
-      running.want = [...new Set([...running.want, ...want])];
-      return;
-    }
-    const chase = { again: true, preferred, want: [...want] };
-    this.chasing.set(contextId, chase);
-    void (async () => {
-      while (chase.again && !this.life.signal.aborted) {
-        chase.again = false;
-        const asked = this.d.clock.now();
-        const holders = this.holders(contextId);
-        const first = chase.preferred;
-        const order = first !== undefined && holders.includes(first) ? [first, ...holders.filter((p) => p !== first)] : holders;
-        for (const peer of order) {
-          if (this.life.signal.aborted) break;
-          if ((await this.pull(contextId, peer)) && !(await this.stillMissing(contextId, chase.want))) break;
-        }
-        if (holders.length > 0 && !this.life.signal.aborted) this.expireHeld(contextId, asked);
-      }
-    })()
-      .catch((e: unknown) => this.d.logger.debug({ contextId, err: (e as Error).message }, 'pulling missing deltas failed'))
-      .finally(() => this.chasing.delete(contextId));
-  }
-
-  /**
-   * Held deltas whose parents every connected member was asked for (a round that began at `asked`)
-   * and that have waited `parentTimeoutMs`: dropped, and their origins penalised, once per delta —
-   * an honest node signs a delta only over heads it holds and serves (issue #37 item 6).
-   */
-  private expireHeld(contextId: string, asked: number): void {
-    const timeout = this.opts.pending?.parentTimeoutMs ?? PENDING_LIMITS.parentTimeoutMs;
-    const gone = this.applier.expire(contextId, Math.min(asked, this.d.clock.now() - timeout));
-    for (const h of gone) this.d.network.penalize(originOf(h.delta), 'invalid_message', `delta ${h.delta.id.slice(0, 12)}… of context ${contextId.slice(0, 12)}…: its parents never arrived`);
-    if (gone.length > 0) this.d.logger.info({ contextId, dropped: gone.length }, 'held deltas dropped: their parents never arrived');
-  }
-
-  /** Whether deltas wait for parents here, or one of `want` is still unknown. */
-  private async stillMissing(contextId: string, want: readonly string[]): Promise<boolean> {
-    if (this.applier.pendingCount(contextId) > 0) return true;
-    for (const id of want) if (!(await this.applier.knows(contextId, id))) return true;
-    return false;
-  }
 
   /**
    * Pulls what `peer` holds of a context; one exchange per (context, peer) at a time. Only from a
@@ -468,7 +425,26 @@ export class ContextSync {
         await this.d.network.publish(topic, encodeJson({ type: 'heads', contextId: meta.id, heads: meta.dagHeads, rootHash: meta.rootHash })).catch(() => 0);
       }
       const behind = meta.rootHash === UNINITIALIZED_HASH || this.applier.pendingCount(meta.id) > 0;
-      if (behind) this.pullMissing(meta.id, holders[Math.floor(Math.random() * holders.length)]!);
+      const peer = holders[Math.floor(Math.random() * holders.length)]!;
+      if (behind) this.chase.run(meta.id, peer);
+      else void this.check(meta.id, peer);
+    }
+  }
+
+  /**
+   * The periodic check (the reference's sync loop, domain.md §2.7): one member's heads, asked over a
+   * stream, and a pull when it holds one this node does not. Gossip alone can miss a change for good:
+   * a delta and every later heartbeat lost between two nodes whose gossip streams died with the
+   * connection they rode on (a relayed one replaced by a direct one, docs/network.md "NAT lab").
+   */
+  private async check(contextId: string, peer: PeerKey): Promise<void> {
+    try {
+      const answer = await this.d.router.request(peer, KINDS.heads, { contextId }, frameOpts(this.opts.requestTimeoutMs, this.life.signal));
+      const heads = parseIds(answer.heads);
+      if (!heads) throw this.bad(peer, 'heads answer malformed');
+      for (const h of heads) if (!(await this.applier.knows(contextId, h))) return this.chase.run(contextId, peer, [h]);
+    } catch (e) {
+      this.d.logger.debug({ contextId, peer, err: (e as Error).message }, 'periodic heads check failed');
     }
   }
 
