@@ -8,9 +8,9 @@ import { MemoryHub } from '../../network/memory.ts';
 import { encodeJson, SYNC_PROTOCOL } from '../../network/router.ts';
 import { PeerNetworkError } from '../../network/network-port.ts';
 import { namespaceTopic } from '../../network/topic-names.ts';
-import { forgedOp, stateText, TEST_APP, type GovNode } from '../testkit.ts';
+import { forgedOp, govNode, stateText, TEST_APP, type GovNode } from '../testkit.ts';
 import { GovernanceReplicator } from './replicator.ts';
-import { repNode as repNodeOf, type RepNode } from './testkit.ts';
+import { replicateOn, repNode as repNodeOf, type RepNode } from './testkit.ts';
 import { KIND } from './wire.ts';
 
 
@@ -107,6 +107,37 @@ describe('governance replication', () => {
     hub.link(a.identity.publicKey, b.identity.publicKey);
     await until('B is a member on A', () => memberIds(a, ns.id).includes(b.identity.accountId));
     expect(await b.joiner.pendingJoin(ns.id)).toBeUndefined();
+  });
+
+  it('a join op whose first pushes are lost reaches the inviter by a later push', async () => {
+    // the NAT lab's defect (docs/network.md): the joiner's key is bound only by its join op, so the
+    // inviter refuses its gossip, heads and pulls; only a push that arrives gets it in
+    const hub = new MemoryHub();
+    const a = await repNode(hub, 1_700_000_000_000);
+    const g = await govNode(1_700_000_000_300);
+    const real = hub.join(g.identity.publicKey);
+    let lost = 0;
+    const lossy = new Proxy(real, {
+      get(target, key, receiver) {
+        if (key !== 'request') return Reflect.get(target, key, receiver);
+        return (peer: string, protocol: string, bytes: Uint8Array, opts: never) => {
+          const type = JSON.parse(new TextDecoder().decode(bytes)).type;
+          if (type === KIND.push && lost < 4) {
+            lost++;
+            return Promise.reject(new PeerNetworkError('unreachable', 'the relayed connection closed'));
+          }
+          return target.request(peer, protocol, bytes, opts);
+        };
+      },
+    });
+    const b = replicateOn(g, lossy, running, { heartbeatMs: 40, requestTimeoutMs: 2_000, dialTimeoutMs: 500 });
+    const ns = await a.namespaces.found({ applicationId: TEST_APP });
+    const { invitation } = await a.joiner.invite(ns.id, {});
+    expect((await b.joiner.join(JSON.parse(JSON.stringify(invitation)), ns.id)).pending).toBe(false);
+    await until('the join on A', () => memberIds(a, ns.id).includes(g.identity.accountId));
+    expect(lost).toBe(4);
+    await until('nothing left unanswered', () => b.replicator.unansweredJoins() === 0);
+    await until('convergence', () => converged([a, g], ns.id));
   });
 
   it('hostile peers get penalties and nothing else', async () => {

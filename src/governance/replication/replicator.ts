@@ -11,7 +11,9 @@
  *   it lacks, and only those) run on connect, when a heartbeat advertises heads this node does not
  *   know, and on `POST /groups/{g}/sync`.
  * - A joiner with an invitation fetches the namespace's whole log from the inviter or any
- *   admitter (`NamespaceJoinRequest`), then authors its join op like any other op.
+ *   admitter (`NamespaceJoinRequest`), then authors its join op and pushes it to the member nodes
+ *   until one of them answers: until then its key is bound nowhere but here, so its gossip, heads
+ *   and pulls are all refused, and a lost push would leave it outside for good.
  *
  * Whatever a peer sends, the worst outcome is a dropped message and a penalty (network.penalize);
  * nothing here throws into the network, and every wait has a deadline and the replicator's signal.
@@ -43,6 +45,7 @@ import type { Governance, IngestResult, OpsApplied } from '../log.ts';
 import { accountOfKey, everBound } from '../signers.ts';
 import type { GovOp, NamespaceState } from '../types.ts';
 import { parseCredential } from '../../identity/credentials.ts';
+import { UnansweredJoins } from './join-push.ts';
 import { isHex64, KIND, MAX_HEADS, MAX_OP_BYTES, opFrames, parseGossip, parseIds, parseOp, parseOpsFrame } from './wire.ts';
 
 export interface ReplicatorOptions {
@@ -54,8 +57,10 @@ export interface ReplicatorOptions {
   dialTimeoutMs: number;
   /** ops held for missing parents, per namespace */
   maxWaiting: number;
-  /** how long a held op waits for its parents */
+  /** how long a held op waits for its parents, and how long an unanswered join op is pushed again */
   waitingTtlMs: number;
+  /** after a join op's push that no member answered: the waits before the next tries (then the heartbeat's) */
+  joinRetryMs: readonly number[];
 }
 
 export const REPLICATOR_DEFAULTS: ReplicatorOptions = {
@@ -64,6 +69,7 @@ export const REPLICATOR_DEFAULTS: ReplicatorOptions = {
   dialTimeoutMs: 5_000,
   maxWaiting: 1024,
   waitingTtlMs: 5 * 60_000,
+  joinRetryMs: [300, 1_500],
 };
 
 export interface ReplicatorDeps {
@@ -109,6 +115,8 @@ export class GovernanceReplicator {
   readonly stats: ReplicationStats = { gossipIn: 0, gossipOut: 0, opsIngested: 0, opsWithoutEffect: 0, dropped: {}, pulls: { ok: 0, failed: 0 }, served: 0, opsServed: 0 };
   private readonly opts: ReplicatorOptions;
   private readonly waiting = new Map<string, Map<string, Waiting>>();
+  /** this node's join ops no member has answered: pushed again on connect and heartbeat */
+  private readonly joins: UnansweredJoins;
   /** the followed namespace topics, listeners, heartbeat and pulls in flight: stop() ends them */
   private readonly life = new Follower();
   /** other domains' messages on the namespace topics, by `type` (migration heartbeats: src/upgrades/heartbeats.ts) */
@@ -116,6 +124,8 @@ export class GovernanceReplicator {
 
   constructor(private readonly d: ReplicatorDeps) {
     this.opts = { ...REPLICATOR_DEFAULTS, ...d.options };
+    const signal = this.life.signal;
+    this.joins = new UnansweredJoins({ push: (op, only) => this.push(op, only), now: () => d.clock.now(), signal, retryMs: this.opts.joinRetryMs, ttlMs: this.opts.waitingTtlMs });
     const serve = { maxRequestBytes: 64 * 1024, timeoutMs: 60_000 };
     d.router.register(KIND.backfill, (req, ctx) => this.serveBackfill(req, ctx), serve);
     d.router.register(KIND.join, (req, ctx) => this.serveJoin(req, ctx), serve);
@@ -147,6 +157,11 @@ export class GovernanceReplicator {
   /** Namespaces this node follows on the network (subscribed topics). */
   followed(): string[] {
     return [...this.life.followed()];
+  }
+
+  /** This node's join ops that no member node has answered yet (they are pushed again). */
+  unansweredJoins(): number {
+    return this.joins.size;
   }
 
   /** Ops held for want of their parents, per namespace. */
@@ -322,29 +337,37 @@ export class GovernanceReplicator {
   private onOps(e: OpsApplied): void {
     if (this.d.governance.namespace(e.namespaceId)) this.follow(e.namespaceId);
     // a joiner's own join op goes to the member nodes directly first: until they hold it, its key is
-    // bound nowhere but here, and they refuse its gossip (follow)
-    if (e.local) for (const op of e.ops) void this.publish(op, op.kind === INVITATION_OPS.joined ? 'first' : 'alone');
+    // bound nowhere but here, and they refuse its gossip (follow), its heads and its pulls
+    for (const op of e.local ? e.ops : []) {
+      if (op.kind === INVITATION_OPS.joined) void this.joins.send(op).then(() => this.publish(op));
+      else void this.publish(op, 'alone');
+    }
     if (this.waiting.has(e.namespaceId)) void this.retryWaiting(e.namespaceId);
   }
 
   /**
-   * Publishes an op on its namespace's topic; `push` also sends it to the connected member nodes
-   * directly: 'alone' when no peer is subscribed, 'first' before publishing.
+   * Publishes an op on its namespace's topic; with 'alone' it is also pushed to the connected
+   * member nodes directly when no peer is subscribed.
    */
-  private async publish(op: GovOp, push?: 'alone' | 'first'): Promise<void> {
-    const pushed = () => {
-      const state = this.d.governance.stateOf(op.namespaceId);
-      const members = state ? this.d.network.peers().filter((p) => this.memberAccount(state, p) !== undefined) : [];
-      return Promise.allSettled(members.map((p) => this.d.router.request(p, KIND.push, { op: op as unknown as JsonObject }, frameOpts(this.opts.requestTimeoutMs, this.life.signal))));
-    };
+  private async publish(op: GovOp, push?: 'alone'): Promise<void> {
     try {
-      if (push === 'first') await pushed();
       const sent = await this.d.network.publish(namespaceTopic(op.namespaceId), encodeJson({ type: 'op', op }));
       this.stats.gossipOut++;
-      if (sent === 0 && push === 'alone') await pushed();
+      if (sent === 0 && push === 'alone') await this.push(op);
     } catch (e) {
       this.d.logger.debug({ op: op.id, err: (e as Error).message }, 'publishing a governance op failed (catch-up repairs it)');
     }
+  }
+
+  /** Pushes an op to the connected member nodes (or to those of `only`); true when one answered. */
+  private async push(op: GovOp, only?: readonly PeerKey[]): Promise<boolean> {
+    const state = this.d.governance.stateOf(op.namespaceId);
+    if (!state || this.life.stopped) return false;
+    const members = (only ?? this.d.network.peers()).filter((p) => this.memberAccount(state, p) !== undefined);
+    const answers = await Promise.allSettled(members.map((p) => this.d.router.request(p, KIND.push, { op: op as unknown as JsonObject }, frameOpts(this.opts.requestTimeoutMs, this.life.signal))));
+    const answered = answers.some((a) => a.status === 'fulfilled');
+    if (!answered && members.length > 0) this.d.logger.debug({ op: op.id, members: members.length }, 'no member answered a governance op push');
+    return answered;
   }
 
   /** Pulls what `peer` has of a namespace; one exchange per (namespace, peer) at a time. */
@@ -383,6 +406,7 @@ export class GovernanceReplicator {
       for (const [id, w] of held) if (now - w.at > this.opts.waitingTtlMs) held.delete(id);
       if (held.size === 0) this.waiting.delete(nsId);
     }
+    await this.joins.again();
     for (const nsId of this.life.followed()) {
       const topic = namespaceTopic(nsId);
       if (this.d.network.topicPeers(topic).length === 0) continue;
@@ -393,6 +417,7 @@ export class GovernanceReplicator {
   }
 
   private onConnected(peer: PeerKey): void {
+    if (this.joins.size > 0) void this.joins.again(peer);
     for (const ns of this.d.governance.namespaces()) if (this.memberAccount(ns, peer) !== undefined) void this.pull(ns.id, peer);
     void this.d.onTick?.().catch((e: unknown) => this.d.logger.debug({ err: (e as Error).message }, 'replication tick failed'));
   }

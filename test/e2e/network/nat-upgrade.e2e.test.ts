@@ -98,7 +98,6 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
 
   it('A joins B’s namespace through B’s relayed address; the connection upgrades to direct and both count the upgrade', async (t) => {
     skipUnlessLab(t);
-    t.skip(!process.env.HEARTH_NAT_UPGRADE_JOIN, 'known defect (docs/network.md, the NAT lab): a join op pushed over a relayed connection DCUtR is closing can be lost; set HEARTH_NAT_UPGRADE_JOIN=1 to run');
     const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.dcutr' });
     let appId = '';
     for (const n of [a, b]) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
@@ -111,7 +110,11 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
     for (const x of fromOutside) expect(x).toContain('/p2p-circuit');
 
     await joinContext(b, a, ns, ctx);
-    await eventually('A holds the context state', async () => (await a.client.contexts.get(ctx)).contextStateHash !== 'f'.repeat(64) && (await sameRoot()), 60_000);
+    await eventually('A holds the context state', async () => (await a.client.contexts.get(ctx)).contextStateHash !== 'f'.repeat(64) && (await sameRoot()), 60_000).catch(async (err: Error) => {
+      // whether B holds A's join op (the defect docs/network.md "NAT lab" describes) and where A's sync is
+      const members = async (n: ClusterNode) => (await n.client.groups.members(ns)).map((m) => m.identity).sort();
+      throw new Error(`${err.message}\n${JSON.stringify({ membersOnA: await members(a), membersOnB: await members(b), aToB: (await net(a)).connections.filter((c) => c.peerId === bId) })}`);
+    });
 
     // upgraded: every connection between A and B is direct, B's through A's port forward
     await eventually('only direct connections between A and B', async () => {
@@ -140,7 +143,6 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
 
   it('writes on both sides replicate over the direct connection', async (t) => {
     skipUnlessLab(t);
-    t.skip(!process.env.HEARTH_NAT_UPGRADE_JOIN, 'known defect (docs/network.md, the NAT lab): a join op pushed over a relayed connection DCUtR is closing can be lost; set HEARTH_NAT_UPGRADE_JOIN=1 to run');
     await a.client.rpc.execute(ctx, 'set', { key: 'from-a', value: 'hello from home A' });
     await b.client.rpc.execute(ctx, 'set', { key: 'from-b', value: 'hello from home B' });
     for (const n of [a, b]) {
@@ -154,7 +156,6 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
 
   it('with R killed, A and B keep replicating both ways', async (t) => {
     skipUnlessLab(t);
-    t.skip(!process.env.HEARTH_NAT_UPGRADE_JOIN, 'known defect (docs/network.md, the NAT lab): a join op pushed over a relayed connection DCUtR is closing can be lost; set HEARTH_NAT_UPGRADE_JOIN=1 to run');
     await r.kill();
     await eventually('A and B no longer connected to R', async () => !(await net(a)).connections.some((c) => c.peerId === rId) && !(await net(b)).connections.some((c) => c.peerId === rId), 60_000);
     expect(await lab.canConnect(lab.a, lab.r.data, LAB_SWARM_PORT)).toBe(false); // nothing listens on R any more
