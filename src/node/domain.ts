@@ -11,8 +11,9 @@ import type { RouteGroups } from '../http/route-groups.ts';
 export interface Domain {
   readonly name: string;
   /**
-   * the domain's routes, in named groups the face closed over their deps: the route table mounts
-   * each once, behind the guard, when the HTTP app is built (before any domain starts)
+   * the domain's routes: named groups, each mounting routes from the deps the face closed over.
+   * The route table mounts each group once, behind the guard, when the HTTP app is built (before
+   * any domain starts)
    */
   routes?: RouteGroups;
   /** the domain's series for `GET /metrics`, registered once when the node starts */
