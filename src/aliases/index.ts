@@ -4,19 +4,20 @@
  *
  * @example
  * const aliases = createAliases({ store });
- * registerAliasRoutes(app, aliases);
+ * aliases.routes.aliases(app);
  */
+import type { RouteGroups } from '../http/route-groups.ts';
 import type { Store } from '../store/store.ts';
+import { registerAliasRoutes } from './routes.ts';
 import { AliasService } from './service.ts';
 
 export interface AliasesDomain {
   readonly name: 'aliases';
   aliases: AliasService;
+  routes: RouteGroups;
 }
 
 export function createAliases(d: { store: Store }): AliasesDomain {
-  return { name: 'aliases', aliases: new AliasService(d) };
+  const aliases = new AliasService(d);
+  return { name: 'aliases', aliases, routes: { aliases: (app) => registerAliasRoutes(app, { aliases }) } };
 }
-
-// What the other folders use of this domain: they import it only through this face (issue #35).
-export { registerAliasRoutes } from './routes.ts';

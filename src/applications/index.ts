@@ -11,10 +11,13 @@
 import { join } from 'node:path';
 import type { BlobStore } from '../blobs/index.ts';
 import type { NodeConfig } from '../config/config.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
 import type { Store } from '../store/store.ts';
-import { DEV_SIGNING_KEY_FILE, type DevBundleDeps } from './dev-bundle.ts';
+import { DEV_SIGNING_KEY_FILE, registerDevBundleRoute, type DevBundleDeps } from './dev-bundle.ts';
 import { ApplicationRegistry, DirectoryRegistry, HttpRegistry, type RegistrySource } from './registry.ts';
+import { registerApplicationRoutes } from './routes.ts';
 import { ApplicationService } from './service.ts';
+import { registerBundleUploadRoute } from './upload-route.ts';
 
 export interface ApplicationsDeps {
   store: Store;
@@ -30,6 +33,8 @@ export interface ApplicationsDomain {
   applications: ApplicationService;
   /** hearth's `PUT /admin-api/dev-bundle`: the node's development signing key and install root */
   devBundle: DevBundleDeps;
+  /** the catalogue's routes, the bundle upload and hearth's `PUT /admin-api/dev-bundle` */
+  routes: RouteGroups;
 }
 
 export function registryFromConfig(config: NodeConfig['registry']): ApplicationRegistry {
@@ -48,16 +53,19 @@ export function createApplications(deps: ApplicationsDeps): ApplicationsDomain {
     devInstallRoot,
     now: deps.now,
   });
-  return { name: 'applications', applications, devBundle: { keyPath: join(deps.homeDir, DEV_SIGNING_KEY_FILE), devInstallRoot } };
+  const devBundle = { keyPath: join(deps.homeDir, DEV_SIGNING_KEY_FILE), devInstallRoot };
+  const routes = {
+    applications: (app) => {
+      registerApplicationRoutes(app, { applications });
+      registerBundleUploadRoute(app, { applications });
+      registerDevBundleRoute(app, devBundle);
+    },
+  } satisfies RouteGroups;
+  return { name: 'applications', applications, devBundle, routes };
 }
 
 // What the other folders use of this domain: they import it only through this face (issue #35).
 export type { ApplicationCatalog, InstalledApplication, InstalledRelease } from './catalog.ts';
 export { MAX_BUNDLE_BYTES } from './constants.ts';
-export { registerDevBundleRoute } from './dev-bundle.ts';
-export type { DevBundleDeps } from './dev-bundle.ts';
-export { registerApplicationRoutes } from './routes.ts';
-export type { ApplicationRoutesDeps } from './routes.ts';
 export { compareVersions } from './semver.ts';
 export type { ApplicationService } from './service.ts';
-export { registerBundleUploadRoute } from './upload-route.ts';

@@ -1,5 +1,5 @@
 /**
- * What the auth routes are given (the composition root, src/node/routes.ts, builds it): a file of
+ * What the auth routes are given (the face, index.ts, builds it from the domain's deps): a file of
  * its own, so the public, admin and login-page routes take the type from here and routes.ts, which
  * mounts them, is imported by none of them (issue #35: no import closes a circle).
  */

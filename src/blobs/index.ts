@@ -9,10 +9,12 @@
 import type { Logger } from 'pino';
 import type { BlobQuotaConfig } from '../config/defaults.ts';
 import type { GaugeSource } from '../http/metrics.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
 import type { Network } from '../network/index.ts';
 import type { Store } from '../store/store.ts';
 import { BlobPeers } from './peers.ts';
 import type { PeerMembership } from './provider.ts';
+import { registerBlobRoutes } from './routes.ts';
 import { BlobService } from './service.ts';
 import { BlobStore } from './store.ts';
 
@@ -38,6 +40,7 @@ export interface BlobsDomain {
   blobs: BlobService;
   /** blobs between peers (absent when standalone) */
   peers?: BlobPeers;
+  routes: RouteGroups;
   metrics(): Iterable<GaugeSource>;
   start(): void;
   stop(): void;
@@ -62,6 +65,7 @@ export async function createBlobs(d: BlobsDeps): Promise<BlobsDomain> {
     store,
     blobs,
     peers,
+    routes: { blobs: (app) => registerBlobRoutes(app, { blobs }) },
     metrics: () => [...(peers?.series() ?? []), ...store.quota.series()],
     start: () => peers?.start(),
     stop: () => peers?.stop(),
@@ -69,7 +73,5 @@ export async function createBlobs(d: BlobsDeps): Promise<BlobsDomain> {
 }
 
 // What the other folders use of this domain: they import it only through this face (issue #35).
-export { registerBlobRoutes } from './routes.ts';
-export type { BlobRoutesDeps } from './routes.ts';
 export type { BlobService } from './service.ts';
 export type { BlobStore, StagedBlob } from './store.ts';

@@ -5,16 +5,16 @@
  * application from members, auto-follow).
  *
  * @example
- * const contexts = createContexts({ store, governance, identity, applications, runtime, bus, clock });
- * registerContextsRoutes(app, { ...contexts, rpcMethods: { set_ephemeral } });
+ * const contexts = createContexts({ store, governance, identity, applications, runtime, bus, clock, rpcMethods: () => ({ set_ephemeral }) });
+ * contexts.routes.contexts(app);
  */
-import type { FastifyInstance } from 'fastify';
 import type { NodeIdentity } from '../identity/identity.ts';
 import type { ApplicationCatalog } from '../applications/index.ts';
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../bus.ts';
 import type { Governance } from '../governance/index.ts';
 import type { GaugeSource } from '../http/metrics.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
 import type { Runtime } from '../runtime/index.ts';
 import type { Store } from '../store/store.ts';
 import { ContextCalls } from './calls.ts';
@@ -44,6 +44,13 @@ export interface ContextsDeps {
   admission?: ExecutorDeps['admission'];
   /** a call's deadline (config `[runtime] deadline_ms`) */
   callDeadlineMs?: number;
+  /**
+   * JSON-RPC methods other domains contribute (the event stream's `set_ephemeral`), read when the
+   * routes are mounted: those domains are built after this one
+   */
+  rpcMethods?: () => Record<string, RpcMethodHandler>;
+  /** how each JSON-RPC call ended, for metrics */
+  onRpcOutcome?: JsonRpcDeps['onOutcome'];
 }
 
 export interface Contexts {
@@ -57,6 +64,8 @@ export interface Contexts {
   records: ContextStore;
   /** a context's raw state rows, read-only (hearth's raw-state routes) */
   rawState: RawStateReader;
+  /** `/admin-api/contexts*`, `/admin-api/identity/context` and `POST /jsonrpc` */
+  routes: RouteGroups;
   /** the call admission's series (pending calls and bytes, refusals) */
   metrics(): Iterable<GaugeSource>;
   /** the reaper stops following deletions (it is started by whoever opened the contexts, after its sweep) */
@@ -82,6 +91,7 @@ export function createContexts(d: ContextsDeps): Contexts {
   contexts = new ContextService({ store, executor, governance: d.governance, identity: d.identity, applications: d.applications, bus: d.bus, clock: d.clock });
   const calls = new ContextCalls({ store, executor, contexts, identity: d.identity, applications: d.applications });
   const reaper = new DeletedContextReaper({ store, executor, contexts, governance: d.governance, bus: d.bus, onError: d.onError });
+  const rawState = new RawStateReader(store);
   return {
     name: 'contexts',
     contexts,
@@ -89,7 +99,13 @@ export function createContexts(d: ContextsDeps): Contexts {
     executor,
     reaper,
     records: store,
-    rawState: new RawStateReader(store),
+    rawState,
+    routes: {
+      contexts: (app) => {
+        registerContextRoutes(app, { contexts, calls, rawState, admission: executor.admission });
+        registerJsonRpcRoute(app, { calls, methods: d.rpcMethods?.(), onOutcome: d.onRpcOutcome, admission: executor.admission });
+      },
+    },
     metrics: () => executor.admission.series(),
     beforeStop: () => reaper.stop(),
   };
@@ -104,22 +120,9 @@ export { RpcMethodError, type RpcCall, type RpcMethodHandler } from './rpc-metho
 export { UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
 export type { ContextStore } from './store.ts';
 
-export interface ContextsRouteDeps extends Contexts {
-  /** JSON-RPC methods other domains contribute (e.g. the event stream's `set_ephemeral`) */
-  rpcMethods?: Record<string, RpcMethodHandler>;
-  /** how each JSON-RPC call ended, for metrics */
-  onRpcOutcome?: JsonRpcDeps['onOutcome'];
-}
-
 /** The JSON-RPC methods of this domain, for other transports (the WebSocket `execute`). */
 export function contextRpcMethods(c: Contexts): Record<string, RpcMethodHandler> {
   return { execute: (call) => c.calls.execute(call.params, call.principal, call.signal) };
-}
-
-/** Mounts `/admin-api/contexts*`, `/admin-api/identity/context` and `POST /jsonrpc`. */
-export function registerContextsRoutes(app: FastifyInstance, deps: ContextsRouteDeps): void {
-  registerContextRoutes(app, { ...deps, admission: deps.executor.admission });
-  registerJsonRpcRoute(app, { calls: deps.calls, methods: deps.rpcMethods, onOutcome: deps.onRpcOutcome, admission: deps.executor.admission });
 }
 
 // What the other folders use of this domain: they import it only through this face (issue #35).

@@ -6,8 +6,10 @@
  * @example
  * const delegation = createDelegation({ store, governance, contexts, applications, identity, clock });
  */
+import type { RouteGroups } from '../http/route-groups.ts';
 import { GroupIntentService, type GroupIntentDeps } from './group-intents.ts';
 import { IntentService, type IntentServiceDeps } from './intents.ts';
+import { registerDelegationRoutes } from './routes.ts';
 
 export { registerDelegationOps } from './ops.ts';
 
@@ -15,12 +17,11 @@ export interface DelegationDomain {
   readonly name: 'delegation';
   intents: IntentService;
   groupIntents: GroupIntentService;
+  routes: RouteGroups;
 }
 
 export function createDelegation(d: IntentServiceDeps & GroupIntentDeps): DelegationDomain {
-  return { name: 'delegation', intents: new IntentService(d), groupIntents: new GroupIntentService(d) };
+  const intents = new IntentService(d);
+  const groupIntents = new GroupIntentService(d);
+  return { name: 'delegation', intents, groupIntents, routes: { delegation: (app) => registerDelegationRoutes(app, { intents, groupIntents }) } };
 }
-
-// What the other folders use of this domain: they import it only through this face (issue #35).
-export { registerDelegationRoutes } from './routes.ts';
-export type { DelegationRouteDeps } from './routes.ts';

@@ -5,7 +5,7 @@
  *
  * @example
  * const events = createEvents({ bus, clock, governance, contexts, logger });
- * registerEventRoutes(app, events.routes);
+ * events.routes.events(app);
  */
 import type { Logger } from 'pino';
 import type { EventBus } from '../bus.ts';
@@ -14,11 +14,12 @@ import { contextRpcMethods, type Contexts, type RpcMethodHandler } from '../cont
 import { groupPathVia } from '../governance/index.ts';
 import type { Governance } from '../governance/index.ts';
 import type { GaugeSource } from '../http/metrics.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
 import { contextApplicationVia } from './access.ts';
 import { PresenceIntentService } from './presence-intents.ts';
 import { presenceRpcMethods } from './presence-rpc.ts';
 import { PresenceService } from './presence.ts';
-import type { EventRoutesDeps } from './routes.ts';
+import { registerEventRoutes } from './routes.ts';
 import { EventStreamService } from './service.ts';
 
 export interface EventsDeps {
@@ -35,8 +36,8 @@ export interface EventsDomain {
   /** the live event stream: SSE sessions and WebSockets over the bus */
   stream: EventStreamService;
   presenceIntents: PresenceIntentService;
-  /** what `registerEventRoutes` takes */
-  routes: EventRoutesDeps;
+  /** the live event stream (SSE sessions, the WebSocket) and the relayed presence intents */
+  routes: RouteGroups;
   /** the JSON-RPC methods this domain adds to `POST /jsonrpc` (`set_ephemeral`) */
   contextRpcMethods: Record<string, RpcMethodHandler>;
   metrics(): Iterable<GaugeSource>;
@@ -64,7 +65,7 @@ export function createEvents(d: EventsDeps): EventsDomain {
     presence,
     stream,
     presenceIntents,
-    routes: { stream, rpcMethods: () => contextRpcMethods(contexts), presenceIntents },
+    routes: { events: (app) => registerEventRoutes(app, { stream, rpcMethods: () => contextRpcMethods(contexts), presenceIntents }) },
     contextRpcMethods: presenceRpcMethods(presence, { ownIdentity: (id) => contexts.contexts.ownIdentity(id) }),
     metrics: () => [
       {
@@ -84,7 +85,3 @@ export function createEvents(d: EventsDeps): EventsDomain {
     },
   };
 }
-
-// What the other folders use of this domain: they import it only through this face (issue #35).
-export { registerEventRoutes } from './routes.ts';
-export type { EventRoutesDeps } from './routes.ts';

@@ -5,11 +5,12 @@
  * (docs/governance.md). The op kinds of the domains built on governance come in as `appliers`.
  *
  * @example
- * const gov = await createGovernance({ store, identity, clock, bus, appliers: nodeAppliers(), network, router, logger, onDialed });
+ * const gov = await createGovernance({ store, identity, clock, bus, appliers: nodeAppliers(), network, router, logger, onDialed, routeDeps });
  * gov.groups.create(…);
  */
 import type { Logger } from 'pino';
 import type { GaugeSource } from '../http/metrics.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
 import type { Network } from '../network/index.ts';
 import type { StreamRouter } from '../network/index.ts';
 import { MembersService } from './groups/members-service.ts';
@@ -21,7 +22,10 @@ import { NamespaceService } from './namespaces/service.ts';
 import { OwnerService } from './owner/service.ts';
 import { replicationSeries } from './replication/metrics.ts';
 import { GovernanceReplicator } from './replication/replicator.ts';
+import type { GovernanceRouteDeps } from './route-deps.ts';
+import { registerGovernanceRoutes } from './routes.ts';
 import { SettingsService } from './settings/service.ts';
+import { registerSigningKeyRoutes } from './signing-key/routes.ts';
 import { SigningKeyService } from './signing-key/service.ts';
 
 /** The log's deps (`appliers`: every op kind this node applies, governance's own and the domains' built on it), and replication's. */
@@ -32,6 +36,12 @@ export interface GovernanceDomainDeps extends GovernanceDeps {
   logger: Logger;
   /** an invitation's admitter address that answered a dial (kept connected, remembered) */
   onDialed?: (address: string) => Promise<void>;
+  /**
+   * what the governance routes take from the domains built on governance (this node's account, a
+   * context's usage, the GroupInfo fields they add), read when the routes are mounted: those
+   * domains are built after this one
+   */
+  routeDeps: () => Pick<GovernanceRouteDeps, 'accounts' | 'contextUsage' | 'groupInfoFields'>;
 }
 
 export interface GovernanceDomain {
@@ -48,6 +58,8 @@ export interface GovernanceDomain {
   signingKeys: SigningKeyService;
   /** the log's replication to member nodes (absent when standalone) */
   replicator?: GovernanceReplicator;
+  /** the namespace, group, member, settings, owner, invitation and proof routes; the group signing keys' apart */
+  routes: RouteGroups;
   metrics(): Iterable<GaugeSource>;
   start(): void;
   stop(): Promise<void>;
@@ -89,18 +101,28 @@ export async function createGovernance(d: GovernanceDomainDeps): Promise<Governa
   const groups = new GroupService({ governance, identity, namespaces });
   const namespaceManage = new NamespaceManageService({ governance, namespaces, groups, identity, clock });
   invitations = new InvitationService({ governance, identity, clock, store, remote: replicator, addresses: network ? () => network.addresses() : undefined });
+  const settings = new SettingsService({ governance, identity });
+  const members = new MembersService({ governance, identity });
+  const owner = new OwnerService({ governance, identity });
+  const signingKeys = new SigningKeyService({ store, governance, identity, clock });
+  const services = { governance, identity, clock, namespaces, groups, namespaceManage, settings, members, owner, invitations, sync: replicator };
   return {
     name: 'governance',
     governance,
     namespaces,
     groups,
     namespaceManage,
-    settings: new SettingsService({ governance, identity }),
-    members: new MembersService({ governance, identity }),
-    owner: new OwnerService({ governance, identity }),
+    settings,
+    members,
+    owner,
     invitations,
-    signingKeys: new SigningKeyService({ store, governance, identity, clock }),
+    signingKeys,
     replicator,
+    // two groups: the route table mounts the signing keys' after the TEE routes, where they always were
+    routes: {
+      governance: (app) => registerGovernanceRoutes(app, { ...services, ...d.routeDeps() }),
+      'signing-keys': (app) => registerSigningKeyRoutes(app, { signingKeys }),
+    },
     metrics: () => (replicator ? replicationSeries(replicator.stats) : []),
     start: () => replicator?.start(),
     stop: async () => {
@@ -129,10 +151,6 @@ export { peerSpeaksForMember } from './peer-membership.ts';
 export { recordAccountRoot } from './proofs/roots.ts';
 export { GovernanceReplicator } from './replication/replicator.ts';
 export { replicationView } from './replication/view.ts';
-export type { GovernanceRouteDeps } from './route-deps.ts';
-export { registerGovernanceRoutes } from './routes.ts';
 export { accountOfKey, speaksFor } from './signers.ts';
-export { registerSigningKeyRoutes } from './signing-key/routes.ts';
-export type { SigningKeyService } from './signing-key/service.ts';
 export type { DeviceBinding, GroupState, NamespaceState } from './types.ts';
 export { effectiveMembers } from './views.ts';

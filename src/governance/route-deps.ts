@@ -1,7 +1,8 @@
 /**
- * What the governance routes are given (the composition root, src/node/routes.ts, builds it): one
- * file of its own, so each family's routes.ts takes the type from here and routes.ts, which gathers
- * those families, is imported by none of them (issue #35: no import closes a circle).
+ * What the governance routes are given (the face, index.ts, builds it; what the domains built on
+ * governance add comes in through its `routeDeps`): one file of its own, so each family's routes.ts
+ * takes the type from here and routes.ts, which gathers those families, is imported by none of them
+ * (issue #35: no import closes a circle).
  */
 import type { NodeIdentity } from '../identity/identity.ts';
 import type { Clock } from '../clock.ts';

@@ -4,20 +4,23 @@
  * stream router on it, and the address book of peers dialed before (docs/network.md).
  *
  * @example
- * const network = await createNetwork({ factory: undefined, key, config, logger, store, now });
+ * const network = await createNetwork({ factory: undefined, key, config, logger, store, now, publicKey, replication });
  * network.net?.status();
  */
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../config/config.ts';
 import type { GaugeSource } from '../http/metrics.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
 import type { Store } from '../store/store.ts';
 import { AddressBook } from './address-book.ts';
 import type { Network } from './network-port.ts';
 import { createLibp2pNetwork } from './libp2p.ts';
 import { networkSeries } from './metrics.ts';
+import { libp2pPeerIdOf } from './peer-id.ts';
 import { dialableHere } from './quic.ts';
 import { StreamRouter } from './router.ts';
+import { registerNetworkRoutes } from './routes.ts';
 
 /** A network the node starts and stops (network/libp2p.ts in production; a MemoryNetwork in tests). */
 export interface NodeNetwork extends Network {
@@ -49,6 +52,13 @@ export interface NetworkDeps {
   logger: Logger;
   store: Store;
   now: () => number;
+  /** the node identity's public key: the network status names the node by its libp2p peer id */
+  publicKey: string;
+  /**
+   * governance replication's figures, merged under `replication` in the network status (read when
+   * asked: governance is built after the network); a standalone node replicates nothing
+   */
+  replication: () => Record<string, unknown>;
 }
 
 export interface NetworkDomain {
@@ -59,6 +69,8 @@ export interface NetworkDomain {
   router?: StreamRouter;
   /** a peer this node dialed: kept connected, and dialed again on the next start */
   onDialed(address: string): Promise<void>;
+  /** `GET /admin-api/network/status` */
+  routes: RouteGroups;
   metrics(): Iterable<GaugeSource>;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -77,6 +89,9 @@ export async function createNetwork(d: NetworkDeps): Promise<NetworkDomain> {
       net?.keep(address);
       await book.remember(address);
     },
+    routes: {
+      network: (app) => registerNetworkRoutes(app, { status: () => net?.status(), peerId: libp2pPeerIdOf(d.publicKey), replication: net ? d.replication : undefined }),
+    },
     metrics: () => (net ? networkSeries(() => net.status()) : []),
     start: async () => {
       await net?.start();
@@ -93,9 +108,6 @@ export { Follower } from './follower.ts';
 export type { MemoryHub, MemoryNetwork } from './memory.ts';
 export { MAX_FRAME_BYTES, MAX_GOSSIP_BYTES, PeerNetworkError, PeerRefusal } from './network-port.ts';
 export type { GossipMessage, Network, PeerKey, PenaltyReason, RequestContext } from './network-port.ts';
-export { libp2pPeerIdOf } from './peer-id.ts';
 export { StreamRouter, batches, decodeJson, encodeJson } from './router.ts';
 export type { JsonObject, KindContext } from './router.ts';
-export { registerNetworkRoutes } from './routes.ts';
-export type { NetworkRoutesDeps } from './routes.ts';
 export { contextTopic, namespaceTopic } from './topic-names.ts';

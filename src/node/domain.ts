@@ -1,13 +1,21 @@
 /**
  * What the composition root asks of a domain's face (`src/<domain>/index.ts`, docs/architecture.md
- * "Where a new domain plugs in"): a name, its metric series and a lifecycle. The faces return this
- * shape without importing it (a domain sits below `src/node/`): the root checks it where it lists
- * them. `node.ts` starts the list in order and stops it in reverse, so adding a domain is one line.
+ * "Where a new domain plugs in"): a name, its routes, its metric series and a lifecycle. The faces
+ * return this shape without importing it (a domain sits below `src/node/`): the root checks it where
+ * it lists them. `node.ts` starts the list in order and stops it in reverse, and the route table
+ * (`routes.ts`) mounts every domain's routes from the list, so adding a domain is one line.
  */
 import type { GaugeSource } from '../http/metrics.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
 
 export interface Domain {
   readonly name: string;
+  /**
+   * the domain's routes: named groups, each mounting routes from the deps the face closed over.
+   * The route table mounts each group once, behind the guard, when the HTTP app is built (before
+   * any domain starts)
+   */
+  routes?: RouteGroups;
   /** the domain's series for `GET /metrics`, registered once when the node starts */
   metrics?(): Iterable<GaugeSource>;
   /** starts the long-lived parts; awaited before the next domain starts */

@@ -20,7 +20,7 @@ import { readSecret, type HomePaths } from '../config/home.ts';
 import { CallAdmission, createContexts, type Contexts } from '../contexts/index.ts';
 import { createDelegation } from '../delegation/index.ts';
 import { createEvents, type EventsDomain } from '../events/index.ts';
-import { createGovernance, type GovernanceDomain, peerSpeaksForMember } from '../governance/index.ts';
+import { createGovernance, type GovernanceDomain, peerSpeaksForMember, replicationView } from '../governance/index.ts';
 import { buildApp, type App } from '../http/app.ts';
 import type { Lifecycle } from '../http/health-routes.ts';
 import { readFdLimit, resolveMaxConnections } from '../http/limits.ts';
@@ -31,12 +31,12 @@ import { createRuntime, DEFAULT_MODULE_CACHE_SIZE, type RuntimeDomain } from '..
 import { LevelStore } from '../store/level.ts';
 import { createSync, type SyncDomain } from '../sync/index.ts';
 import { createTee } from '../tee/index.ts';
-import { createUpgrades, type UpgradesDomain } from '../upgrades/index.ts';
+import { createUpgrades, GroupUpgradeStatus, type UpgradesDomain } from '../upgrades/index.ts';
 import { AdminMissingError, type AdminCredentials } from './credentials.ts';
 import { domainsReady, quiesceDomains, startDomains, stopDomains, type Domain } from './domain.ts';
 import { nodeAppliers } from './ops.ts';
 import { PREPARE_BUDGET_MS, prepareModules } from './prepare.ts';
-import { registerRoutes, routeDepsOf, type NodeParts } from './routes.ts';
+import { registerRoutes, type RouteTableDeps } from './routes.ts';
 import { StoreSupervisor } from './store-supervisor.ts';
 
 
@@ -77,8 +77,8 @@ export class HearthNode {
    * last; HTTP listens after the whole list started and drains before any of it stops.
    */
   private domains: Domain[];
-  /** every domain's face, as built by `open` */
-  parts!: NodeParts;
+  /** what the node guard asks of the domains (the route table registers it), from `open` */
+  private guard!: Pick<RouteTableDeps, 'auth' | 'locateGroup'>;
   // the parts callers reach for (the CLI's `init`, tests), from the faces
   identity!: NodeIdentity;
   keys!: AuthDomain['keys'];
@@ -172,12 +172,39 @@ export class HearthNode {
     const { clock, store, bus } = this;
     const now = () => clock.now();
     await store.open();
-    const auth = await createAuth({ keyStore: this.keyStore, secret: await readSecret(paths.tokenSecret), clock, config: config.auth });
+    const auth = await createAuth({ keyStore: this.keyStore, secret: await readSecret(paths.tokenSecret), clock, config: config.auth, store, development: config.node.development });
     const nodeKey = createPrivateKey(await readFile(paths.nodeKey));
     const identity = await NodeIdentity.load(store, nodeKey, clock.now());
-    const network = await createNetwork({ factory: this.opts.network, key: nodeKey, config, logger, store, now });
+    // the routes of a domain take what they need of the domains built after it as late-bound callbacks,
+    // read when the route table mounts them (in `start`, once every domain is built)
+    const network = await createNetwork({
+      factory: this.opts.network,
+      key: nodeKey,
+      config,
+      logger,
+      store,
+      now,
+      publicKey: identity.publicKey,
+      replication: () => (gov.replicator ? replicationView(gov.replicator) : {}),
+    });
     const { net, router } = network;
-    const gov = await createGovernance({ store, identity, clock, bus, appliers: nodeAppliers(), network: net, router, logger, onDialed: network.onDialed });
+    const gov = await createGovernance({
+      store,
+      identity,
+      clock,
+      bus,
+      appliers: nodeAppliers(),
+      network: net,
+      router,
+      logger,
+      onDialed: network.onDialed,
+      routeDeps: () => ({
+        accounts: accounts.accounts,
+        contextUsage: (id) => contexts!.contexts.usage(id),
+        // GroupInfo `activeUpgrade`: the group's upgrade while it is in progress on this node
+        groupInfoFields: { activeUpgrade: { schema: GroupUpgradeStatus, read: (groupId) => upgrades.upgrades.activeUpgrade(groupId) } },
+      }),
+    });
     const governance = gov.governance;
     // the blobs and the catalogue of installed applications refer to each other, as do blobs and contexts
     let applications: ApplicationsDomain['applications'] | undefined;
@@ -218,6 +245,9 @@ export class HearthNode {
         totalCalls: config.runtime.pendingCalls,
         totalBytes: config.runtime.pendingBytes,
       }),
+      // `POST /jsonrpc` also answers the event stream's methods (`set_ephemeral`)
+      rpcMethods: () => events.contextRpcMethods,
+      onRpcOutcome: (outcome) => this.metrics.jsonrpc(outcome),
     });
     sync = createSync({ store, governance, identity, network: net, router, contexts, applications, blobs: blobs.blobs, invitations: gov.invitations, bus, clock, logger, config: config.specialized });
     // contexts whose group went away while the node was down, then every later deletion
@@ -229,7 +259,7 @@ export class HearthNode {
     const delegation = createDelegation({ store, governance, contexts, applications, identity, clock });
     const events = createEvents({ bus, clock, governance, contexts, logger });
     const aliases = createAliases({ store });
-    this.parts = { identity, auth, accounts, aliases, network, blobs, applications: apps, governance: gov, contexts, events, tee, upgrades, delegation, sync };
+    this.guard = { auth: auth.auth, locateGroup: (id) => governance.locate(id) };
     this.identity = identity;
     this.keys = auth.keys;
     this.applications = applications;
@@ -245,8 +275,9 @@ export class HearthNode {
     // The start order: the runtime warms its workers first and the contexts' modules are prepared
     // while the rest starts; event streams are open before peers connect; the network starts
     // before what serves on it (blobs, governance replication, sync); upgrades last, once sync runs.
-    // Each stops before the ones listed ahead of it. Domains without a lifecycle are listed for
-    // their metrics and so that each domain of the node is one line here.
+    // Each stops before the ones listed ahead of it. The route table mounts every domain's routes
+    // from this list (routes.ts); domains without a lifecycle are listed for their routes and metrics,
+    // so that each domain of the node is one line here.
     this.domains.push(
       auth,
       accounts,
@@ -286,8 +317,17 @@ export class HearthNode {
         accessLog: config.server.accessLog,
         routes: (app, catalogue) => {
           this.catalogue = catalogue;
-          const node = { config, clock: this.clock, store: this.store, metrics: this.metrics, catalogue, lifecycle: () => this.state };
-          return registerRoutes(app, routeDepsOf(this.parts, node));
+          registerRoutes(app, {
+            ...this.guard,
+            delegatedAccess: config.admin.delegatedAccess,
+            store: this.store,
+            lifecycle: () => this.state,
+            // a standalone node (no network) answers 0, as the reference without a swarm
+            peerCount: () => this.network?.peerCount() ?? 0,
+            metrics: this.metrics,
+            catalogue,
+            domains: this.domains,
+          });
         },
       });
       const host = this.opts.host ?? config.server.host;

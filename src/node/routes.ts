@@ -1,184 +1,89 @@
 /**
- * The route table: every domain's routes are mounted here, in one place (style rule 2), behind
- * the node guard. It lives in the composition root, which knows every part; src/http/ knows none
- * of the domains (docs/architecture.md).
+ * The route table: every route of the node is mounted here, in one place (style rule 2), behind
+ * the node guard: the node's own routes (health, metrics, the OpenAPI document, the dashboard) and
+ * each domain's route groups, which its face closed over their deps (`Domain.routes`). It lives in
+ * the composition root, which knows every part; src/http/ knows none of the domains
+ * (docs/architecture.md).
  */
 import type { FastifyInstance } from 'fastify';
-import { type AliasesDomain, registerAliasRoutes } from '../aliases/index.ts';
-import { type AuthDomain, type AuthRoutesDeps, needsToken, registerAuthRoutes, registerGuard } from '../auth/index.ts';
-import { type BlobRoutesDeps, type BlobsDomain, registerBlobRoutes } from '../blobs/index.ts';
-import {
-  type ApplicationRoutesDeps,
-  type ApplicationsDomain,
-  type DevBundleDeps,
-  registerApplicationRoutes,
-  registerBundleUploadRoute,
-  registerDevBundleRoute,
-} from '../applications/index.ts';
-import {
-  type GovernanceDomain,
-  type GovernanceRouteDeps,
-  groupPathVia,
-  registerGovernanceRoutes,
-  registerSigningKeyRoutes,
-  replicationView,
-  type SigningKeyService,
-} from '../governance/index.ts';
-import { type EventRoutesDeps, type EventsDomain, registerEventRoutes } from '../events/index.ts';
-import { type Contexts, type ContextsRouteDeps, registerContextsRoutes } from '../contexts/index.ts';
-import { type AccountsDomain, type AccountService, registerAccountRoutes, registerIdentityRoutes } from '../accounts/index.ts';
+import { type AuthDomain, needsToken, registerGuard } from '../auth/index.ts';
 import { registerDashboardRoutes } from '../dashboard/routes.ts';
-import { registerSyncRoutes, type SpecializedInvites, type SyncDomain } from '../sync/index.ts';
-import type { Store } from '../store/store.ts';
-import { registerTeeRoutes, type TeeDomain, type TeeService } from '../tee/index.ts';
-import { GroupUpgradeStatus, registerUpgradeRoutes, type UpgradesDomain, type UpgradeService } from '../upgrades/index.ts';
-import { type DelegationDomain, type DelegationRouteDeps, registerDelegationRoutes } from '../delegation/index.ts';
-import { registerHealthRoutes, type Lifecycle } from '../http/health-routes.ts';
+import { type GovernanceDomain, groupPathVia } from '../governance/index.ts';
+import { registerHealthRoutes, type HealthDeps } from '../http/health-routes.ts';
 import { registerMetricsRoute, type Metrics } from '../http/metrics.ts';
 import { registerOpenApiRoute, type RouteCatalogue } from '../http/openapi.ts';
-import { libp2pPeerIdOf, type NetworkDomain, type NetworkRoutesDeps, registerNetworkRoutes } from '../network/index.ts';
-import type { NodeIdentity } from '../identity/identity.ts';
-import type { Clock } from '../clock.ts';
-import type { NodeConfig } from '../config/config.ts';
-import { VERSION } from '../version.ts';
+import type { MountRoutes } from '../http/route-groups.ts';
+import type { Domain } from './domain.ts';
 
-export interface RouteDeps {
-  auth: AuthRoutesDeps;
-  store: Store;
-  lifecycle: () => Lifecycle;
-  peerCount: () => number;
-  network: NetworkRoutesDeps;
-  blobs: BlobRoutesDeps;
-  aliases: AliasesDomain;
-  applications: ApplicationRoutesDeps;
-  /** hearth's `PUT /admin-api/dev-bundle` (the node's development signing key) */
-  devBundle: DevBundleDeps;
-  /** governance's deps; its `accounts` is the whole AccountService, which the account routes mount too */
-  governance: GovernanceRouteDeps & { accounts: AccountService };
-  events: EventRoutesDeps;
-  contexts: ContextsRouteDeps;
-  tee: { tee: TeeService };
-  signingKeys: { signingKeys: SigningKeyService };
-  upgrades: { upgrades: UpgradeService };
-  delegation: DelegationRouteDeps;
-  /** context sync's routes (specialized-node invitations); absent parts answer 503 */
-  sync?: { specialized?: SpecializedInvites };
+/**
+ * The order the route groups are mounted in. The OpenAPI document lists the routes in the order
+ * they were registered, so this keeps the order the table had before the domains mounted their own
+ * routes (and the document as it was). A group not named here — a new domain's — is mounted after
+ * these, in the order of the domain list: adding a domain needs no line here.
+ */
+export const MOUNT_ORDER: readonly string[] = [
+  'health',
+  'network',
+  'metrics',
+  'openapi',
+  'auth',
+  'blobs',
+  'applications',
+  'aliases',
+  'accounts',
+  'governance',
+  'events',
+  'contexts',
+  'tee',
+  'signing-keys',
+  'upgrades',
+  'delegation',
+  'dashboard',
+  'sync',
+];
+
+/** What the route table takes from the node itself rather than from a domain's routes. */
+export interface RouteTableDeps extends HealthDeps {
   metrics: Metrics;
   catalogue: RouteCatalogue;
+  /** the guard's token check */
+  auth: AuthDomain['auth'];
+  /** where a group sits (the guard's group-scoped permissions) */
+  locateGroup: GovernanceDomain['governance']['locate'];
   /** `admin.delegated_access`: the delegated-execution routes are public (admin spec "Authentication" rule 3) */
-  delegatedAccess?: boolean;
+  delegatedAccess: boolean;
+  /** the node's domains, in list order: each one's route groups are mounted */
+  domains: readonly Domain[];
 }
 
-export function registerRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  const { governance } = deps.governance;
-  const guardOptions = { delegatedAccess: deps.delegatedAccess ?? false };
+export function registerRoutes(app: FastifyInstance, deps: RouteTableDeps): void {
+  const guardOptions = { delegatedAccess: deps.delegatedAccess };
   deps.catalogue.needsToken = (method, url) => needsToken(method, url, guardOptions);
-  registerGuard(app, deps.auth.auth, { ...guardOptions, groupPath: groupPathVia((id) => governance.locate(id)) });
-  registerHealthRoutes(app, deps);
-  registerNetworkRoutes(app, deps.network);
-  registerMetricsRoute(app, deps.metrics);
-  registerOpenApiRoute(app, deps.catalogue);
-  registerAuthRoutes(app, deps.auth);
-  registerBlobRoutes(app, deps.blobs);
-  registerApplicationRoutes(app, deps.applications);
-  registerBundleUploadRoute(app, deps.applications);
-  registerDevBundleRoute(app, deps.devBundle);
-  registerAliasRoutes(app, deps.aliases);
-  registerIdentityRoutes(app, { identity: deps.governance.identity, accounts: deps.governance.accounts });
-  registerAccountRoutes(app, { accounts: deps.governance.accounts });
-  registerGovernanceRoutes(app, deps.governance);
-  registerEventRoutes(app, deps.events);
-  registerContextsRoutes(app, deps.contexts);
-  registerTeeRoutes(app, deps.tee);
-  registerSigningKeyRoutes(app, deps.signingKeys);
-  registerUpgradeRoutes(app, deps.upgrades);
-  registerDelegationRoutes(app, deps.delegation);
-  registerDashboardRoutes(app);
-  registerSyncRoutes(app, deps.sync ?? {});
-}
-
-/** The domains' faces the route table reads (node.ts builds them when the node opens). */
-export interface NodeParts {
-  identity: NodeIdentity;
-  auth: AuthDomain;
-  accounts: AccountsDomain;
-  aliases: AliasesDomain;
-  network: NetworkDomain;
-  blobs: BlobsDomain;
-  applications: ApplicationsDomain;
-  governance: GovernanceDomain;
-  contexts: Contexts;
-  events: EventsDomain;
-  tee: TeeDomain;
-  upgrades: UpgradesDomain;
-  delegation: DelegationDomain;
-  sync: SyncDomain;
-}
-
-/** What the route table takes from the node itself rather than a domain. */
-export interface NodeRouteDeps {
-  config: NodeConfig;
-  clock: Clock;
-  store: Store;
-  metrics: Metrics;
-  catalogue: RouteCatalogue;
-  lifecycle: () => Lifecycle;
-}
-
-/** Each domain's route deps, from its face. */
-export function routeDepsOf(p: NodeParts, n: NodeRouteDeps): RouteDeps {
-  const { config, clock } = n;
-  const { governance: gov, contexts, network } = p;
-  return {
-    catalogue: n.catalogue,
-    delegatedAccess: config.admin.delegatedAccess,
-    metrics: n.metrics,
-    store: n.store,
-    lifecycle: n.lifecycle,
-    // a standalone node (no network) answers 0, as the reference without a swarm
-    peerCount: () => network.net?.peerCount() ?? 0,
-    network: {
-      status: () => network.net?.status(),
-      peerId: libp2pPeerIdOf(p.identity.publicKey),
-      replication: gov.replicator ? () => replicationView(gov.replicator!) : undefined,
-    },
-    blobs: { blobs: p.blobs.blobs },
-    aliases: p.aliases,
-    events: p.events.routes,
-    contexts: { ...contexts, onRpcOutcome: (outcome) => n.metrics.jsonrpc(outcome), rpcMethods: p.events.contextRpcMethods },
-    applications: { applications: p.applications.applications },
-    devBundle: p.applications.devBundle,
-    tee: { tee: p.tee.tee },
-    signingKeys: { signingKeys: gov.signingKeys },
-    upgrades: { upgrades: p.upgrades.upgrades },
-    delegation: { intents: p.delegation.intents, groupIntents: p.delegation.groupIntents },
-    sync: { specialized: p.sync.specialized },
-    governance: {
-      governance: gov.governance,
-      identity: p.identity,
-      clock,
-      namespaces: gov.namespaces,
-      groups: gov.groups,
-      namespaceManage: gov.namespaceManage,
-      accounts: p.accounts.accounts,
-      settings: gov.settings,
-      members: gov.members,
-      owner: gov.owner,
-      invitations: gov.invitations,
-      sync: gov.replicator,
-      contextUsage: (id) => contexts.contexts.usage(id),
-      // GroupInfo `activeUpgrade`: the group's upgrade while it is in progress on this node
-      groupInfoFields: { activeUpgrade: { schema: GroupUpgradeStatus, read: (groupId) => p.upgrades.upgrades.activeUpgrade(groupId) } },
-    },
-    auth: {
-      auth: p.auth.auth,
-      keys: p.auth.keys,
-      store: n.store,
-      clock,
-      startedAt: clock.now(),
-      development: config.node.development,
-      version: VERSION,
-      allowedCallbackOrigins: config.auth.allowedCallbackOrigins,
-    },
+  registerGuard(app, deps.auth, { ...guardOptions, groupPath: groupPathVia(deps.locateGroup) });
+  const node: Record<string, MountRoutes> = {
+    health: (a) => registerHealthRoutes(a, deps),
+    metrics: (a) => registerMetricsRoute(a, deps.metrics),
+    openapi: (a) => registerOpenApiRoute(a, deps.catalogue),
+    dashboard: (a) => registerDashboardRoutes(a),
   };
+  for (const [, mount] of mountOrder(node, deps.domains)) mount(app);
+}
+
+/**
+ * Every route group, the node's and the domains', in the order they are mounted: those MOUNT_ORDER
+ * names first, in its order, then the rest in list order. Two groups of one name are refused.
+ */
+export function mountOrder(node: Readonly<Record<string, MountRoutes>>, domains: readonly Domain[]): [name: string, mount: MountRoutes][] {
+  const groups = new Map<string, MountRoutes>(Object.entries(node));
+  for (const domain of domains) {
+    for (const [name, mount] of Object.entries(domain.routes ?? {})) {
+      if (groups.has(name)) throw new Error(`two route groups are named "${name}" (domain ${domain.name})`);
+      groups.set(name, mount);
+    }
+  }
+  const named = MOUNT_ORDER.flatMap((name) => {
+    const mount = groups.get(name);
+    return mount ? [[name, mount] as [string, MountRoutes]] : [];
+  });
+  return [...named, ...[...groups].filter(([name]) => !MOUNT_ORDER.includes(name))];
 }

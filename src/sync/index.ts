@@ -17,10 +17,12 @@ import type { BlobService } from '../blobs/index.ts';
 import type { InvitationService } from '../governance/index.ts';
 import type { Governance } from '../governance/index.ts';
 import type { GaugeSource } from '../http/metrics.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
 import type { Network } from '../network/index.ts';
 import type { StreamRouter } from '../network/index.ts';
 import type { Store } from '../store/store.ts';
 import { GroupKeys } from './keys.ts';
+import { registerSyncRoutes } from './routes.ts';
 import { ContextSync } from './service.ts';
 import { SpecializedInvites } from './specialized.ts';
 
@@ -50,6 +52,8 @@ export interface SyncDomain {
   appFetch?: ApplicationFetch;
   autoFollow?: AutoFollow;
   specialized?: SpecializedInvites;
+  /** specialized-node invitations (503 on a standalone node) */
+  routes: RouteGroups;
   metrics(): Iterable<GaugeSource>;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -57,7 +61,9 @@ export interface SyncDomain {
 
 export function createSync(d: SyncDeps): SyncDomain {
   const { network, router, contexts, clock } = d;
-  if (!network || !router) return { name: 'sync', metrics: () => [], start: async () => undefined, stop: async () => undefined };
+  if (!network || !router) {
+    return { name: 'sync', routes: { sync: (app) => registerSyncRoutes(app, {}) }, metrics: () => [], start: async () => undefined, stop: async () => undefined };
+  }
   const logger = d.logger.child({ component: 'sync' });
   const groupKeys = new GroupKeys({ store: d.store, governance: d.governance, account: d.identity.accountId, network, router, logger });
   const sync = new ContextSync({
@@ -115,6 +121,7 @@ export function createSync(d: SyncDeps): SyncDomain {
     appFetch,
     autoFollow,
     specialized,
+    routes: { sync: (app) => registerSyncRoutes(app, { specialized }) },
     metrics: () => [
       {
         name: 'hearth_sync_apply_failures_total',
@@ -141,7 +148,3 @@ export function createSync(d: SyncDeps): SyncDomain {
     },
   };
 }
-
-// What the other folders use of this domain: they import it only through this face (issue #35).
-export { registerSyncRoutes } from './routes.ts';
-export type { SpecializedInvites } from './specialized.ts';

@@ -5,7 +5,9 @@
  * @example
  * const tee = await createTee({ provider: config.tee.provider, homeDir: paths.dir, identity, applications });
  */
+import type { RouteGroups } from '../http/route-groups.ts';
 import { loadTeeBackend } from './provider.ts';
+import { registerTeeRoutes } from './routes.ts';
 import { TeeService, type TeeServiceDeps } from './service.ts';
 
 export interface TeeDomainDeps extends Omit<TeeServiceDeps, 'backend'> {
@@ -18,13 +20,11 @@ export interface TeeDomainDeps extends Omit<TeeServiceDeps, 'backend'> {
 export interface TeeDomain {
   readonly name: 'tee';
   tee: TeeService;
+  routes: RouteGroups;
 }
 
 export async function createTee(d: TeeDomainDeps): Promise<TeeDomain> {
   const backend = await loadTeeBackend(d.provider, d.homeDir);
-  return { name: 'tee', tee: new TeeService({ backend, identity: d.identity, applications: d.applications }) };
+  const tee = new TeeService({ backend, identity: d.identity, applications: d.applications });
+  return { name: 'tee', tee, routes: { tee: (app) => registerTeeRoutes(app, { tee }) } };
 }
-
-// What the other folders use of this domain: they import it only through this face (issue #35).
-export { registerTeeRoutes } from './routes.ts';
-export type { TeeService } from './service.ts';

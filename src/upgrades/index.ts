@@ -8,6 +8,8 @@
  */
 import type { Logger } from 'pino';
 import type { ApplicationService } from '../applications/index.ts';
+import type { RouteGroups } from '../http/route-groups.ts';
+import { registerUpgradeRoutes } from './routes.ts';
 import { UpgradeService, type UpgradeServiceDeps } from './service.ts';
 
 export { registerUpgradeOps } from './ops.ts';
@@ -20,6 +22,7 @@ export interface UpgradesDeps extends Omit<UpgradeServiceDeps, 'onError' | 'appl
 export interface UpgradesDomain {
   readonly name: 'upgrades';
   upgrades: UpgradeService;
+  routes: RouteGroups;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -29,10 +32,8 @@ export function createUpgrades(d: UpgradesDeps): UpgradesDomain {
   const upgrades = new UpgradeService({ ...deps, onError: (err) => logger.error({ err }, 'migration failed') });
   // a migration waiting for the target version here resumes once it is installed
   d.applications.onInstalled((r) => void upgrades.bundleInstalled(r.bundleBlobId).catch((err: unknown) => logger.error({ err }, 'resuming migrations failed')));
-  return { name: 'upgrades', upgrades, start: () => upgrades.start(), stop: () => upgrades.stop() };
+  return { name: 'upgrades', upgrades, routes: { upgrades: (app) => registerUpgradeRoutes(app, { upgrades }) }, start: () => upgrades.start(), stop: () => upgrades.stop() };
 }
 
 // What the other folders use of this domain: they import it only through this face (issue #35).
-export { registerUpgradeRoutes } from './routes.ts';
 export { GroupUpgradeStatus } from './schemas.ts';
-export type { UpgradeService } from './service.ts';
