@@ -72,6 +72,19 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
   let ctx: string;
   let aId: string, bId: string, rId: string;
   const entries = (n: ClusterNode) => n.client.rpc.execute<Record<string, string>>(ctx, 'entries', {});
+  // on a timeout: what each side holds and how it sees the other (the case's failures are rare, the state is the evidence)
+  const explain = async () => {
+    const side = async (n: ClusterNode, other: string) => ({
+      entries: await entries(n).catch((e: Error) => e.message),
+      sync: (await n.client.contexts.syncStatuses()).filter((x) => JSON.stringify(x).includes(ctx)),
+      members: (await n.client.groups.members(ns)).map((m) => m.identity).sort(),
+      connections: (await net(n)).connections.filter((c) => c.peerId === other),
+    });
+    return JSON.stringify({ a: await side(a, bId), b: await side(b, aId) }, null, 1);
+  };
+  const explained = async (err: Error) => {
+    throw new Error(`${err.message}\n${await explain().catch((e: Error) => `(no explanation: ${e.message})`)}`);
+  };
   const sameRoot = async () => (await a.client.contexts.get(ctx)).contextStateHash === (await b.client.contexts.get(ctx)).contextStateHash;
 
   it('the lab is what it claims: home A is reachable through its port forward, home B is not, and the lab is sealed', async (t) => {
@@ -110,11 +123,8 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
     for (const x of fromOutside) expect(x).toContain('/p2p-circuit');
 
     await joinContext(b, a, ns, ctx);
-    await eventually('A holds the context state', async () => (await a.client.contexts.get(ctx)).contextStateHash !== 'f'.repeat(64) && (await sameRoot()), 60_000).catch(async (err: Error) => {
-      // whether B holds A's join op (the defect docs/network.md "NAT lab" describes) and where A's sync is
-      const members = async (n: ClusterNode) => (await n.client.groups.members(ns)).map((m) => m.identity).sort();
-      throw new Error(`${err.message}\n${JSON.stringify({ membersOnA: await members(a), membersOnB: await members(b), aToB: (await net(a)).connections.filter((c) => c.peerId === bId) })}`);
-    });
+    // explained: whether B holds A's join op (the defect docs/network.md "NAT lab" describes) and where A's sync is
+    await eventually('A holds the context state', async () => (await a.client.contexts.get(ctx)).contextStateHash !== 'f'.repeat(64) && (await sameRoot()), 60_000).catch(explained);
 
     // upgraded: every connection between A and B is direct, B's through A's port forward
     await eventually('only direct connections between A and B', async () => {
@@ -149,7 +159,7 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
       await eventually(`${n.name} holds both writes`, async () => {
         const e = await entries(n);
         return e['from-a'] === 'hello from home A' && e['from-b'] === 'hello from home B';
-      }, 60_000);
+      }, 60_000).catch(explained);
     }
     await eventually('the same root hash on A and B', sameRoot, 30_000);
   });
@@ -166,7 +176,7 @@ describe('a relayed connection upgraded to direct (DCUtR connection reversal), t
     await eventually('every write after R stopped on both nodes', async () => {
       const [ea, eb] = [await entries(a), await entries(b)];
       return [0, 1, 2, 3, 4].every((i) => ea[`after-r-b-${i}`] === `b${i}` && eb[`after-r-a-${i}`] === `a${i}`);
-    }, 60_000);
+    }, 60_000).catch(explained);
     await eventually('the same root hash', sameRoot, 30_000);
     const aToB = (await net(a)).connections.filter((c) => c.peerId === bId);
     expect(aToB.length).toBeGreaterThan(0);
