@@ -7,22 +7,17 @@
  *
  * Skipped, saying why, without root, `ip` or `iptables`, or without a Node.js 26 binary.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBundle } from '../../helpers/bundles.ts';
 import { eventually, joinContext, type ClusterNode } from '../../helpers/cluster.ts';
-import { LAB_SWARM_PORT, NatLab, natLabNodes, haltLabNode } from '../../helpers/nat-lab.ts';
+import { LAB_SWARM_PORT, NatLab, startNatLab } from '../../helpers/nat-lab.ts';
 import { nodeLine } from '../../helpers/node-lines.ts';
 import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 const lab = new NatLab('natq');
 const line = nodeLine(26);
 let unavailable: string | undefined;
-let home: string | undefined;
 let r: ClusterNode, a: ClusterNode, b: ClusterNode;
-let nodes: ClusterNode[] = [];
 
 interface Status {
   localPeerId: string;
@@ -36,23 +31,9 @@ const net = async (n: ClusterNode) => (await n.client.admin.networkStatus()) as 
 const reach = async (n: ClusterNode) => (await net(n)).autonat.reachability;
 
 beforeAll(async () => {
-  unavailable = 'why' in line ? line.why : await lab.setUp();
-  if (unavailable !== undefined) {
-    console.warn(`nat-quic.e2e.test.ts skipped: ${unavailable}`);
-    return;
-  }
-  home = await mkdtemp(join(tmpdir(), 'hearth-natq-'));
-  ({ r, a, b } = await natLabNodes(lab, home, () => undefined, { nodeBinary: line.binary, quic: true }));
-  nodes = [r, a, b];
-  await r.start();
-  await Promise.all([a.start(), b.start()]);
+  ({ unavailable, r, a, b } = await startNatLab(lab, 'nat-quic.e2e.test.ts', 'why' in line ? { unavailable: line.why } : { nodeBinary: line.binary, quic: true }));
 }, 180_000);
-
-afterAll(async () => {
-  await Promise.allSettled(nodes.map(haltLabNode));
-  await lab.tearDown();
-  if (home) await rm(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => lab.tearDown(), 60_000);
 
 describe('two homes behind NAT reaching a relay over QUIC', { timeout: 180_000 }, () => {
   const skipUnlessLab = (t: { skip: (condition: boolean, note?: string) => void }) => t.skip(unavailable !== undefined, `${unavailable}`);
