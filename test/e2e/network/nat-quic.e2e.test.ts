@@ -8,11 +8,9 @@
  * Skipped, saying why, without root, `ip` or `iptables`, or without a Node.js 26 binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { eventually, joinContext, type ClusterNode } from '../../helpers/cluster.ts';
+import { eventually, joinContext, kvContextOn, type ClusterNode } from '../../helpers/cluster.ts';
 import { LAB_SWARM_PORT, NatLab, startNatLab } from '../../helpers/nat-lab.ts';
 import { nodeLine } from '../../helpers/node-lines.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 const lab = new NatLab('natq');
 const line = nodeLine(26);
@@ -59,11 +57,7 @@ describe('two homes behind NAT reaching a relay over QUIC', { timeout: 180_000 }
 
   it('B joins A’s context through R, and it replicates both ways over the relay', async (t) => {
     skipUnlessLab(t);
-    const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.natq' });
-    let appId = '';
-    for (const n of [a, b]) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-    const ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-    const ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    const { ns, ctx } = await kvContextOn([a, b], a, 'com.hearth.kv.natq');
     await joinContext(a, b, ns, ctx, 60_000);
     await a.client.rpc.execute(ctx, 'set', { key: 'from-a', value: 'A over QUIC' });
     await b.client.rpc.execute(ctx, 'set', { key: 'from-b', value: 'B over QUIC' });

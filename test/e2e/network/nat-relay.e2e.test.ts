@@ -16,10 +16,8 @@
  * Skipped, saying why, without root, `ip` or `iptables`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { eventually, joinContext, type ClusterNode } from '../../helpers/cluster.ts';
+import { eventually, joinContext, kvContextOn, type ClusterNode } from '../../helpers/cluster.ts';
 import { LAB_SWARM_PORT, NatLab, startNatLab } from '../../helpers/nat-lab.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 const lab = new NatLab('nat');
 let unavailable: string | undefined;
@@ -85,11 +83,7 @@ describe('two homes behind NAT, one public relay', { timeout: 120_000 }, () => {
 
   it('B joins A’s namespace on an invitation carrying A’s relayed address, and a kv context converges both ways over R', async (t) => {
     skipUnlessLab(t);
-    const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.nat' });
-    let appId = '';
-    for (const n of [a, b]) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-    ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-    ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    ({ ns, ctx } = await kvContextOn([a, b], a, 'com.hearth.kv.nat'));
 
     const aId = (await net(a)).localPeerId;
     const { invitation } = await a.client.invitations.inviteToNamespace(ns);

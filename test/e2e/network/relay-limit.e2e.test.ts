@@ -21,10 +21,8 @@
  * LAB_LOG=debug and DEBUG=libp2p:circuit-relay*,libp2p:connection-manager* for libp2p's own).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { eventually, joinContext, type ClusterNode } from '../../helpers/cluster.ts';
+import { eventually, joinContext, kvContextOn, type ClusterNode } from '../../helpers/cluster.ts';
 import { NatLab, startNatLab } from '../../helpers/nat-lab.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 const LIMIT = 256 * 1024;
 const lab = new NatLab('rlim');
@@ -86,11 +84,7 @@ describe('replication through a relay with a small data limit', { timeout: 420_0
     const rId = (await net(r)).localPeerId;
     for (const n of [a, b]) await eventually(`${n.name} holds a reservation on R`, async () => (await net(n)).relays.some((x) => x.peerId === rId), 90_000);
 
-    const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.rlim' });
-    let appId = '';
-    for (const n of [a, b]) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-    const ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-    const ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    const { ns, ctx } = await kvContextOn([a, b], a, 'com.hearth.kv.rlim');
     await joinContext(a, b, ns, ctx);
     const root = async (n: ClusterNode) => (await n.client.contexts.get(ctx)).contextStateHash;
     await eventually('B holds the context state', async () => (await root(b)) !== 'f'.repeat(64) && (await root(b)) === (await root(a)), 90_000);
