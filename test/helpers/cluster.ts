@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import { prepareCluster } from '../../src/cli/dev-cluster.ts';
 import { loadConfig, saveConfig } from '../../src/config/config.ts';
+import { makeBundle } from './bundles.ts';
 import { ADMIN_PASSWORD, ADMIN_USER, spawnNode, type SpawnedNode } from './node.ts';
+import { buildTestApp } from './wasm-apps.ts';
 
 const ENV = { MERO_AUTH_ADMIN_USER: ADMIN_USER, MERO_AUTH_ADMIN_PASSWORD: ADMIN_PASSWORD, HEARTH_LOG: process.env.LAB_LOG ?? 'warn' };
 
@@ -160,4 +162,17 @@ export async function joinContext(inviter: ClusterNode, joiner: ClusterNode, ns:
   await joiner.client.groups.sync(ns);
   await eventually(`${joiner.name} lists the context`, async () => (await joiner.client.groups.contexts(ns)).some((x) => x.contextId === ctx), listTimeoutMs);
   await joiner.client.contexts.join(ctx);
+}
+
+/**
+ * The kv test app, packaged as `pkg`, installed on each of `nodes`, and a namespace and a context
+ * of it created on `owner` (the others still have to join): how most multi-node tests begin.
+ */
+export async function kvContextOn(nodes: ClusterNode[], owner: ClusterNode, pkg: string): Promise<{ appId: string; ns: string; ctx: string }> {
+  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: pkg });
+  let appId = '';
+  for (const n of nodes) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
+  const ns = (await owner.client.namespaces.create({ applicationId: appId })).namespaceId;
+  const ctx = (await owner.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+  return { appId, ns, ctx };
 }

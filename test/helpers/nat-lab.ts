@@ -27,11 +27,14 @@
  *
  * Needs root, `ip` (iproute2) and `iptables`: `setUp()` answers why it could not, so a test can
  * skip; `tearDown()` deletes everything (veths and iptables rules go with their namespaces; the
- * root namespace's unreachable route is removed).
+ * root namespace's unreachable route is removed), after what was registered with `onTearDown` (the
+ * nodes, their homes). `startNatLab()` is a NAT-lab test's whole start-up: lab, homes, nodes.
  */
 import { execFile } from 'node:child_process';
 import { createPrivateKey } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig, saveConfig, type NodeConfig } from '../../src/config/config.ts';
 import { initHome, resolveHome } from '../../src/config/home.ts';
@@ -68,13 +71,16 @@ export class NatLab {
   private readonly net: string;
   private made: string[] = [];
   private rootVeths: string[] = [];
+  /** what `tearDown()` undoes before the network: the nodes on it, their homes (`onTearDown`) */
+  private cleanups: (() => Promise<unknown>)[] = [];
 
   /** the "internet"'s /24, unreachable from the root namespace while the lab stands */
   internet = '';
   private unreachableRoute = false;
 
   constructor(
-    label: string,
+    /** names the namespaces (`hearth-<label>-<pid>-…`) and the nodes' homes (`startNatLab`) */
+    readonly label: string,
     readonly topology: NatTopology = 'masquerade',
   ) {
     this.prefix = `hearth-${label}-${process.pid}`;
@@ -231,7 +237,13 @@ export class NatLab {
     return undefined;
   }
 
+  /** Has `tearDown()` run `fn` before it deletes the network, the latest registered first (a node stops before its home goes). */
+  onTearDown(fn: () => Promise<unknown>): void {
+    this.cleanups.push(fn);
+  }
+
   async tearDown(): Promise<void> {
+    for (const fn of this.cleanups.splice(0).reverse()) await fn().catch(() => undefined);
     for (const ns of this.made.splice(0).reverse()) await ip('netns', 'del', ns).catch(() => undefined);
     for (const v of this.rootVeths.splice(0)) await ip('link', 'del', v).catch(() => undefined);
     if (this.unreachableRoute) await ip('route', 'del', 'unreachable', this.internet).catch(() => undefined);
@@ -283,4 +295,46 @@ export async function haltLabNode(n: ClusterNode): Promise<void> {
   } finally {
     clearTimeout(kill);
   }
+}
+
+/** The three started nodes of a NAT lab, or why the lab could not stand (then the nodes are unset: the test skips and never touches them). */
+export interface NatLabRun {
+  unavailable: string | undefined;
+  r: ClusterNode;
+  a: ClusterNode;
+  b: ClusterNode;
+}
+
+/**
+ * The start-up every NAT-lab test shares, for its `beforeAll`: builds the lab, makes the three
+ * nodes' homes in a temporary folder (`natLabNodes`, with `opts` as there), starts R, then A and B
+ * together. When the lab cannot stand (or `opts.unavailable`, a reason found before, says so) it
+ * warns that `file` is skipped and why, and answers that reason. `lab.tearDown()` (the test's
+ * `afterAll`) then stops the nodes (`haltLabNode`) and removes their homes before the network;
+ * with HEARTH_E2E_LOG_DIR=<dir> it first writes each node's whole log there, `<label>-<node>.log`
+ * (LAB_LOG=debug and DEBUG=libp2p:… make them hold hearth's and libp2p's own).
+ */
+export async function startNatLab(
+  lab: NatLab,
+  file: string,
+  opts: { configure?: (name: LabHost['name'], cfg: NodeConfig) => void; nodeBinary?: string; quic?: boolean; unavailable?: string } = {},
+): Promise<NatLabRun> {
+  const noLab = opts.unavailable === undefined ? await lab.setUp() : undefined;
+  const unavailable = opts.unavailable ?? noLab;
+  if (unavailable !== undefined) {
+    const why = noLab === undefined ? unavailable : `cannot build the NAT lab (${noLab}); NAT traversal is only tested inside network namespaces`;
+    console.warn(`${file} skipped: ${why}`);
+    return { unavailable } as NatLabRun;
+  }
+  const home = await mkdtemp(join(tmpdir(), `hearth-${lab.label}-`));
+  lab.onTearDown(() => rm(home, { recursive: true, force: true }));
+  const { r, a, b } = await natLabNodes(lab, home, opts.configure, { nodeBinary: opts.nodeBinary, quic: opts.quic });
+  lab.onTearDown(async () => {
+    const logDir = process.env.HEARTH_E2E_LOG_DIR;
+    if (logDir) for (const n of [r, a, b]) await writeFile(join(logDir, `${lab.label}-${n.name}.log`), n.process?.output() ?? '');
+    await Promise.allSettled([r, a, b].map(haltLabNode));
+  });
+  await r.start();
+  await Promise.all([a.start(), b.start()]);
+  return { unavailable, r, a, b };
 }

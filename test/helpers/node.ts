@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createClient, MemoryTokenStore, type Client } from '../../src/client/index.ts';
 import type { Clock } from '../../src/clock.ts';
 import { loadConfig, saveConfig, type NodeConfig } from '../../src/config/config.ts';
 import { initHome, resolveHome, type HomePaths } from '../../src/config/home.ts';
@@ -177,4 +178,11 @@ export function runCli(
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** An SDK client of `node`, logged in as its admin (tokens in memory): after `restart()`, make a new one. */
+export async function adminClient(node: Pick<TestNode, 'url' | 'adminUser' | 'adminPassword'>): Promise<Client> {
+  const client = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
+  await client.auth.login({ username: node.adminUser, password: node.adminPassword });
+  return client;
 }

@@ -21,6 +21,14 @@ describe('outputs: what a step exports', () => {
     expect(missing).toEqual(['nope<-nothing']);
   });
 
+  it('says which exports are marked secret: true (the value is exported all the same)', () => {
+    const seen: string[] = [];
+    const values: Record<string, unknown> = {};
+    exportOutputs({ key: { field: 'stdout', secret: true }, code: { field: 'exit_code' }, out: 'stdout' }, { stdout: 'ab12', exit_code: 0 }, values, { exported: (n, _v, secret) => seen.push(`${n}${secret ? ' secret' : ''}`), missing: () => undefined });
+    expect(values).toEqual({ key: 'ab12', code: 0, out: 'ab12' });
+    expect(seen).toEqual(['key secret', 'code', 'out']);
+  });
+
   it('exports the error fields of an expected failure', () => {
     const values: Record<string, unknown> = {};
     exportOutputs({ t: 'error_type', m: 'error_message' }, errorInfo(new RpcError('FunctionCallError', 'boom')), values);

@@ -35,6 +35,11 @@ describe('workflow file checks', () => {
     expect(wf.notes.join('\n')).toMatch(/nodes\.image, nodes\.chain_id/);
   });
 
+  it('takes secret: true on an output and refuses a secret that is not true or false', async () => {
+    await check([{ type: 'script', script: 'app.wasm', outputs: { key: { field: 'stdout', secret: true } } }]);
+    expect(await refusal([{ type: 'script', script: 'app.wasm', outputs: { key: { field: 'stdout', secret: 'yes' } } }])).toMatch(/step 1 \(script\): outputs\.key\.secret must be true or false$/);
+  });
+
   it('refuses an unknown step type, naming the file, the step and the fix', async () => {
     const msg = await refusal([{ name: 'Oops', type: 'instal_application', node: 'n-1', path: 'app.wasm' }]);
     expect(msg).toBe(`${join(dir, 'w.yml')}: step 1 "Oops" (instal_application): unknown step type "instal_application"; use one of the step types in docs/workflows.md`);

@@ -175,6 +175,7 @@ async function checkStep(raw: unknown, path: string, scope: Scope): Promise<void
       for (const [name, src] of Object.entries(outs)) {
         const okSrc = typeof src === 'string' || (src && typeof src === 'object' && typeof (src as { field?: unknown }).field === 'string');
         if (!okSrc) bad(`outputs.${name} must be a field name (a.b for nested) or {field: …}`);
+        else if (typeof src === 'object' && 'secret' in src && typeof src.secret !== 'boolean') bad(`outputs.${name}.secret must be true or false`);
       }
     }
   }

@@ -3,6 +3,11 @@
  * starts, its progress, the values it exported, pass or fail with its time, and a summary line.
  * For people (the default) these are lines on stdout as they happen; with `--output json` each is
  * one JSON line on stderr (for CI logs) and stdout gets one JSON document: the whole run.
+ *
+ * A value exported by an output marked `secret: true` is withheld from all of it: from then on its
+ * text is `<secret withheld>` wherever it would appear (its export line, the captured values, a step
+ * name or error that quotes it, the JSON events and document). merobox has no such notion; it
+ * prints every exported value (docs/workflows.md "Secrets").
  */
 import { textOf, type Values } from './values.ts';
 
@@ -36,12 +41,16 @@ export interface RunSummary {
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const WITHHELD = '<secret withheld>';
 const shown = (v: unknown) => {
   const t = textOf(v);
   return t.length > 100 ? `${t.slice(0, 97)}...` : t;
 };
 
 export class Reporter {
+  /** the texts withheld from everything printed, longest first (a secret may contain a shorter one) */
+  private secrets: string[] = [];
+
   constructor(
     private readonly json: boolean,
     private readonly out: NodeJS.WritableStream = process.stdout,
@@ -49,8 +58,26 @@ export class Reporter {
   ) {}
 
   private line(event: Record<string, unknown>, human: string): void {
-    if (this.json) this.err.write(`${JSON.stringify(event)}\n`);
-    else this.out.write(`${human}\n`);
+    if (this.json) this.err.write(`${JSON.stringify(this.masked(event))}\n`);
+    else this.out.write(`${this.masked(human)}\n`);
+  }
+
+  /** Withholds `value` from every line printed from now on: its text, or each string and number in it. */
+  secret(value: unknown): void {
+    if (typeof value === 'string' || typeof value === 'number') {
+      const text = String(value);
+      if (text && !this.secrets.includes(text)) this.secrets = [...this.secrets, text].sort((a, b) => b.length - a.length);
+    } else if (value && typeof value === 'object') for (const v of Object.values(value)) this.secret(v);
+  }
+
+  /** `x` with each secret's text replaced by `<secret withheld>`, in every string inside it too. */
+  masked<T>(x: T): T {
+    if (!this.secrets.length) return x;
+    if (typeof x === 'string') return this.secrets.reduce((t, s) => t.replaceAll(s, WITHHELD), x as string) as T;
+    if (typeof x === 'number' && this.secrets.includes(String(x))) return WITHHELD as T;
+    if (Array.isArray(x)) return x.map((v) => this.masked(v)) as T;
+    if (x && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, this.masked(v)])) as T;
+    return x;
   }
 
   start(name: string, file: string): void {
@@ -81,8 +108,11 @@ export class Reporter {
     this.line({ event: 'progress', step, text }, `  ${text}`);
   }
 
-  exported(step: string, name: string, value: unknown): void {
-    this.line({ event: 'exported', step, name, value }, `  📝 ${name} = ${shown(value)}`);
+  /** `secret`: the output is marked `secret: true`; the value is withheld from here on. */
+  exported(step: string, name: string, value: unknown, secret = false): void {
+    if (secret) this.secret(value);
+    // masked before `shown` cuts it: a cut secret would no longer match its whole text
+    this.line({ event: 'exported', step, name, value }, `  📝 ${name} = ${shown(this.masked(value))}`);
   }
 
   exportMissing(step: string, name: string, field: string, available: string[]): void {
@@ -107,7 +137,7 @@ export class Reporter {
 
   summary(s: RunSummary): void {
     if (this.json) {
-      this.out.write(`${JSON.stringify(s)}\n`);
+      this.out.write(`${JSON.stringify(this.masked(s))}\n`);
       return;
     }
     const passed = s.steps.filter((r) => r.status !== 'failed').length;
@@ -115,13 +145,13 @@ export class Reporter {
     if (s.ok) {
       lines.push(`\n🎉 Workflow '${s.workflow}' completed successfully!`);
       const values = Object.entries(s.exported);
-      if (values.length) lines.push('\n📋 Captured Dynamic Values:', ...values.map(([k, v]) => `  ${k}: ${shown(v)}`));
+      if (values.length) lines.push('\n📋 Captured Dynamic Values:', ...values.map(([k, v]) => `  ${k}: ${shown(this.masked(v))}`));
       lines.push(`\nsummary: ${passed} step${passed === 1 ? '' : 's'} passed, 0 failed on ${s.nodes.length} node${s.nodes.length === 1 ? '' : 's'} in ${secs(s.durationMs)} (nodes ready in ${secs(s.nodesStartMs)})`);
     } else {
       const f = s.failed;
       lines.push(`\n❌ Workflow '${s.workflow}' failed${f ? ` at step ${f.step} '${f.name}' (${f.type})` : ''}`);
       lines.push(`summary: ${passed} step${passed === 1 ? '' : 's'} passed, 1 failed in ${secs(s.durationMs)}`);
     }
-    this.out.write(`${lines.join('\n')}\n`);
+    this.out.write(`${this.masked(lines.join('\n'))}\n`);
   }
 }

@@ -48,8 +48,11 @@ export class StepFailed extends Error {
   }
 }
 
-/** Copies the fields `outputs` names from a response into the values (merobox `_export_custom_outputs`). */
-export function exportOutputs(outputs: unknown, response: unknown, values: Values, report?: { exported(n: string, v: unknown): void; missing(n: string, f: string, a: string[]): void }): Values {
+/**
+ * Copies the fields `outputs` names from a response into the values (merobox `_export_custom_outputs`).
+ * `{field, …, secret: true}` (hearth's addition) tells `report` the value is a secret, to withhold.
+ */
+export function exportOutputs(outputs: unknown, response: unknown, values: Values, report?: { exported(n: string, v: unknown, secret: boolean): void; missing(n: string, f: string, a: string[]): void }): Values {
   const exported: Values = {};
   if (!outputs || typeof outputs !== 'object') return exported;
   const data = response && typeof response === 'object' && !Array.isArray(response) && 'data' in response && !('success' in response) ? (response as Values).data : response;
@@ -58,13 +61,15 @@ export function exportOutputs(outputs: unknown, response: unknown, values: Value
     let value: unknown;
     let target = name;
     let field: string;
+    let secret = false;
     if (typeof src === 'string') {
       field = src;
       value = src.includes('.') ? extractPath(data, src) : data && typeof data === 'object' ? (data as Values)[src] : undefined;
       if (typeof value === 'string' && !src.includes('.')) value = parseJsonLike(value);
     } else {
-      const spec = src as { field: string; json?: boolean; path?: string; target?: string };
+      const spec = src as { field: string; json?: boolean; path?: string; target?: string; secret?: boolean };
       field = spec.field;
+      secret = spec.secret === true;
       value = data && typeof data === 'object' ? (data as Values)[spec.field] : undefined;
       if (spec.json) value = parseJsonLike(value);
       if (typeof spec.path === 'string') value = extractPath(value, spec.path);
@@ -76,7 +81,7 @@ export function exportOutputs(outputs: unknown, response: unknown, values: Value
     }
     values[target] = value;
     exported[target] = value;
-    report?.exported(target, value);
+    report?.exported(target, value, secret);
   }
   return exported;
 }
@@ -164,7 +169,8 @@ export async function runWorkflow(opts: RunOptions): Promise<RunSummary> {
         process.once('SIGTERM', () => done());
       });
     }
-    if (failed) throw new StepFailed(failed);
+    // the command's error line quotes the step too: no secret in it either
+    if (failed) throw new StepFailed(report.masked(failed));
     return summary;
   } finally {
     await cleanup();
@@ -217,7 +223,7 @@ class Runner {
     const record: StepRecord = { step: path, name, type: step.type, ...(node ? { node } : {}), status: 'passed', ms: 0, exported: {} };
     const exportTo = (response: unknown) =>
       exportOutputs(step.outputs, response, values, {
-        exported: (n, v) => this.report.exported(path, n, v),
+        exported: (n, v, secret) => this.report.exported(path, n, v, secret),
         missing: (n, f, a) => this.report.exportMissing(path, n, f, a),
       });
     const before = node ? this.nodes.get(node)?.last : undefined;

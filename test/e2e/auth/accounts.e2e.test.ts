@@ -4,11 +4,13 @@
  * sign-with-root and revocation, each refusal, and restart persistence of the device registry.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createHash, createPublicKey, verify } from 'node:crypto';
-import { createClient, MemoryTokenStore, type Client, type HttpError } from '../../../src/client/index.ts';
-import { AccountsApi, type PairInitResult } from '../../../src/client/accounts.ts';
-import { NamespacesApi } from '../../../src/client/namespaces.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { createPublicKey, verify } from 'node:crypto';
+import type { Client } from '../../../src/client/index.ts';
+import type { AccountsApi, PairInitResult } from '../../../src/client/accounts.ts';
+import type { NamespacesApi } from '../../../src/client/namespaces.ts';
+import { domainHash } from '../../helpers/domain-hash.ts';
+import { adminClient, startTestNode, type TestNode } from '../../helpers/node.ts';
+import { outcomeOf } from '../../helpers/status.ts';
 
 const APP = 'a'.repeat(64);
 const APP2 = 'b'.repeat(64);
@@ -22,33 +24,10 @@ let id: { accountId: string; deviceId: string; publicKey: string; accountRootPub
 let nsApp: string;
 let nsApp2: string;
 
-async function status(p: Promise<unknown>): Promise<{ status: number; text: string }> {
-  try {
-    await p;
-    return { status: 200, text: '' };
-  } catch (e) {
-    const err = e as HttpError;
-    return { status: err.status, text: err.bodyText };
-  }
-}
-
 async function connect(): Promise<void> {
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
+  c = await adminClient(node);
   acc = c.accounts;
   nss = c.namespaces;
-}
-
-function domainHash(domain: string, parts: Buffer[]): Buffer {
-  const h = createHash('sha256');
-  const len = (n: number) => {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(BigInt(n));
-    return b;
-  };
-  h.update(len(domain.length)).update(domain);
-  for (const p of parts) h.update(len(p.length)).update(p);
-  return h.digest();
 }
 
 function ed25519Ok(pubHex: string, message: Buffer, sig: Buffer): boolean {
@@ -106,29 +85,29 @@ it('pair-init answers a 72-byte timestamped statement signed by signPublicKey an
   expect(ed25519Ok(o.signPublicKey, domainHash('calimero.device.pairing.v1', [...fields, issued]), bytes.subarray(8))).toBe(true);
   const code = domainHash('calimero.device.pairing.confirm.v1', fields).subarray(0, 8).toString('hex').toUpperCase();
   expect(o.confirmationCode.replace(/-/g, '')).toBe(code);
-  expect((await status(acc.pairInit({ accountRootPublicKey: 'abc', namespaces: [nsApp] }))).status).toBe(400);
-  expect((await status(acc.pairInit({ accountRootPublicKey: id.accountRootPublicKey, namespaces: [] }))).status).toBe(400);
-  expect((await status(acc.pairInit({ accountRootPublicKey: id.accountRootPublicKey, namespaces: ['zz'] }))).status).toBe(400);
+  expect((await outcomeOf(acc.pairInit({ accountRootPublicKey: 'abc', namespaces: [nsApp] }))).status).toBe(400);
+  expect((await outcomeOf(acc.pairInit({ accountRootPublicKey: id.accountRootPublicKey, namespaces: [] }))).status).toBe(400);
+  expect((await outcomeOf(acc.pairInit({ accountRootPublicKey: id.accountRootPublicKey, namespaces: ['zz'] }))).status).toBe(400);
   expect((await acc.pairInit({ accountRootPublicKey: id.accountRootPublicKey, namespaces: [], accountNamespace: nsApp })).statement).toHaveLength(144);
 });
 
 it('pair-complete refuses a wrong code, a statement older than 300 s or from the future, bad widths and a blank code', async () => {
   const o = await offer();
-  const wrong = await status(complete(o, { confirmationCode: '0000-0000-0000-0000' }));
+  const wrong = await outcomeOf(complete(o, { confirmationCode: '0000-0000-0000-0000' }));
   expect(wrong.status).toBe(400);
   expect(wrong.text).not.toContain(o.confirmationCode);
-  expect((await status(complete(o, { confirmationCode: '  ' }))).status).toBe(400);
-  expect((await status(acc.pairComplete({ ...o, statement: o.statement.slice(0, 128) }))).status).toBe(400);
-  expect((await status(acc.pairComplete({ ...o, deviceId: o.statement }))).status).toBe(400);
+  expect((await outcomeOf(complete(o, { confirmationCode: '  ' }))).status).toBe(400);
+  expect((await outcomeOf(acc.pairComplete({ ...o, statement: o.statement.slice(0, 128) }))).status).toBe(400);
+  expect((await outcomeOf(acc.pairComplete({ ...o, deviceId: o.statement }))).status).toBe(400);
   const tampered = o.statement.slice(0, 20) + (o.statement[20] === '0' ? '1' : '0') + o.statement.slice(21);
-  expect((await status(acc.pairComplete({ ...o, statement: tampered }))).status).toBe(400);
+  expect((await outcomeOf(acc.pairComplete({ ...o, statement: tampered }))).status).toBe(400);
   t += 301_000;
-  const stale = await status(complete(o));
+  const stale = await outcomeOf(complete(o));
   expect(stale.status).toBe(400);
   expect(stale.text).toContain('300');
   const fresh = await offer();
   t -= 120_000;
-  const future = await status(complete(fresh));
+  const future = await outcomeOf(complete(fresh));
   expect(future.status).toBe(400);
   expect(future.text).toContain('future');
   t += 120_000;
@@ -161,8 +140,8 @@ it('relink is add-only; an empty list widens to every application; unknown devic
   expect(bare.applications).toEqual([]);
   const own = await acc.relink(id.deviceId);
   expect(own.skipped.every((s) => s.reason === 'ownDevice')).toBe(true);
-  expect((await status(acc.relink('0'.repeat(64)))).status).toBe(404);
-  const bad = await status(acc.relink('xyz'));
+  expect((await outcomeOf(acc.relink('0'.repeat(64)))).status).toBe(404);
+  const bad = await outcomeOf(acc.relink('xyz'));
   expect(bad.status).toBe(400);
   expect(bad.text).toContain('deviceId must be 64 hex');
 });
@@ -175,32 +154,32 @@ it('PUT scope replaces the scope and reports descoped namespaces; refusals 400/4
   const all = await acc.setScope(scoped.deviceId, 'all');
   expect(all.applications).toEqual([]);
   expect(all.linkedIn).toEqual([{ namespaceId: nsApp, keyDelivered: false }]);
-  const empty = await status(acc.setScope(scoped.deviceId, { only: [] }));
+  const empty = await outcomeOf(acc.setScope(scoped.deviceId, { only: [] }));
   expect(empty.status).toBe(400);
-  expect((await status(acc.setScope(scoped.deviceId, 'some' as never))).status).toBe(400);
-  expect((await status(acc.setScope(scoped.deviceId, { only: ['nope'] }))).status).toBe(400);
-  const unknownApp = await status(acc.setScope(scoped.deviceId, { only: [APP2, 'c'.repeat(64)] }));
+  expect((await outcomeOf(acc.setScope(scoped.deviceId, 'some' as never))).status).toBe(400);
+  expect((await outcomeOf(acc.setScope(scoped.deviceId, { only: ['nope'] }))).status).toBe(400);
+  const unknownApp = await outcomeOf(acc.setScope(scoped.deviceId, { only: [APP2, 'c'.repeat(64)] }));
   expect(unknownApp.status).toBe(400);
   expect(unknownApp.text).toContain(`unknown application ${'c'.repeat(64)}`);
-  expect((await status(acc.setScope(id.deviceId, 'all'))).status).toBe(403);
-  expect((await status(acc.setScope('0'.repeat(64), 'all'))).status).toBe(404);
+  expect((await outcomeOf(acc.setScope(id.deviceId, 'all'))).status).toBe(403);
+  expect((await outcomeOf(acc.setScope('0'.repeat(64), 'all'))).status).toBe(404);
 });
 
 it('PUT label names a device and advances labelEpoch; refusals 400/404/409/429', async () => {
   expect(await acc.setLabel(id.deviceId, '  Work laptop ')).toEqual({ accountId: id.accountId, deviceId: id.deviceId, label: 'Work laptop', labelEpoch: 1 });
   // renames of one device wait 10 s on each other, as the reference's
   t += 4_000;
-  const tooSoon = await status(acc.setLabel(id.deviceId, 'Desk'));
+  const tooSoon = await outcomeOf(acc.setLabel(id.deviceId, 'Desk'));
   expect(tooSoon.status).toBe(429);
   expect(tooSoon.text).toContain('renamed less than 10s ago');
   t += 6_000;
   expect((await acc.setLabel(id.deviceId, 'Desk')).labelEpoch).toBe(2);
   expect((await acc.devices())[0]).toMatchObject({ isSelf: true, label: 'Desk', labelEpoch: 2 });
-  expect((await status(acc.setLabel(id.deviceId, '   '))).status).toBe(400);
-  expect((await status(acc.setLabel(id.deviceId, 'a\u0001b'))).status).toBe(400);
-  expect((await status(acc.setLabel(id.deviceId, 'x'.repeat(65)))).status).toBe(400);
-  expect((await status(acc.setLabel('0'.repeat(64), 'x'))).status).toBe(404);
-  expect((await status(acc.setLabel(scoped.deviceId, 'desk'))).status).toBe(409);
+  expect((await outcomeOf(acc.setLabel(id.deviceId, '   '))).status).toBe(400);
+  expect((await outcomeOf(acc.setLabel(id.deviceId, 'a\u0001b'))).status).toBe(400);
+  expect((await outcomeOf(acc.setLabel(id.deviceId, 'x'.repeat(65)))).status).toBe(400);
+  expect((await outcomeOf(acc.setLabel('0'.repeat(64), 'x'))).status).toBe(404);
+  expect((await outcomeOf(acc.setLabel(scoped.deviceId, 'desk'))).status).toBe(409);
 });
 
 it('sign-with-root signs domain bytes ‖ challenge with the account root (base64); `payload` is accepted too', async () => {
@@ -216,11 +195,11 @@ it('sign-with-root signs domain bytes ‖ challenge with the account root (base6
     body: { domain: 'mdma.account-link', payload: challenge.toString('hex') },
   });
   expect(ed25519Ok(id.accountRootPublicKey, Buffer.concat([Buffer.from('calimero.mdma.account-link.v1\0'), challenge]), Buffer.from(viaPayload.signature, 'base64'))).toBe(true);
-  const badDomain = await status(acc.signWithRoot({ domain: 'other', text: 'ab' }));
+  const badDomain = await outcomeOf(acc.signWithRoot({ domain: 'other', text: 'ab' }));
   expect(badDomain.status).toBe(400);
   expect(badDomain.text).toContain('mdma.account-recovery');
-  expect((await status(acc.signWithRoot({ domain: 'mdma.account-login', text: 'abc' }))).status).toBe(400);
-  expect((await status(c.http.send('/admin-api/account/sign-with-root', { method: 'POST', body: { domain: 'mdma.account-login' } }))).status).toBe(400);
+  expect((await outcomeOf(acc.signWithRoot({ domain: 'mdma.account-login', text: 'abc' }))).status).toBe(400);
+  expect((await outcomeOf(c.http.send('/admin-api/account/sign-with-root', { method: 'POST', body: { domain: 'mdma.account-login' } }))).status).toBe(400);
 });
 
 it('revoke withdraws a device in every namespace (keyRotated per namespace); it stays listed as revoked', async () => {
@@ -230,11 +209,11 @@ it('revoke withdraws a device in every namespace (keyRotated per namespace); it 
   expect(r.revokedIn.every((x) => x.keyRotated === false)).toBe(true);
   const listed = (await acc.devices()).find((d) => d.deviceId === scoped.deviceId)!;
   expect(listed).toMatchObject({ revoked: true, namespaces: [] });
-  expect((await status(nss.revokeDevice(nsApp, { deviceId: scoped.deviceId }))).status).toBe(409);
-  expect((await status(acc.setScope(scoped.deviceId, 'all'))).status).toBe(403);
+  expect((await outcomeOf(nss.revokeDevice(nsApp, { deviceId: scoped.deviceId }))).status).toBe(409);
+  expect((await outcomeOf(acc.setScope(scoped.deviceId, 'all'))).status).toBe(403);
   expect((await acc.relink(scoped.deviceId)).skipped.every((s) => s.reason === 'revoked')).toBe(true);
   t += 1000;
-  expect((await status(complete(await offer()))).status).toBe(200);
+  expect((await outcomeOf(complete(await offer()))).status).toBe(200);
 });
 
 it('the device registry, labels, scopes and revocations survive a restart', async () => {

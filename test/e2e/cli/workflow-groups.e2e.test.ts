@@ -7,8 +7,10 @@
  * deleting namespaces — in one workflow on four nodes (test/fixtures/workflows/groups-four-nodes.yml),
  * a node kept up after its steps (the last one failing, its signing key withheld) until Ctrl-C, and
  * on two nodes (migration-two-nodes.yml) an upgrade whose migration each member reports to the
- * other, a signing key of the node's own registered, and merobox's `requester` key.
+ * other, a signing key of the node's own registered (read by a script whose output is marked secret,
+ * so it shows nowhere in what the run printed), and merobox's `requester` key.
  */
+import { createPrivateKey } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -99,6 +101,10 @@ it('on two nodes: every member reports its migration, a key of its own registers
   expect(byType('assert_migration_complete').map((s: { status: string }) => s.status)).toEqual(['passed', 'passed']);
   expect(byType('register_group_signing_key')[0]).toMatchObject({ status: 'passed' });
   expect(summary.exported).toMatchObject({ registered: true, registered_key: summary.exported.key1, migrated1: 2, unknown1: 0, total1: 2, migrated2: 2, group_deleted: true, ctx_deleted: true, ns_deleted: true });
+  // own-key.sh's output is marked secret: the node's signing secret shows nowhere in what the run printed
+  const nodeSecret = Buffer.from(createPrivateKey(await readFile(join(homes, 'mig-1', 'node-key.pem'))).export({ format: 'jwk' }).d!, 'base64url').toString('hex');
+  expect(run.stdout + run.stderr).not.toContain(nodeSecret);
+  expect(summary.exported.secret1).toBe('<secret withheld>');
   await unreachable(summary.nodes.map((n: { url: string }) => n.url));
 });
 

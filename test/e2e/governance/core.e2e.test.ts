@@ -3,30 +3,17 @@
  * GroupInfo, and restart persistence of the derived state.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import type { Client, HttpError } from '../../../src/client/index.ts';
+import { domainHash } from '../../helpers/domain-hash.ts';
+import { adminClient, startTestNode, type TestNode } from '../../helpers/node.ts';
 
 const APP = 'a'.repeat(64);
 let node: TestNode;
 let c: Client;
 
-function domainHash(domain: string, parts: Buffer[]): string {
-  const h = createHash('sha256');
-  const len = (n: number) => {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(BigInt(n));
-    return b;
-  };
-  h.update(len(domain.length)).update(domain);
-  for (const p of parts) h.update(len(p.length)).update(p);
-  return h.digest('hex');
-}
-
 beforeAll(async () => {
   node = await startTestNode();
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
+  c = await adminClient(node);
 });
 afterAll(async () => node?.destroy());
 
@@ -37,7 +24,7 @@ it('GET /identity reports an account derived from the account root key', async (
   expect(id.publicKey).toMatch(/^[0-9a-f]{64}$/);
   expect(id.holdsAccountRoot).toBe(true);
   const root = Buffer.from(id.accountRootPublicKey as string, 'hex');
-  expect(id.accountId).toBe(domainHash('calimero.account.genesis.v1', [Buffer.concat([Buffer.from([2]), root])]));
+  expect(id.accountId).toBe(domainHash('calimero.account.genesis.v1', [Buffer.concat([Buffer.from([2]), root])]).toString('hex'));
 });
 
 it('founds a namespace whose id derives from founder and salt, lists it and reads it as a group', async () => {
@@ -48,7 +35,7 @@ it('founds a namespace whose id derives from founder and salt, lists it and read
   });
   expect(created.founding.founderAccountId).toBe(identity.accountId);
   expect(created.namespaceId).toBe(
-    domainHash('calimero.namespace.id.v1', [Buffer.from(identity.accountId, 'hex'), Buffer.from(created.founding.salt, 'hex')]),
+    domainHash('calimero.namespace.id.v1', [Buffer.from(identity.accountId, 'hex'), Buffer.from(created.founding.salt, 'hex')]).toString('hex'),
   );
   const list = await c.http.data<{ namespaceId: string }[]>('/admin-api/namespaces');
   expect(list.map((n) => n.namespaceId)).toContain(created.namespaceId);
@@ -79,8 +66,7 @@ it('keeps identity and governance state across a restart', async () => {
   const before = await c.http.data<{ accountId: string }>('/admin-api/identity');
   const list = await c.http.data<{ namespaceId: string }[]>('/admin-api/namespaces');
   node = await node.restart();
-  const c2 = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c2.auth.login({ username: node.adminUser, password: node.adminPassword });
+  const c2 = await adminClient(node);
   expect((await c2.http.data<{ accountId: string }>('/admin-api/identity')).accountId).toBe(before.accountId);
   expect(await c2.http.data('/admin-api/namespaces')).toEqual(list);
 });

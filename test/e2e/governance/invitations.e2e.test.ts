@@ -7,11 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import { HttpError, type Client } from '../../../src/client/index.ts';
 import { InvitationsApi, type SignedGroupOpenInvitation } from '../../../src/client/invitations.ts';
 import { ed25519Sign, ed25519Verify, generateKeyPair, privateKeyObject } from '../../../src/crypto/keys.ts';
 import { invitationBorsh } from '../../../src/governance/invitations/codec.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { adminClient, startTestNode, type TestNode } from '../../helpers/node.ts';
 
 const APP = 'a'.repeat(64);
 let node: TestNode;
@@ -22,8 +22,7 @@ let ns: string;
 let sub: string;
 
 async function login() {
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
+  c = await adminClient(node);
   inv = c.invitations;
 }
 const fails = (p: Promise<unknown>) => p.then(() => undefined, (e: HttpError) => e);

@@ -4,9 +4,10 @@
  * refusal, the account session's scope (404) and restart persistence.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, type Client, type HttpError } from '../../../src/client/index.ts';
-import { NamespacesApi } from '../../../src/client/namespaces.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import type { Client } from '../../../src/client/index.ts';
+import type { NamespacesApi } from '../../../src/client/namespaces.ts';
+import { adminClient, startTestNode, type TestNode } from '../../helpers/node.ts';
+import { outcomeOf } from '../../helpers/status.ts';
 import { randomBytes } from 'node:crypto';
 import { accountIdOf, deviceIdOf } from '../../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../../src/crypto/keys.ts';
@@ -22,19 +23,8 @@ let c: Client;
 let api: NamespacesApi;
 let me: string;
 
-async function status(p: Promise<unknown>): Promise<{ status: number; text: string }> {
-  try {
-    await p;
-    return { status: 200, text: '' };
-  } catch (e) {
-    const err = e as HttpError;
-    return { status: err.status, text: err.bodyText };
-  }
-}
-
 async function connect(): Promise<void> {
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
+  c = await adminClient(node);
   api = c.namespaces;
 }
 
@@ -57,8 +47,8 @@ it('DELETE /namespaces/{ns} answers {isDeleted:true}, with or without a body, an
   const a = await api.create({ applicationId: APP, name: 'doomed' });
   expect(await api.delete(a.namespaceId)).toEqual({ isDeleted: true });
   expect((await api.list()).map((n) => n.namespaceId)).not.toContain(a.namespaceId);
-  expect((await status(api.get(a.namespaceId))).status).toBe(404);
-  expect((await status(c.http.send(`/admin-api/groups/${a.namespaceId}`))).status).toBe(404);
+  expect((await outcomeOf(api.get(a.namespaceId))).status).toBe(404);
+  expect((await outcomeOf(c.http.send(`/admin-api/groups/${a.namespaceId}`))).status).toBe(404);
 
   const b = await api.create({ applicationId: APP });
   const withBody = await c.http.data<{ isDeleted: boolean }>(`/admin-api/namespaces/${b.namespaceId}`, { method: 'DELETE', body: {} });
@@ -66,11 +56,11 @@ it('DELETE /namespaces/{ns} answers {isDeleted:true}, with or without a body, an
 });
 
 it('DELETE /namespaces/{ns} refuses: unknown 404, bad id 400, a non-admin 403', async () => {
-  expect((await status(api.delete('f'.repeat(64)))).status).toBe(404);
-  expect((await status(api.delete('not-an-id'))).status).toBe(400);
+  expect((await outcomeOf(api.delete('f'.repeat(64)))).status).toBe(404);
+  expect((await outcomeOf(api.delete('not-an-id'))).status).toBe(400);
   const ns = await handedOver();
   await c.http.send(`/admin-api/groups/${ns}/members/${me}/role`, { method: 'PUT', body: { role: 'Member' } });
-  const refused = await status(api.delete(ns));
+  const refused = await outcomeOf(api.delete(ns));
   expect(refused.status).toBe(403);
   expect(refused.text).toContain('admin');
   expect((await api.get(ns)).namespaceId).toBe(ns);
@@ -83,7 +73,7 @@ it('GET /namespaces/for-application/{app} lists exactly that application\'s name
   expect(listed.map((n) => n.namespaceId).sort()).toEqual([x.namespaceId, y.namespaceId].sort());
   expect(listed[0]).toMatchObject({ targetApplicationId: APP2, memberCount: 1 });
   expect(await api.forApplication('c'.repeat(64))).toEqual([]);
-  expect((await status(api.forApplication('nope'))).status).toBe(400);
+  expect((await outcomeOf(api.forApplication('nope'))).status).toBe(400);
 });
 
 it('POST/GET /namespaces/{ns}/groups create subgroups (derived ids, open by default) and list them', async () => {
@@ -108,50 +98,50 @@ it('POST/GET /namespaces/{ns}/groups create subgroups (derived ids, open by defa
 
 it('POST /namespaces/{ns}/groups refuses: groupId/bad visibility 400, non-root 400, unknown 404, no capability 403', async () => {
   const { namespaceId } = await api.create({ applicationId: APP });
-  expect((await status(c.http.send(`/admin-api/namespaces/${namespaceId}/groups`, { method: 'POST', body: { groupId: 'b'.repeat(64) } }))).status).toBe(400);
-  expect((await status(api.createGroup(namespaceId, { visibility: 'secret' as never }))).status).toBe(400);
+  expect((await outcomeOf(c.http.send(`/admin-api/namespaces/${namespaceId}/groups`, { method: 'POST', body: { groupId: 'b'.repeat(64) } }))).status).toBe(400);
+  expect((await outcomeOf(api.createGroup(namespaceId, { visibility: 'secret' as never }))).status).toBe(400);
   const sub = await api.createGroup(namespaceId);
-  const nonRoot = await status(api.createGroup(sub.groupId));
+  const nonRoot = await outcomeOf(api.createGroup(sub.groupId));
   expect(nonRoot.status).toBe(400);
   expect(nonRoot.text).toContain('root group');
-  expect((await status(api.createGroup('f'.repeat(64)))).status).toBe(404);
-  expect((await status(api.groups('f'.repeat(64)))).status).toBe(404);
+  expect((await outcomeOf(api.createGroup('f'.repeat(64)))).status).toBe(404);
+  expect((await outcomeOf(api.groups('f'.repeat(64)))).status).toBe(404);
   const ns = await handedOver();
   await c.http.send(`/admin-api/groups/${ns}/members/${me}/role`, { method: 'PUT', body: { role: 'Member' } });
-  const refused = await status(api.createGroup(ns));
+  const refused = await outcomeOf(api.createGroup(ns));
   expect(refused.status).toBe(403);
   expect(refused.text).toContain('CAN_CREATE_SUBGROUP');
 });
 
 it('POST /namespaces/{ns}/leave: the owner cannot leave (403); a member leaves and the namespace drops out of scope (404)', async () => {
   const owned = await api.create({ applicationId: APP });
-  const refused = await status(api.leave(owned.namespaceId));
+  const refused = await outcomeOf(api.leave(owned.namespaceId));
   expect(refused.status).toBe(403);
   expect(refused.text).toContain('owner');
-  expect((await status(api.leave('f'.repeat(64)))).status).toBe(404);
+  expect((await outcomeOf(api.leave('f'.repeat(64)))).status).toBe(404);
 
   const ns = await handedOver();
   const sub = await api.createGroup(ns);
-  expect((await status(api.leave(ns))).status).toBe(409); // owns a subgroup
+  expect((await outcomeOf(api.leave(ns))).status).toBe(409); // owns a subgroup
   await c.http.send(`/admin-api/groups/${sub.groupId}`, { method: 'DELETE', body: {} });
   const res = await c.http.send(`/admin-api/namespaces/${ns}/leave`, { method: 'POST', body: { requester: me } });
   expect(res.status).toBe(200);
   expect(res.bodyText).toBe('');
-  expect((await status(api.get(ns))).status).toBe(404);
-  expect((await status(api.groups(ns))).status).toBe(404);
-  expect((await status(api.leave(ns))).status).toBe(404);
+  expect((await outcomeOf(api.get(ns))).status).toBe(404);
+  expect((await outcomeOf(api.groups(ns))).status).toBe(404);
+  expect((await outcomeOf(api.leave(ns))).status).toBe(404);
   expect((await api.list()).map((n) => n.namespaceId)).not.toContain(ns);
 });
 
 it('POST /namespaces/{ns}/account/revoke refuses: own device 403, unknown device 404, bad body 400, out of scope 404', async () => {
   const { namespaceId } = await api.create({ applicationId: APP });
   const self = (await c.http.data<{ deviceId: string }>('/admin-api/identity')).deviceId;
-  const own = await status(api.revokeDevice(namespaceId, { deviceId: self }));
+  const own = await outcomeOf(api.revokeDevice(namespaceId, { deviceId: self }));
   expect(own.status).toBe(403);
-  expect((await status(api.revokeDevice(namespaceId, { deviceId: '0'.repeat(64) }))).status).toBe(404);
-  expect((await status(api.revokeDevice(namespaceId, { deviceId: 'xyz' }))).status).toBe(400);
-  expect((await status(api.revokeDevice(namespaceId, { deviceId: '0'.repeat(64), proof: '' }))).status).toBe(400);
-  expect((await status(api.revokeDevice('f'.repeat(64), { deviceId: '0'.repeat(64) }))).status).toBe(404);
+  expect((await outcomeOf(api.revokeDevice(namespaceId, { deviceId: '0'.repeat(64) }))).status).toBe(404);
+  expect((await outcomeOf(api.revokeDevice(namespaceId, { deviceId: 'xyz' }))).status).toBe(400);
+  expect((await outcomeOf(api.revokeDevice(namespaceId, { deviceId: '0'.repeat(64), proof: '' }))).status).toBe(400);
+  expect((await outcomeOf(api.revokeDevice('f'.repeat(64), { deviceId: '0'.repeat(64) }))).status).toBe(404);
 });
 
 /** A device of a foreign account X: its credential and scope proof, signed by X's root. */
@@ -172,25 +162,25 @@ it('POST /namespaces/{ns}/account/link-device binds a member account\'s device f
   const { namespaceId } = await api.create({ applicationId: APP });
   linkedNs = namespaceId;
   linked = foreignDevice('all');
-  const stranger = await status(api.linkDevice(namespaceId, { credential: linked.credential, scope: linked.scope }));
+  const stranger = await outcomeOf(api.linkDevice(namespaceId, { credential: linked.credential, scope: linked.scope }));
   expect(stranger.status).toBe(403);
   expect(stranger.text).toContain('DeviceLinkRefused');
   await c.http.send(`/admin-api/groups/${namespaceId}/members`, { method: 'POST', body: { members: [{ identity: linked.account, role: 'Member' }] } });
   expect(await api.linkDevice(namespaceId, { credential: linked.credential, scope: linked.scope })).toEqual({ accountId: linked.account, deviceId: linked.deviceId, alreadyBound: false });
   expect((await api.linkDevice(namespaceId, { credential: linked.credential, scope: linked.scope })).alreadyBound).toBe(true);
 
-  expect((await status(api.linkDevice(namespaceId, { credential: '', scope: linked.scope }))).status).toBe(400);
-  expect((await status(api.linkDevice(namespaceId, { credential: '02aa', scope: 'bb' }))).status).toBe(400);
+  expect((await outcomeOf(api.linkDevice(namespaceId, { credential: '', scope: linked.scope }))).status).toBe(400);
+  expect((await outcomeOf(api.linkDevice(namespaceId, { credential: '02aa', scope: 'bb' }))).status).toBe(400);
   const flipped = linked.credential.slice(0, -2) + (linked.credential.endsWith('00') ? '01' : '00');
-  expect((await status(api.linkDevice(namespaceId, { credential: flipped, scope: linked.scope }))).status).toBe(400);
+  expect((await outcomeOf(api.linkDevice(namespaceId, { credential: flipped, scope: linked.scope }))).status).toBe(400);
   const other = foreignDevice('all');
-  expect((await status(api.linkDevice(namespaceId, { credential: linked.credential, scope: other.scope }))).status).toBe(400);
+  expect((await outcomeOf(api.linkDevice(namespaceId, { credential: linked.credential, scope: other.scope }))).status).toBe(400);
   const narrow = foreignDevice([APP2]);
   await c.http.send(`/admin-api/groups/${namespaceId}/members`, { method: 'POST', body: { members: [{ identity: narrow.account, role: 'Member' }] } });
-  const out = await status(api.linkDevice(namespaceId, { credential: narrow.credential, scope: narrow.scope }));
+  const out = await outcomeOf(api.linkDevice(namespaceId, { credential: narrow.credential, scope: narrow.scope }));
   expect(out.status).toBe(403);
   expect(out.text).toContain('scope');
-  expect((await status(api.linkDevice('f'.repeat(64), { credential: linked.credential, scope: linked.scope }))).status).toBe(404);
+  expect((await outcomeOf(api.linkDevice('f'.repeat(64), { credential: linked.credential, scope: linked.scope }))).status).toBe(404);
 });
 
 /** A keyholder with no node: an account root, a device credential, and its self-signed join. */
@@ -211,7 +201,7 @@ it('POST /namespaces/{ns}/admit publishes a keyholder\'s self-signed join; each 
   const { namespaceId } = await api.create({ applicationId: APP });
   const { invitation } = await c.http.data<{ invitation: Record<string, unknown> }>(`/admin-api/namespaces/${namespaceId}/invite`, { method: 'POST', body: {} });
   const k = keyholder(namespaceId);
-  const admit = (body: Record<string, unknown>, ns = namespaceId) => status(api.admit(ns, body as never));
+  const admit = (body: Record<string, unknown>, ns = namespaceId) => outcomeOf(api.admit(ns, body as never));
 
   expect((await admit({ invitation, signedOp: '' })).status).toBe(400);
   const garbage = await admit({ invitation, signedOp: 'deadbeef' });
@@ -257,6 +247,6 @@ it('namespace state, deletions and leaves survive a restart', async () => {
   expect(ids).toContain(kept.namespaceId);
   expect(ids).not.toContain(gone.namespaceId);
   expect(ids).not.toContain(left);
-  expect((await status(api.get(left))).status).toBe(404);
+  expect((await outcomeOf(api.get(left))).status).toBe(404);
   expect((await api.linkDevice(linkedNs, { credential: linked.credential, scope: linked.scope })).alreadyBound).toBe(true);
 });

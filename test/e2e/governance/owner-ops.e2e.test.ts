@@ -5,13 +5,13 @@
  * counter 409, transfer to a non-admin/non-member 409, owner-delete of the root 400.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import { HttpError, type Client } from '../../../src/client/index.ts';
 import { OwnerApi } from '../../../src/client/owner.ts';
 import { accountIdOf } from '../../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../../src/crypto/keys.ts';
 import { adminChangedOpBorsh, transferOwnershipOpBorsh } from '../../../src/governance/owner/ops.ts';
 import { opDigestOf, OWNER_OP_KIND, signOwnerOp } from '../../../src/governance/root-guard.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { adminClient, startTestNode, type TestNode } from '../../helpers/node.ts';
 
 const APP = 'a'.repeat(64);
 let node: TestNode;
@@ -27,8 +27,7 @@ const strangerProof = (groupId: string, kind: number, opBorsh: Buffer, counter: 
   signOwnerOp(pair.publicKey, (m) => ed25519Sign(strangerKey, m), { account: STRANGER, namespaceId: ns, groupId, kind, opDigest: opDigestOf(opBorsh), counter, keyEpoch: 0 });
 
 async function login() {
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
+  c = await adminClient(node);
   owner = c.owner;
 }
 

@@ -9,12 +9,12 @@ import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeScopeProof, parseCredential } from '../../../src/identity/credentials.ts';
 import { encodeCredential } from '../../../src/identity/pairing.ts';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import { HttpError, type Client } from '../../../src/client/index.ts';
 import { accountIdOf, deviceIdOf } from '../../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../../src/crypto/keys.ts';
 import { openSealed } from '../../../src/crypto/seal.ts';
 import { ed25519SeedOfPkcs8 } from '../../../src/crypto/x25519.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { adminClient, startTestNode, type TestNode } from '../../helpers/node.ts';
 
 const APP = '5e'.repeat(32);
 const OTHER = 'e1'.repeat(32);
@@ -65,8 +65,7 @@ async function leftSubgroup(ns: string): Promise<string> {
 
 beforeAll(async () => {
   node = await startTestNode();
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
+  c = await adminClient(node);
   me = await c.accounts.identity();
 });
 afterAll(async () => node?.destroy());

@@ -4,14 +4,14 @@
  * root-guarded TEE policies and their counter, and restart persistence.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, HttpError, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
+import { HttpError, type Client } from '../../../src/client/index.ts';
 import { CAPABILITIES, SettingsApi } from '../../../src/client/settings.ts';
 import { accountIdOf } from '../../../src/crypto/ids.ts';
 import { ed25519Sign, generateKeyPair, privateKeyObject } from '../../../src/crypto/keys.ts';
 import { OWNER_OP_KIND, signOwnerOp } from '../../../src/governance/root-guard.ts';
 import { admissionOp } from '../../../src/governance/settings/tee-ops.ts';
 import { validateAdmissionPolicy } from '../../../src/governance/settings/validate.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { adminClient, startTestNode, type TestNode } from '../../helpers/node.ts';
 
 const APP = 'a'.repeat(64);
 const OTHER = 'cd'.repeat(32);
@@ -27,8 +27,7 @@ let ns: string;
 let sub: string;
 
 async function login() {
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
+  c = await adminClient(node);
   s = c.settings;
 }
 

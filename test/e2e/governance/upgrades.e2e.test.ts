@@ -9,9 +9,9 @@
  * while a context holds the key `block`, which lets a test fail a migration on purpose.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, MemoryTokenStore, RpcError, type Client, type GroupUpgradeStatus } from '../../../src/client/index.ts';
+import { RpcError, type Client, type GroupUpgradeStatus } from '../../../src/client/index.ts';
 import { makeBundle, signingKey } from '../../helpers/bundles.ts';
-import { startTestNode, type TestNode } from '../../helpers/node.ts';
+import { adminClient, startTestNode, type TestNode } from '../../helpers/node.ts';
 import { RawStream, subscribeRaw } from '../../helpers/sse.ts';
 import { httpError } from '../../helpers/status.ts';
 import { buildTestApp } from '../../helpers/wasm-apps.ts';
@@ -44,8 +44,7 @@ const settled = (s: GroupUpgradeStatus | null) => s !== null && (s.status !== 'i
 
 beforeAll(async () => {
   node = await startTestNode();
-  c = createClient({ baseUrl: node.url, tokenStore: new MemoryTokenStore() });
-  await c.auth.login({ username: node.adminUser, password: node.adminPassword });
+  c = await adminClient(node);
   token = (await c.tokenStore.get())!.accessToken;
   const v1 = await makeBundle({ wasm: await buildTestApp('kv'), package: PKG, version: '1.0.0', key: KEY });
   appId = (await c.applications.installDev(v1.path)).applicationId;

@@ -12,9 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareCluster } from '../../../src/cli/dev-cluster.ts';
 import { loadConfig, saveConfig } from '../../../src/config/config.ts';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { ClusterNode, eventually, freePortRun } from '../../helpers/cluster.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
+import { ClusterNode, eventually, freePortRun, kvContextOn } from '../../helpers/cluster.ts';
 
 let root: string;
 let s: ClusterNode, m: ClusterNode, j: ClusterNode;
@@ -44,11 +42,7 @@ afterAll(async () => {
 
 describe('finding a member through the DHT', { timeout: 120_000 }, () => {
   it('J, knowing only S, connects to M, joins on an invitation with no address and reads M’s write', async () => {
-    const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.dht' });
-    let appId = '';
-    for (const n of [m, j]) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-    const ns = (await m.client.namespaces.create({ applicationId: appId })).namespaceId;
-    const ctx = (await m.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    const { ns, ctx } = await kvContextOn([m, j], m, 'com.hearth.kv.dht');
     await m.client.rpc.execute(ctx, 'set', { key: 'k', value: 'from M' });
 
     const connections = async (n: ClusterNode) => ((await n.client.admin.networkStatus()).connections as { peerId: string }[]).map((c) => c.peerId);

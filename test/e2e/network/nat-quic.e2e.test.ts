@@ -7,22 +7,15 @@
  *
  * Skipped, saying why, without root, `ip` or `iptables`, or without a Node.js 26 binary.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { eventually, joinContext, type ClusterNode } from '../../helpers/cluster.ts';
-import { LAB_SWARM_PORT, NatLab, natLabNodes, haltLabNode } from '../../helpers/nat-lab.ts';
+import { eventually, joinContext, kvContextOn, type ClusterNode } from '../../helpers/cluster.ts';
+import { LAB_SWARM_PORT, NatLab, startNatLab } from '../../helpers/nat-lab.ts';
 import { nodeLine } from '../../helpers/node-lines.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 const lab = new NatLab('natq');
 const line = nodeLine(26);
 let unavailable: string | undefined;
-let home: string | undefined;
 let r: ClusterNode, a: ClusterNode, b: ClusterNode;
-let nodes: ClusterNode[] = [];
 
 interface Status {
   localPeerId: string;
@@ -36,23 +29,9 @@ const net = async (n: ClusterNode) => (await n.client.admin.networkStatus()) as 
 const reach = async (n: ClusterNode) => (await net(n)).autonat.reachability;
 
 beforeAll(async () => {
-  unavailable = 'why' in line ? line.why : await lab.setUp();
-  if (unavailable !== undefined) {
-    console.warn(`nat-quic.e2e.test.ts skipped: ${unavailable}`);
-    return;
-  }
-  home = await mkdtemp(join(tmpdir(), 'hearth-natq-'));
-  ({ r, a, b } = await natLabNodes(lab, home, () => undefined, { nodeBinary: line.binary, quic: true }));
-  nodes = [r, a, b];
-  await r.start();
-  await Promise.all([a.start(), b.start()]);
+  ({ unavailable, r, a, b } = await startNatLab(lab, 'nat-quic.e2e.test.ts', 'why' in line ? { unavailable: line.why } : { nodeBinary: line.binary, quic: true }));
 }, 180_000);
-
-afterAll(async () => {
-  await Promise.allSettled(nodes.map(haltLabNode));
-  await lab.tearDown();
-  if (home) await rm(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => lab.tearDown(), 60_000);
 
 describe('two homes behind NAT reaching a relay over QUIC', { timeout: 180_000 }, () => {
   const skipUnlessLab = (t: { skip: (condition: boolean, note?: string) => void }) => t.skip(unavailable !== undefined, `${unavailable}`);
@@ -78,11 +57,7 @@ describe('two homes behind NAT reaching a relay over QUIC', { timeout: 180_000 }
 
   it('B joins A’s context through R, and it replicates both ways over the relay', async (t) => {
     skipUnlessLab(t);
-    const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.natq' });
-    let appId = '';
-    for (const n of [a, b]) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-    const ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-    const ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    const { ns, ctx } = await kvContextOn([a, b], a, 'com.hearth.kv.natq');
     await joinContext(a, b, ns, ctx, 60_000);
     await a.client.rpc.execute(ctx, 'set', { key: 'from-a', value: 'A over QUIC' });
     await b.client.rpc.execute(ctx, 'set', { key: 'from-b', value: 'B over QUIC' });

@@ -15,20 +15,13 @@
  *
  * Skipped, saying why, without root, `ip` or `iptables`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { eventually, joinContext, type ClusterNode } from '../../helpers/cluster.ts';
-import { LAB_SWARM_PORT, NatLab, natLabNodes, haltLabNode } from '../../helpers/nat-lab.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
+import { eventually, joinContext, kvContextOn, type ClusterNode } from '../../helpers/cluster.ts';
+import { LAB_SWARM_PORT, NatLab, startNatLab } from '../../helpers/nat-lab.ts';
 
 const lab = new NatLab('nat');
 let unavailable: string | undefined;
-let home: string | undefined;
 let r: ClusterNode, a: ClusterNode, b: ClusterNode;
-let nodes: ClusterNode[] = [];
 
 interface Status {
   localPeerId: string;
@@ -43,23 +36,9 @@ const net = async (n: ClusterNode) => (await n.client.admin.networkStatus()) as 
 const reach = async (n: ClusterNode) => (await net(n)).autonat.reachability;
 
 beforeAll(async () => {
-  unavailable = await lab.setUp();
-  if (unavailable !== undefined) {
-    console.warn(`nat-relay.e2e.test.ts skipped: cannot build the NAT lab (${unavailable}); NAT traversal is only tested inside network namespaces`);
-    return;
-  }
-  home = await mkdtemp(join(tmpdir(), 'hearth-nat-'));
-  ({ r, a, b } = await natLabNodes(lab, home));
-  nodes = [r, a, b];
-  await r.start();
-  await Promise.all([a.start(), b.start()]);
+  ({ unavailable, r, a, b } = await startNatLab(lab, 'nat-relay.e2e.test.ts'));
 }, 120_000);
-
-afterAll(async () => {
-  await Promise.allSettled(nodes.map(haltLabNode));
-  await lab.tearDown();
-  if (home) await rm(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => lab.tearDown(), 60_000);
 
 describe('two homes behind NAT, one public relay', { timeout: 120_000 }, () => {
   const skipUnlessLab = (t: { skip: (condition: boolean, note?: string) => void }) => t.skip(unavailable !== undefined, `cannot build the NAT lab: ${unavailable}`);
@@ -104,11 +83,7 @@ describe('two homes behind NAT, one public relay', { timeout: 120_000 }, () => {
 
   it('B joins A’s namespace on an invitation carrying A’s relayed address, and a kv context converges both ways over R', async (t) => {
     skipUnlessLab(t);
-    const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.nat' });
-    let appId = '';
-    for (const n of [a, b]) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-    ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-    ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    ({ ns, ctx } = await kvContextOn([a, b], a, 'com.hearth.kv.nat'));
 
     const aId = (await net(a)).localPeerId;
     const { invitation } = await a.client.invitations.inviteToNamespace(ns);

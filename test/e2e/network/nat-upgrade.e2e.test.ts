@@ -18,20 +18,15 @@
  *
  * Skipped, saying why, without root, `ip` or `iptables`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBundle } from '../../helpers/bundles.ts';
 import { eventually, joinContext, type ClusterNode } from '../../helpers/cluster.ts';
-import { LAB_SWARM_PORT, NatLab, natLabNodes, haltLabNode } from '../../helpers/nat-lab.ts';
+import { LAB_SWARM_PORT, NatLab, startNatLab } from '../../helpers/nat-lab.ts';
 import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 const lab = new NatLab('dcu', 'forwarded');
 let unavailable: string | undefined;
-let home: string | undefined;
 let r: ClusterNode, a: ClusterNode, b: ClusterNode;
-let nodes: ClusterNode[] = [];
 
 interface Status {
   localPeerId: string;
@@ -46,25 +41,13 @@ const net = async (n: ClusterNode) => (await n.client.admin.networkStatus()) as 
 const reach = async (n: ClusterNode) => (await net(n)).autonat.reachability;
 
 beforeAll(async () => {
-  unavailable = await lab.setUp();
-  if (unavailable !== undefined) {
-    console.warn(`nat-upgrade.e2e.test.ts skipped: cannot build the NAT lab (${unavailable}); NAT traversal is only tested inside network namespaces`);
-    return;
-  }
-  home = await mkdtemp(join(tmpdir(), 'hearth-dcutr-'));
-  ({ r, a, b } = await natLabNodes(lab, home, (_name, cfg) => {
-    cfg.network.dht = false;
+  ({ unavailable, r, a, b } = await startNatLab(lab, 'nat-upgrade.e2e.test.ts', {
+    configure: (_name, cfg) => {
+      cfg.network.dht = false;
+    },
   }));
-  nodes = [r, a, b];
-  await r.start();
-  await Promise.all([a.start(), b.start()]);
 }, 120_000);
-
-afterAll(async () => {
-  await Promise.allSettled(nodes.map(haltLabNode));
-  await lab.tearDown();
-  if (home) await rm(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => lab.tearDown(), 60_000);
 
 describe('a relayed connection upgraded to direct (DCUtR connection reversal), then the relay stopped', { timeout: 180_000 }, () => {
   const skipUnlessLab = (t: { skip: (condition: boolean, note?: string) => void }) => t.skip(unavailable !== undefined, `cannot build the NAT lab: ${unavailable}`);

@@ -17,24 +17,17 @@
  * on the connection already there); gossipsub lost its stream to a peer when one of two relayed
  * connections was cut (gossip-service.ts). Since: 6 of 6 passed in a row beside the other NAT-lab
  * files, and 5 of 5 beside six other e2e files, with two busy loops on this 2-core machine (load 3–7). On failure it says where it stood (`whereItStood`);
- * HEARTH_E2E_LOG_DIR=<dir> keeps the three nodes' whole logs (with LAB_LOG=debug and
- * DEBUG=libp2p:circuit-relay*,libp2p:connection-manager* for libp2p's own).
+ * HEARTH_E2E_LOG_DIR=<dir> keeps the three nodes' whole logs (`rlim-r.log`, …; startNatLab; with
+ * LAB_LOG=debug and DEBUG=libp2p:circuit-relay*,libp2p:connection-manager* for libp2p's own).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { eventually, joinContext, type ClusterNode } from '../../helpers/cluster.ts';
-import { NatLab, natLabNodes, haltLabNode } from '../../helpers/nat-lab.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
+import { eventually, joinContext, kvContextOn, type ClusterNode } from '../../helpers/cluster.ts';
+import { NatLab, startNatLab } from '../../helpers/nat-lab.ts';
 
 const LIMIT = 256 * 1024;
 const lab = new NatLab('rlim');
 let unavailable: string | undefined;
-let home: string | undefined;
 let r: ClusterNode, a: ClusterNode, b: ClusterNode;
-let nodes: ClusterNode[] = [];
 
 interface Status {
   localPeerId: string;
@@ -77,26 +70,13 @@ async function whereItStood(ctx: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  unavailable = await lab.setUp();
-  if (unavailable !== undefined) {
-    console.warn(`relay-limit.e2e.test.ts skipped: cannot build the NAT lab (${unavailable}); relayed replication is only tested inside network namespaces`);
-    return;
-  }
-  home = await mkdtemp(join(tmpdir(), 'hearth-rlim-'));
-  ({ r, a, b } = await natLabNodes(lab, home, (name, cfg) => {
-    if (name === 'r') cfg.network.relayDataLimitBytes = LIMIT;
+  ({ unavailable, r, a, b } = await startNatLab(lab, 'relay-limit.e2e.test.ts', {
+    configure: (name, cfg) => {
+      if (name === 'r') cfg.network.relayDataLimitBytes = LIMIT;
+    },
   }));
-  nodes = [r, a, b];
-  await r.start();
-  await Promise.all([a.start(), b.start()]);
 }, 120_000);
-
-afterAll(async () => {
-  if (process.env.HEARTH_E2E_LOG_DIR) for (const n of nodes) await writeFile(join(process.env.HEARTH_E2E_LOG_DIR, `${n.name}.log`), n.process?.output() ?? '');
-  await Promise.allSettled(nodes.map(haltLabNode));
-  await lab.tearDown();
-  if (home) await rm(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => lab.tearDown(), 60_000);
 
 describe('replication through a relay with a small data limit', { timeout: 420_000 }, () => {
   it('a context several times the limit converges across cut circuits', async (t) => {
@@ -104,11 +84,7 @@ describe('replication through a relay with a small data limit', { timeout: 420_0
     const rId = (await net(r)).localPeerId;
     for (const n of [a, b]) await eventually(`${n.name} holds a reservation on R`, async () => (await net(n)).relays.some((x) => x.peerId === rId), 90_000);
 
-    const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.rlim' });
-    let appId = '';
-    for (const n of [a, b]) appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-    const ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-    const ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+    const { ns, ctx } = await kvContextOn([a, b], a, 'com.hearth.kv.rlim');
     await joinContext(a, b, ns, ctx);
     const root = async (n: ClusterNode) => (await n.client.contexts.get(ctx)).contextStateHash;
     await eventually('B holds the context state', async () => (await root(b)) !== 'f'.repeat(64) && (await root(b)) === (await root(a)), 90_000);

@@ -8,11 +8,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HttpError } from '../../../src/client/index.ts';
-import { makeBundle } from '../../helpers/bundles.ts';
 import { CliUser } from '../../helpers/cli.ts';
-import { eventually, startCluster, type Cluster, type ClusterNode } from '../../helpers/cluster.ts';
+import { eventually, kvContextOn, startCluster, type Cluster, type ClusterNode } from '../../helpers/cluster.ts';
 import { ADMIN_PASSWORD, ADMIN_USER } from '../../helpers/node.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 let cluster: Cluster;
 let stranger: Cluster;
@@ -35,13 +33,7 @@ beforeAll(async () => {
   [cluster, stranger] = await Promise.all([startCluster(3), startCluster(1)]);
   [a, b, c] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
   d = stranger.nodes[0]!;
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.removal' });
-  let appId = '';
-  for (const n of cluster.nodes) {
-    appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-  }
-  ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-  ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+  ({ ns, ctx } = await kvContextOn(cluster.nodes, a, 'com.hearth.kv.removal'));
   await a.client.rpc.execute(ctx, 'set', { key: 'seed', value: 'a' });
 }, 180_000);
 

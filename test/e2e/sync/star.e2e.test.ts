@@ -6,9 +6,7 @@
  * bound. (Time to converge, star against full mesh: bench/sync-star.ts, docs/sync.md "Measured".)
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { makeBundle } from '../../helpers/bundles.ts';
-import { eventually, joinContext, startCluster, type Cluster, type ClusterNode } from '../../helpers/cluster.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
+import { eventually, joinContext, kvContextOn, startCluster, type Cluster, type ClusterNode } from '../../helpers/cluster.ts';
 
 /** writes C misses while it is down, and writes B makes while C catches up */
 const MISSED = 2_000;
@@ -43,13 +41,7 @@ async function writes(n: ClusterNode, prefix: string, total: number, parallel = 
 beforeAll(async () => {
   cluster = await startCluster(3, { star: true });
   [a, b, c] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.star' });
-  let appId = '';
-  for (const n of cluster.nodes) {
-    appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-  }
-  ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-  ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+  ({ ns, ctx } = await kvContextOn(cluster.nodes, a, 'com.hearth.kv.star'));
   await a.client.rpc.execute(ctx, 'set', { key: 'seed', value: 'a' });
   await joinContext(a, b, ns, ctx);
   await joinContext(a, c, ns, ctx);

@@ -7,11 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStream } from '../../../src/client/index.ts';
-import { makeBundle } from '../../helpers/bundles.ts';
 import { CliUser } from '../../helpers/cli.ts';
-import { eventually, joinContext, startCluster, type Cluster, type ClusterNode } from '../../helpers/cluster.ts';
+import { eventually, joinContext, kvContextOn, startCluster, type Cluster, type ClusterNode } from '../../helpers/cluster.ts';
 import { ADMIN_PASSWORD, ADMIN_USER } from '../../helpers/node.ts';
-import { buildTestApp } from '../../helpers/wasm-apps.ts';
 
 let cluster: Cluster;
 let a: ClusterNode, b: ClusterNode, c: ClusterNode;
@@ -29,12 +27,7 @@ async function converged(nodes: ClusterNode[]): Promise<boolean> {
 beforeAll(async () => {
   cluster = await startCluster(3);
   [a, b, c] = cluster.nodes as [ClusterNode, ClusterNode, ClusterNode];
-  const bundle = await makeBundle({ wasm: await buildTestApp('kv'), package: 'com.hearth.kv.sync' });
-  for (const n of cluster.nodes) {
-    appId = (await n.client.http.data<{ applicationId: string }>('/admin-api/install-dev-application', { method: 'POST', body: { path: bundle.path, metadata: [] } })).applicationId;
-  }
-  ns = (await a.client.namespaces.create({ applicationId: appId })).namespaceId;
-  ctx = (await a.client.contexts.create({ groupId: ns, initializationParams: [] })).contextId;
+  ({ appId, ns, ctx } = await kvContextOn(cluster.nodes, a, 'com.hearth.kv.sync'));
   for (let i = 0; i < 5; i++) await a.client.rpc.execute(ctx, 'set', { key: `seed${i}`, value: `v${i}` });
 }, 180_000);
 
