@@ -31,6 +31,9 @@ export interface ContextCallsDeps {
 }
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** made once: a coder per call was a per-call cost of every `execute` (issue #33); neither keeps state between whole-buffer calls */
+const UTF8 = new TextEncoder();
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The method name rule of admin-wire-a §7; the message names what is wrong. */
 export function methodNameProblem(method: unknown): string | undefined {
@@ -55,7 +58,7 @@ export function encodeArgs(argsJson: unknown): Uint8Array | string {
     if (err instanceof JsonDepthError) return `argsJson is nested deeper than ${err.limit} levels (the limit)`;
     throw err;
   }
-  const bytes = new TextEncoder().encode(text);
+  const bytes = UTF8.encode(text);
   return bytes.length > MAX_ARGS_BYTES ? `argsJson exceeds ${MAX_ARGS_BYTES} bytes once serialized` : bytes;
 }
 
@@ -65,7 +68,7 @@ type Decoded = { ok: true; value: unknown } | { ok: false; message: string };
 export function decodeOutput(output: Uint8Array | null): Decoded {
   if (output === null) return { ok: true, value: null };
   try {
-    return { ok: true, value: parseJson(new TextDecoder('utf-8', { fatal: true }).decode(output)) };
+    return { ok: true, value: parseJson(STRICT_UTF8.decode(output)) };
   } catch (err) {
     return { ok: false, message: `the method's return value is not JSON: ${(err as Error).message}` };
   }

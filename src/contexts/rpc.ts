@@ -24,7 +24,7 @@ import { setMaxListeners, type EventEmitter } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/index.ts';
-import { jsonTooDeep, parseJson } from '../codec/json.ts';
+import { JsonDepthError, parseJson } from '../codec/json.ts';
 import { depthError, exactJsonBodies } from '../http/body.ts';
 import { stringifyExact } from '../http/json.ts';
 import { badRequest, HearthError, unauthenticated } from '../errors.ts';
@@ -143,12 +143,12 @@ export function registerJsonRpcRoute(root: FastifyInstance, deps: JsonRpcDeps): 
     maxBody: LARGE_BODY_BYTES - 1,
     serve: (bytes, ex) => {
       const text = bytes.toString('utf8');
-      if (jsonTooDeep(text)) return ex.fail(depthError());
       let body: unknown;
       try {
+        // parseJson bounds the depth first (one pass): too deep is the full pipeline's depth answer
         body = parseJson(text);
       } catch (err) {
-        return ex.fail(badRequest(`Invalid JSON: ${(err as Error).message}`));
+        return ex.fail(err instanceof JsonDepthError ? depthError() : badRequest(`Invalid JSON: ${(err as Error).message}`));
       }
       call(body, { principal: ex.sender as Principal, socket: ex.socket, log: ex.log }).then(
         (answer) => ex.json(200, stringifyExact(answer)),

@@ -90,6 +90,7 @@ export interface GaugeSource {
 
 export const JSONRPC_OUTCOMES = ['ok', 'app_error', 'rpc_error', 'invalid'] as const;
 export type JsonRpcOutcome = (typeof JSONRPC_OUTCOMES)[number];
+const OUTCOME_KEYS = new Map<string, string>(JSONRPC_OUTCOMES.map((outcome) => [outcome, key({ outcome })]));
 
 export class Metrics {
   private readonly requests = new Counter('http_requests_total', 'HTTP requests by route template, method and status class');
@@ -111,8 +112,9 @@ export class Metrics {
     this.latency.observeKey(k, seconds);
   }
 
+  /** Called once per JSON-RPC call; its label set is rendered once per outcome (a closed set), not per call. */
   jsonrpc(outcome: JsonRpcOutcome): void {
-    this.rpc.inc({ outcome });
+    this.rpc.incKey(OUTCOME_KEYS.get(outcome) ?? key({ outcome }));
   }
 
   addGauge(source: GaugeSource): void {

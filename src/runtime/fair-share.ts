@@ -137,14 +137,21 @@ export class FairShare {
   /**
    * The waiter the next free worker goes to, among those `eligible` says may run (under their
    * context's share); `held` is the workers a context holds now. `waiters` is in arrival order.
+   * A context's figures are worked out once per pick, not once per waiter (issue #33: 32 calls of
+   * one context waiting made each freed worker decay the same usage 31 times).
    */
   pick<W extends FairWaiter>(waiters: readonly W[], held: (context: string) => number, eligible: (context: string) => boolean): W | undefined {
     const now = this.now();
+    const figures = new Map<string, { held: number; used: number } | null>();
     let best: { waiter: W; held: number; used: number } | undefined;
     for (const waiter of waiters) {
-      if (!eligible(waiter.context)) continue;
-      const h = held(waiter.context);
-      const used = this.usedMs(waiter.context, now);
+      let f = figures.get(waiter.context);
+      if (f === undefined) {
+        f = eligible(waiter.context) ? { held: held(waiter.context), used: this.usedMs(waiter.context, now) } : null;
+        figures.set(waiter.context, f);
+      }
+      if (f === null) continue;
+      const { held: h, used } = f;
       if (!best || h < best.held || (h === best.held && (used < best.used || (used === best.used && waiter.since < best.waiter.since)))) {
         best = { waiter, held: h, used };
       }

@@ -6,23 +6,22 @@
  * thread and sent with the job, so the worker's cache carries over instead of starting empty.
  *
  * Kept apart from runtime.ts because it runs once per call on the main thread: a row is known by
- * a latin1 string of its key (no hex encoding), and the rows are one insertion-ordered Map per
- * context, least recent first, updated in place (a call costs a lookup and a move per row it
- * touched; the runtime before rebuilt and re-encoded the whole list on every call: ~30 µs of CPU
- * per kv_store `get`, now ~2–8).
+ * its id (protocol.ts `rowId`: a latin1 string of its key, no hex encoding), which the worker
+ * sends as is, and the rows are one insertion-ordered Map per context, least recent first, updated
+ * in place (a call costs a lookup and a move per row it touched; the runtime before rebuilt and
+ * re-encoded the whole list on every call: ~30 µs of CPU per kv_store `get`, then ~2–8). A row's
+ * key bytes are made from its id only when the rows are read again (`stale`, after a write).
  */
 import type { CallResult } from './call-types.ts';
 import type { Space } from './host-state.ts';
-import { HOT_ROWS } from './protocol.ts';
+import { HOT_ROWS, rowId, rowOf } from './protocol.ts';
 import { STATE_CACHE_CONTEXTS } from './state-cache.ts';
 
 type Row = [Space, Uint8Array];
 
-const idOf = (space: Space, key: Uint8Array) => `${space}:${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')}`;
-
 export class HotRows {
   /** least recently used context first */
-  private readonly contexts = new Map<string, { version: number; rows: Map<string, Row> }>();
+  private readonly contexts = new Map<string, { version: number; rows: Set<string> }>();
 
   constructor(
     private readonly maxRows = HOT_ROWS,
@@ -38,34 +37,32 @@ export class HotRows {
   stale(context: string, version: number | undefined): Row[] | undefined {
     const hot = this.contexts.get(context);
     if (!hot || version === undefined || hot.version === version) return undefined;
-    return [...hot.rows.values()];
+    return [...hot.rows].map(rowOf);
   }
 
   /**
-   * A call of `context` under `version` read `read` and (when it succeeded) wrote its writes: those
+   * A call of `context` under `version` read the rows `read` (their ids) and (when it succeeded) wrote its writes: those
    * rows become the most recent ones, after the rows earlier calls under the same version left (a
    * call under another version starts the context over); past the bound, the least recent go.
    */
-  note(context: string, version: number | undefined, read: Row[] | undefined, result: CallResult): void {
+  note(context: string, version: number | undefined, read: readonly string[] | undefined, result: CallResult): void {
     if (version === undefined) return;
     let hot = this.contexts.get(context);
     this.contexts.delete(context); // most recently used context last
-    if (!hot || hot.version !== version) hot = { version, rows: new Map() };
+    if (!hot || hot.version !== version) hot = { version, rows: new Set() };
     const rows = hot.rows;
-    // a row known already moves to the end (a Map keeps insertion order): no copy, no re-encoding
-    const touch = (space: Space, key: Uint8Array) => {
-      const id = idOf(space, key);
-      const known = rows.get(id);
-      if (known) rows.delete(id);
-      rows.set(id, known ?? [space, key]);
+    // a row known already moves to the end (a Set keeps insertion order): no copy, no re-encoding
+    const touch = (id: string) => {
+      rows.delete(id);
+      rows.add(id);
     };
-    if (read) for (const [space, key] of read) touch(space, key);
+    if (read) for (const id of read) touch(id);
     if (result.ok) {
-      for (const [key] of result.writes) touch('state', key);
-      for (const [key] of result.privateWrites) touch('private', key);
-      for (const [key] of result.indexWrites) touch('index', key);
+      for (const [key] of result.writes) touch(rowId('state', key));
+      for (const [key] of result.privateWrites) touch(rowId('private', key));
+      for (const [key] of result.indexWrites) touch(rowId('index', key));
     }
-    for (const id of rows.keys()) {
+    for (const id of rows) {
       if (rows.size <= this.maxRows) break;
       rows.delete(id);
     }

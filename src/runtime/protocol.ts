@@ -88,8 +88,26 @@ export interface JobDone {
   created?: number;
   /** blocking reads this call asked the main thread for */
   asks?: number;
-  /** rows the call read (at most HOT_ROWS): what the main thread refreshes for this worker under the next version */
-  read?: Array<[Space, Uint8Array]>;
+  /**
+   * rows the call read (at most HOT_ROWS), each as its row id (`rowId`): what the main thread
+   * refreshes for this worker under the next version. Strings, not byte arrays: a string clones
+   * flat, where each byte array cost a copy here, an ArrayBuffer on the main thread and an
+   * encoding there to look the row up (issue #33)
+   */
+  read?: string[];
+}
+
+/**
+ * A row's id: its space and its key's bytes as latin1 (one character per byte, so distinct keys
+ * have distinct ids and the key is recovered exactly by `rowOf`). The state cache and the main
+ * thread's hot rows know rows by it.
+ */
+export const rowId = (space: Space, key: Uint8Array): string => `${space}:${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')}`;
+
+/** The space and key of a row id. */
+export function rowOf(id: string): [Space, Uint8Array] {
+  const colon = id.indexOf(':');
+  return [id.slice(0, colon) as Space, new Uint8Array(Buffer.from(id.slice(colon + 1), 'latin1'))];
 }
 
 /** Rows of a context a worker's cache is refreshed with at most, when the context's version moved. */

@@ -313,7 +313,8 @@ export class WasmRuntime implements Runtime {
       this.hold(context);
       return free;
     }
-    const mine = this.waiters.filter((w) => w.context === context).length;
+    let mine = 0;
+    for (const w of this.waiters) if (w.context === context) mine++;
     if (this.waiters.length >= this.queueLimit || mine >= Math.max(1, Math.ceil(this.queueLimit / 4))) {
       const e = unavailable(`The node is running as many application calls as it can (${this.poolSize} workers, ${this.waiters.length} calls waiting); retry later`);
       e.extra.retryAfterSecs = BUSY_RETRY_AFTER_SECS;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Space, SyncBackend } from './host-state.ts';
 import { STATE_CACHE_BYTES, StateCache } from './state-cache.ts';
+import { rowOf } from './protocol.ts';
 
 /** A backend whose `get` answers `v:<key>` (or nothing for keys starting with `-`) and counts asks. */
 function backend() {
@@ -67,7 +68,7 @@ describe('StateCache', () => {
     const { b, asked } = backend();
     cache.wrap(b, 'c1', 1).get('state', key('a'));
     cache.wrap(b, 'c1', 1).get('state', key('b'));
-    const read = { rows: [] as Array<[Space, Uint8Array]>, max: 2 };
+    const read = { rows: [] as string[], max: 2 };
     const next = cache.wrap(b, 'c1', 2, [['state', key('a'), new TextEncoder().encode('fresh')], ['state', key('-x'), null]], read);
     expect(text(next.get('state', key('a')))).toBe('fresh');
     expect(next.get('state', key('-x'))).toBeUndefined();
@@ -76,7 +77,7 @@ describe('StateCache', () => {
     next.get('state', key('a'));
     next.get('private', key('c'));
     expect(asked).toEqual(['state:a', 'state:b', 'state:b', 'private:c']);
-    expect(read.rows.map(([space, k]) => `${space}:${Buffer.from(k).toString()}`)).toEqual(['state:a', 'state:-x']); // distinct, at most `max`
+    expect(read.rows.map((id) => { const [space, k] = rowOf(id); return `${space}:${Buffer.from(k).toString()}`; })).toEqual(['state:a', 'state:-x']); // distinct, at most `max`
   });
 });
 

@@ -14,6 +14,7 @@
  * `maxBytes` of keys and values in all (a context that would pass it starts over).
  */
 import type { Space, SyncBackend } from './host-state.ts';
+import { rowId as idOf } from './protocol.ts';
 
 /**
  * Keys and values a worker keeps at most, all contexts together: 8 MiB (issue #22 memory; was 32).
@@ -25,8 +26,6 @@ export const STATE_CACHE_BYTES = 8 * 1024 * 1024;
 export const STATE_CACHE_CONTEXTS = 64;
 /** the cost of an entry besides its key and value bytes */
 const ENTRY_OVERHEAD = 64;
-
-const idOf = (space: Space, key: Uint8Array) => `${space}:${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')}`;
 
 /** the spaces whose `get` is kept (index ranges and blobs always ask) */
 const KEPT: ReadonlySet<Space> = new Set(['state', 'private', 'index']);
@@ -51,15 +50,15 @@ export class StateCache {
   /**
    * `inner` with its `get` answered from the cache for `context` at `version` (unchanged without a
    * version). `refresh` (rows read by the main thread under `version`) replaces what the context
-   * held under another version, rather than starting it empty. `read` collects the distinct kept
-   * rows the call reads, up to `maxRead`.
+   * held under another version, rather than starting it empty. `read` collects the ids of the
+   * distinct kept rows the call reads (protocol.ts `rowId`), up to `max`.
    */
   wrap(
     inner: SyncBackend,
     context: string,
     version: number | undefined,
     refresh?: Array<[Space, Uint8Array, Uint8Array | null]>,
-    read?: { rows: Array<[Space, Uint8Array]>; max: number },
+    read?: { rows: string[]; max: number },
   ): SyncBackend {
     if (version === undefined) return inner;
     const entries = this.entriesOf(context, version);
@@ -70,7 +69,7 @@ export class StateCache {
       const id = idOf(space, key);
       if (seen && !seen.has(id) && read!.rows.length < read!.max) {
         seen.add(id);
-        read!.rows.push([space, key.slice()]);
+        read!.rows.push(id);
       }
       const kept = entries.values.get(id);
       if (kept !== undefined) {

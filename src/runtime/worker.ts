@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
-import type { Space, SyncBackend } from './host-state.ts';
+import type { SyncBackend } from './host-state.ts';
 import { HOT_ROWS, type AskedRequest, type BridgeRequest, type BridgeResponse, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
 import type { VMLimits } from './limits.ts';
 import { InstancePool } from './instances.ts';
@@ -75,7 +75,7 @@ function run(job: CallJob): JobDone {
     return { type: 'result', seq: job.seq, result: { ok: false, kind: 'HostError', message: 'host panicked: the worker lost the compiled module', logs: [] } };
   }
   const context = Buffer.from(job.req.contextId).toString('hex');
-  const read = { rows: [] as Array<[Space, Uint8Array]>, max: HOT_ROWS };
+  const read = { rows: [] as string[], max: HOT_ROWS };
   const backend = states.wrap(bridge(job), context, job.stateVersion, job.refresh, job.stateVersion !== undefined ? read : undefined);
   const [created, asked] = [compiled.instances.created, asks];
   const result = execute(compiled.instances, compiled.exportTypes, job.req, backend, limits);
