@@ -247,6 +247,9 @@ export class WasmRuntime implements Runtime {
    */
   async prepare(module: Pick<CallRequest, 'applicationId' | 'wasm'>): Promise<void> {
     if (!this.running) return;
+    // the worker starts while the module compiles (issue #33: one after the other, the two were
+    // most of the wait before a node listens)
+    if (this.slots.length === 0) this.slots.push(this.spawn());
     let compiled: CompiledGuest;
     try {
       compiled = await this.modules.compiled(module);
@@ -254,7 +257,6 @@ export class WasmRuntime implements Runtime {
       return;
     }
     if (!this.running) return;
-    if (this.slots.length === 0) this.slots.push(this.spawn());
     await Promise.all(
       this.slots.map((slot) =>
         slot.ready.then(
