@@ -16,6 +16,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, MemoryTokenStore } from '../../../src/client/index.ts';
+import { rawPrivateSeed } from '../../../src/crypto/keys.ts';
 import { makeBundle, signingKey } from '../../helpers/bundles.ts';
 import { APPS_DIR, buildTestApp } from '../../helpers/wasm-apps.ts';
 import { tail, unreachable, workflow, workflowDir } from '../../helpers/workflow.ts';
@@ -102,7 +103,7 @@ it('on two nodes: every member reports its migration, a key of its own registers
   expect(byType('register_group_signing_key')[0]).toMatchObject({ status: 'passed' });
   expect(summary.exported).toMatchObject({ registered: true, registered_key: summary.exported.key1, migrated1: 2, unknown1: 0, total1: 2, migrated2: 2, group_deleted: true, ctx_deleted: true, ns_deleted: true });
   // own-key.sh's output is marked secret: the node's signing secret shows nowhere in what the run printed
-  const nodeSecret = Buffer.from(createPrivateKey(await readFile(join(homes, 'mig-1', 'node-key.pem'))).export({ format: 'jwk' }).d!, 'base64url').toString('hex');
+  const nodeSecret = rawPrivateSeed(createPrivateKey(await readFile(join(homes, 'mig-1', 'node-key.pem')))).toString('hex');
   expect(run.stdout + run.stderr).not.toContain(nodeSecret);
   expect(summary.exported.secret1).toBe('<secret withheld>');
   await unreachable(summary.nodes.map((n: { url: string }) => n.url));
