@@ -82,9 +82,10 @@ export class UpgradeProgress {
     const base = { fromVersion: u.fromVersion, toVersion: u.toVersion, initiatedAt: u.initiatedAt, initiatedBy: u.initiatedBy };
     const counters = { localContextsTotal: c.contexts.length, localContextsSwapped: c.swapped.length, localContextsFailed: c.failed.size };
     if (u.aborted) return { ...base, status: 'aborted', ...counters, completedAt: null };
-    if (c.swapped.length === c.contexts.length) {
-      return { ...base, status: 'completed', localContextsTotal: null, localContextsSwapped: null, localContextsFailed: null, completedAt: await this.completedAt(u.id, group.id) };
-    }
+    // Completed once the migrator has recorded it, after the group's last swap: between the two the
+    // group still reads in_progress, so a `completed` answer always carries its `completedAt`.
+    const at = c.swapped.length === c.contexts.length ? await this.completedAt(u.id, group.id) : null;
+    if (at !== null) return { ...base, status: 'completed', localContextsTotal: null, localContextsSwapped: null, localContextsFailed: null, completedAt: at };
     return { ...base, status: 'in_progress', ...counters, completedAt: null };
   }
 }

@@ -86,7 +86,9 @@ export class UpgradeService {
         const u = g.upgrade;
         if (!u || u.aborted) continue;
         const c = await this.progress.counts(g, u);
-        if (c.swapped.length + c.failed.size < c.contexts.length) this.migrator.enqueue({ namespaceId: ns.id, upgradeId: u.id, groupIds: [g.id], announce: false });
+        // also a group whose last swap landed but whose completion a stop kept from being recorded
+        const unrecorded = c.swapped.length === c.contexts.length && (await this.progress.completedAt(u.id, g.id)) === null;
+        if (unrecorded || c.swapped.length + c.failed.size < c.contexts.length) this.migrator.enqueue({ namespaceId: ns.id, upgradeId: u.id, groupIds: [g.id], announce: false });
       }
     }
     this.migrator.start();
