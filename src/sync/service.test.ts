@@ -115,6 +115,33 @@ describe('context sync', () => {
     await until('same root and heads', () => sameState(nodes, contextId));
   });
 
+  it('runs at most 30 periodic heads checks at once, however many contexts wait on a silent member', async () => {
+    const { nodes, nsId } = await cluster(2);
+    const [a, b] = nodes as [SyncNode, SyncNode];
+    for (let i = 0; i < 34; i++) {
+      const { contextId } = await a.contexts.create({ groupId: nsId, applicationId: APP_ID, initializationParams: new Uint8Array() });
+      await until('the context is registered on B', () => b.contexts.registration(contextId) !== undefined);
+      await b.contexts.join(contextId);
+      await until('B has the state', () => sameState([a, b], contextId));
+    }
+    // A stops answering heads requests: each of B's checks waits for its deadline
+    let inFlight = 0;
+    let most = 0;
+    const request = b.net.request.bind(b.net);
+    b.net.request = async (peer, protocol, data, opts) => {
+      if ((JSON.parse(new TextDecoder().decode(data)) as { type?: string }).type !== KINDS.heads) return request(peer, protocol, data, opts);
+      most = Math.max(most, ++inFlight);
+      try {
+        return await new Promise<Uint8Array>((_, reject) => setTimeout(() => reject(new Error('timed out')), opts.timeoutMs));
+      } finally {
+        inFlight--;
+      }
+    };
+    await until('B asks for heads on every heartbeat', () => most >= 30);
+    await new Promise((r) => setTimeout(r, 400)); // several more heartbeats (60 ms each) of 35 contexts
+    expect(most).toBe(30);
+  });
+
   it('a node away (partitioned, then restarted) catches up with every write it missed', async () => {
     const { hub, nodes, contextId } = await cluster(2);
     const [a, b] = nodes as [SyncNode, SyncNode];

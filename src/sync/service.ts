@@ -55,6 +55,12 @@ export interface ContextSyncDeps {
   options?: Partial<SyncOptions>;
 }
 
+/**
+ * Periodic heads checks in flight at most: each heartbeat starts one per caught-up context, and a
+ * member that does not answer holds each for the request's deadline, so a node with many contexts
+ * would otherwise stack one stream per context per heartbeat on a slow peer.
+ */
+const MAX_CHECKS = 30;
 const frameOpts = (timeoutMs: number, signal: AbortSignal) => ({ timeoutMs, maxResponseFrameBytes: MAX_FRAME_BYTES, signal });
 
 export class ContextSync {
@@ -64,6 +70,8 @@ export class ContextSync {
   private readonly opts: SyncOptions;
   /** the followed context topics, listeners, heartbeat and pulls in flight: stop() ends them */
   private readonly life = new Follower();
+  /** periodic heads checks in flight (bounded by MAX_CHECKS) */
+  private checking = 0;
   /** contexts whose missing deltas are being chased across peers (chase.ts) */
   private readonly chase: MissingChase;
 
@@ -427,7 +435,7 @@ export class ContextSync {
       const behind = meta.rootHash === UNINITIALIZED_HASH || this.applier.pendingCount(meta.id) > 0;
       const peer = holders[Math.floor(Math.random() * holders.length)]!;
       if (behind) this.chase.run(meta.id, peer);
-      else void this.check(meta.id, peer);
+      else if (this.checking < MAX_CHECKS) void this.check(meta.id, peer);
     }
   }
 
@@ -438,6 +446,7 @@ export class ContextSync {
    * connection they rode on (a relayed one replaced by a direct one, docs/network.md "NAT lab").
    */
   private async check(contextId: string, peer: PeerKey): Promise<void> {
+    this.checking++;
     try {
       const answer = await this.d.router.request(peer, KINDS.heads, { contextId }, frameOpts(this.opts.requestTimeoutMs, this.life.signal));
       const heads = parseIds(answer.heads);
@@ -445,6 +454,8 @@ export class ContextSync {
       for (const h of heads) if (!(await this.applier.knows(contextId, h))) return this.chase.run(contextId, peer, [h]);
     } catch (e) {
       this.d.logger.debug({ contextId, peer, err: (e as Error).message }, 'periodic heads check failed');
+    } finally {
+      this.checking--;
     }
   }
 
