@@ -53,4 +53,17 @@ describe('report: outputs marked secret', () => {
     report.secret({ d: SECRET, n: 12345 });
     expect(report.masked({ a: [`x${SECRET}y`], b: 12345, c: 7 })).toEqual({ a: ['x<secret withheld>y'], b: '<secret withheld>', c: 7 });
   });
+
+  it('withholds a short secret as a whole value only, not every place its characters appear', () => {
+    const { report, text } = capture(false);
+    report.exported('1', 'pin', 7, true);
+    report.exported('1', 'code', 'ab', true);
+    report.secret({ port: 1 });
+    expect(report.masked({ a: 7, b: 'ab', c: 1, d: '1', e: 17 })).toEqual({ a: '<secret withheld>', b: '<secret withheld>', c: '<secret withheld>', d: '<secret withheld>', e: 17 });
+    report.stepEnd({ step: '2', name: 'about a table', type: 'script', status: 'passed', ms: 1170, exported: {} });
+    expect(text()).toContain("✓ Step 'about a table' completed (1.17 s)");
+    expect(text()).toContain('pin = <secret withheld>');
+    expect(text()).toContain('code = <secret withheld>');
+    expect(text()).not.toMatch(/= 7|= ab/);
+  });
 });

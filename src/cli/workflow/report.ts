@@ -42,6 +42,8 @@ export interface RunSummary {
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const WITHHELD = '<secret withheld>';
+/** a secret's text at least this long is withheld wherever it appears; a shorter one only as a whole value */
+const SHORT_SECRET = 4;
 const shown = (v: unknown) => {
   const t = textOf(v);
   return t.length > 100 ? `${t.slice(0, 97)}...` : t;
@@ -50,6 +52,12 @@ const shown = (v: unknown) => {
 export class Reporter {
   /** the texts withheld from everything printed, longest first (a secret may contain a shorter one) */
   private secrets: string[] = [];
+  /**
+   * secrets shorter than SHORT_SECRET: withheld only where a whole value is that text. Masked inside
+   * every text, a secret `7` or `ab` would turn each "7" or "ab" of every later line (timings, ids,
+   * words) into `<secret withheld>`.
+   */
+  private readonly exact = new Set<string>();
 
   constructor(
     private readonly json: boolean,
@@ -66,15 +74,16 @@ export class Reporter {
   secret(value: unknown): void {
     if (typeof value === 'string' || typeof value === 'number') {
       const text = String(value);
-      if (text && !this.secrets.includes(text)) this.secrets = [...this.secrets, text].sort((a, b) => b.length - a.length);
+      if (text.length > 0 && text.length < SHORT_SECRET) this.exact.add(text);
+      else if (text && !this.secrets.includes(text)) this.secrets = [...this.secrets, text].sort((a, b) => b.length - a.length);
     } else if (value && typeof value === 'object') for (const v of Object.values(value)) this.secret(v);
   }
 
   /** `x` with each secret's text replaced by `<secret withheld>`, in every string inside it too. */
   masked<T>(x: T): T {
-    if (!this.secrets.length) return x;
-    if (typeof x === 'string') return this.secrets.reduce((t, s) => t.replaceAll(s, WITHHELD), x as string) as T;
-    if (typeof x === 'number' && this.secrets.includes(String(x))) return WITHHELD as T;
+    if (!this.secrets.length && !this.exact.size) return x;
+    if (typeof x === 'string') return (this.exact.has(x) ? WITHHELD : this.secrets.reduce((t, s) => t.replaceAll(s, WITHHELD), x as string)) as T;
+    if (typeof x === 'number' && (this.exact.has(String(x)) || this.secrets.includes(String(x)))) return WITHHELD as T;
     if (Array.isArray(x)) return x.map((v) => this.masked(v)) as T;
     if (x && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, this.masked(v)])) as T;
     return x;
