@@ -11,7 +11,7 @@ import type { GroupUpgradeRecord } from './types.ts';
 
 const TO = '02'.repeat(32);
 const group = { id: 'g1', contexts: { c1: { metadata: null, registeredAt: 1 }, c2: { metadata: null, registeredAt: 1 } } } as unknown as GroupState;
-const upgrade = { id: 'u1', fromVersion: '1.0.0', toVersion: '2.0.0', toAppKey: TO, initiatedAt: 1, initiatedBy: 'k', aborted: false } as unknown as GroupUpgradeRecord;
+const upgrade = { id: 'u1', fromVersion: '1.0.0', toVersion: '2.0.0', toAppKey: TO, initiatedAt: 1, initiatedBy: 'k' } as unknown as GroupUpgradeRecord;
 
 function progressWith(bundles: Record<string, string>) {
   const records = { getMeta: async (id: string) => (bundles[id] ? { bundleBlobId: bundles[id] } : undefined) } as unknown as ContextStore;
@@ -33,6 +33,6 @@ describe('UpgradeProgress.status', () => {
 
   it('reads an aborted upgrade as aborted with its counters', async () => {
     const p = progressWith({ c1: TO });
-    expect(await p.status(group, { ...upgrade, aborted: true })).toMatchObject({ status: 'aborted', localContextsTotal: 1, localContextsSwapped: 1, completedAt: null });
+    expect(await p.status(group, { ...upgrade, aborted: { at: 2, by: 'k' } })).toMatchObject({ status: 'aborted', localContextsTotal: 1, localContextsSwapped: 1, completedAt: null });
   });
 });
