@@ -98,11 +98,16 @@ export class ContextExecutor {
   }
 
   /** Runs the call against the context's stored state; nothing is persisted. */
-  async run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
+  run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
+    // a context pinned to its version (most) knows its module key without waiting (issue #33)
+    if (meta.bundleBlobId !== undefined) return this.runAs(meta.bundleBlobId, meta, call);
+    return this.d.applications.get(meta.applicationId).then((app) => this.runAs(app?.bundleBlobId ?? meta.applicationId, meta, call));
+  }
+
+  private runAs(bundle: string, meta: ContextMeta, call: CallInput): Promise<CallResult> {
     const { store, runtime, applications } = this.d;
     // The runtime caches compiled modules by this key: the bundle's blob id changes with each
     // version (the application id does not), and a multi-service bundle holds one module per service.
-    const bundle = meta.bundleBlobId ?? (await applications.get(meta.applicationId))?.bundleBlobId ?? meta.applicationId;
     return runtime.call({
       applicationId: meta.serviceName ? `${bundle}:${meta.serviceName}` : bundle,
       wasm: () => wasmOf(applications, meta),
@@ -214,11 +219,15 @@ export class ContextExecutor {
     call: CallInput,
     prepare: (meta: ContextMeta) => void,
   ): Promise<{ meta: ContextMeta; result: CallResult }> {
-    const metaOf = async () => {
-      const meta = await this.d.store.getMeta(contextId);
+    const checked = (meta: ContextMeta | undefined) => {
       if (!meta) throw new ContextGone(contextId);
       prepare(meta);
       return meta;
+    };
+    /** the meta as the store has it now: from memory without waiting when it is kept (issue #33) */
+    const metaOf = (): ContextMeta | Promise<ContextMeta> => {
+      const kept = this.d.store.metaNow(contextId);
+      return kept ? checked(kept.value) : this.d.store.getMeta(contextId).then(checked);
     };
     /** the call's outcome persisted: its extra ops alone when it failed or changed nothing */
     const conclude = async (meta: ContextMeta, result: CallResult) => {
@@ -244,7 +253,8 @@ export class ContextExecutor {
     }
     // --- exclusive: a write (or a read-only call under the shared lock)
     return this.locks.run(contextId, !call.readOnly, async () => {
-      const meta = await metaOf();
+      const got = metaOf();
+      const meta = got instanceof Promise ? await got : got;
       // no writer since the shared attempt: its outcome was computed against this very state
       if (attempt && this.locks.stamp(contextId) === attempt.stamp) return conclude(meta, attempt.result);
       return conclude(meta, await this.run(meta, call));

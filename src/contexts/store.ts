@@ -76,6 +76,16 @@ export class ContextStore {
     return this.metas.get(contextId, (id) => this.meta.get(id));
   }
 
+  /** `getMeta` without waiting when the meta is kept in memory; undefined when it must be read. */
+  metaNow(contextId: string): { value: ContextMeta | undefined } | undefined {
+    return this.metas.peek(contextId);
+  }
+
+  /** `listMembers` without waiting when the list is kept in memory; undefined when it must be read. */
+  membersNow(contextId: string): ContextMember[] | undefined {
+    return this.memberLists.peek(contextId)?.value;
+  }
+
   /**
    * A value that changes whenever a batch writes the context's state, private state or index (at
    * its start and at its end): equal values mean the state read under both is the same.

@@ -43,6 +43,7 @@ import {
   type VMLimits,
 } from './limits.ts';
 import { availableParallelism } from 'node:os';
+import { onAbort as watchAbort } from '../abort-watch.ts';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
 import type { CallJob, JobDone, LoadJob } from './protocol.ts';
@@ -330,19 +331,18 @@ export class WasmRuntime implements Runtime {
         since: performance.now(),
         grant: (slot) => {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
+          unwatch?.();
           resolve(slot);
         },
       };
       const leave = (why: null | 'timeout') => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        unwatch?.();
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve(why);
       };
-      const onAbort = () => leave(null);
       const timer = setTimeout(() => leave('timeout'), waitMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unwatch = signal && watchAbort(signal, () => leave(null));
       this.waiters.push(waiter);
     });
   }
@@ -419,14 +419,14 @@ export class WasmRuntime implements Runtime {
       const answer = (result: CallResult) => {
         if (answered) return;
         answered = true;
-        req.signal?.removeEventListener('abort', onAbort);
+        unwatch?.();
         resolve(result);
       };
       const free = (replace: false | keyof RuntimeStats['replaced']) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        req.signal?.removeEventListener('abort', onAbort);
+        unwatch?.();
         if (slot.call === handlers) slot.call = undefined;
         served.close();
         if (slot.server === served) slot.server = undefined;
@@ -461,7 +461,7 @@ export class WasmRuntime implements Runtime {
         answer(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`));
         free('deadline');
       }, deadlineMs);
-      req.signal?.addEventListener('abort', onAbort, { once: true });
+      const unwatch = req.signal && watchAbort(req.signal, onAbort);
       const handlers = { message: onMessage, error: onError, exit: onExit };
       slot.call = handlers;
       try {
