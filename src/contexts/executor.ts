@@ -71,6 +71,19 @@ export interface CallInput {
 
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
+/** ids (context, account, member key) as bytes, made once per id rather than three times per call (issue #33) */
+const IDS_KEPT = 4_096;
+const idBytes = new Map<string, Uint8Array>();
+function idOf(hex: string): Uint8Array {
+  let b = idBytes.get(hex);
+  if (b === undefined) {
+    if (idBytes.size >= IDS_KEPT) idBytes.delete(idBytes.keys().next().value!);
+    b = bytes(hex);
+    idBytes.set(hex, b);
+  }
+  return b;
+}
+
 /** `SHA-256(parent ids in order ‖ artifact)`: the delta id (runtime.md §5 `compute_id`, hearth's encoding). */
 export function deltaIdOf(parents: readonly string[], artifact: Uint8Array): string {
   const h = createHash('sha256');
@@ -100,12 +113,13 @@ export class ContextExecutor {
   /** Runs the call against the context's stored state; nothing is persisted. */
   run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
     // a context pinned to its version (most) knows its module key without waiting (issue #33)
-    if (meta.bundleBlobId !== undefined) return this.runAs(meta.bundleBlobId, meta, call);
+    if (meta.bundleBlobId != null) return this.runAs(meta.bundleBlobId, meta, call);
     return this.d.applications.get(meta.applicationId).then((app) => this.runAs(app?.bundleBlobId ?? meta.applicationId, meta, call));
   }
 
   private runAs(bundle: string, meta: ContextMeta, call: CallInput): Promise<CallResult> {
     const { store, runtime, applications } = this.d;
+    const views = store.viewsOf(meta.id);
     // The runtime caches compiled modules by this key: the bundle's blob id changes with each
     // version (the application id does not), and a multi-service bundle holds one module per service.
     return runtime.call({
@@ -113,12 +127,13 @@ export class ContextExecutor {
       wasm: () => wasmOf(applications, meta),
       method: call.method,
       input: call.input,
-      contextId: bytes(meta.id),
-      executorId: bytes(call.executorId),
-      deviceId: bytes(call.deviceId),
-      state: store.view('state', meta.id),
-      privateState: store.view('private', meta.id),
-      index: store.view('index', meta.id),
+      // shared between calls: the runtime only reads them (and copies them into the job)
+      contextId: idOf(meta.id),
+      executorId: idOf(call.executorId),
+      deviceId: idOf(call.deviceId),
+      state: views.state,
+      privateState: views.private,
+      index: views.index,
       readOnly: call.readOnly,
       stateVersion: store.stateVersion(meta.id),
       // the runtime bounds the call's run by this, and its wait for a worker too

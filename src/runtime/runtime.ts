@@ -49,6 +49,7 @@ import { unavailable } from '../errors.ts';
 import type { CallJob, JobDone, LoadJob } from './protocol.ts';
 import type { Space } from './host-state.ts';
 import { Trap } from './trap.ts';
+import { Deadlines } from './deadlines.ts';
 import { FairShare, type FairWaiter } from './fair-share.ts';
 import { DEFAULT_IDLE_RETIRE_MS, DEFAULT_KEEP_WORKERS, IdleRetirement } from './worker-retire.ts';
 import { ModuleCache } from './module-cache.ts';
@@ -111,6 +112,8 @@ export class WasmRuntime implements Runtime {
   private readonly fair: FairShare;
   private readonly queueLimit: number;
   private running = false;
+  /** every call's deadline, of its wait for a worker and of its run, under one timer */
+  private readonly deadlines = new Deadlines();
 
   constructor(opts: WasmRuntimeOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -330,18 +333,18 @@ export class WasmRuntime implements Runtime {
         context,
         since: performance.now(),
         grant: (slot) => {
-          clearTimeout(timer);
+          cancel();
           unwatch?.();
           resolve(slot);
         },
       };
       const leave = (why: null | 'timeout') => {
-        clearTimeout(timer);
+        cancel();
         unwatch?.();
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve(why);
       };
-      const timer = setTimeout(() => leave('timeout'), waitMs);
+      const cancel = this.deadlines.add(waitMs, () => leave('timeout'));
       const unwatch = signal && watchAbort(signal, () => leave(null));
       this.waiters.push(waiter);
     });
@@ -425,7 +428,7 @@ export class WasmRuntime implements Runtime {
       const free = (replace: false | keyof RuntimeStats['replaced']) => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
+        cancel();
         unwatch?.();
         if (slot.call === handlers) slot.call = undefined;
         served.close();
@@ -457,10 +460,10 @@ export class WasmRuntime implements Runtime {
         this.stats.abandoned++;
         answer(failure('Aborted', 'execution aborted'));
       };
-      const timer = setTimeout(() => {
+      const cancel = this.deadlines.add(deadlineMs, () => {
         answer(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`));
         free('deadline');
-      }, deadlineMs);
+      });
       const unwatch = req.signal && watchAbort(req.signal, onAbort);
       const handlers = { message: onMessage, error: onError, exit: onExit };
       slot.call = handlers;
