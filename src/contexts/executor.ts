@@ -229,7 +229,7 @@ export class ContextExecutor {
     }
   }
 
-  private async callAdmitted(
+  private callAdmitted(
     contextId: string,
     call: CallInput,
     prepare: (meta: ContextMeta) => void,
@@ -254,26 +254,37 @@ export class ContextExecutor {
       this.d.mayCommit?.(meta);
       return { meta: await this.commit(meta, result, call.deviceId, call.extra, call.delegation), result };
     };
-    // --- read-path.ts: a method seen changing nothing runs under the shared lock first
-    let attempt: { stamp: number; result: CallResult } | undefined;
-    if (!call.readOnly && this.hints.tryShared(contextId, call.method)) {
-      const shared = await this.locks.run(contextId, false, async () => {
-        const stamp = this.locks.stamp(contextId);
-        const meta = await metaOf();
-        const result = await this.run(meta, call);
-        return changedSomething(result) ? { stamp, result } : await conclude(meta, result);
+    // --- a read-only call: the shared lock, nothing to commit (no promise of its own beyond the run's)
+    if (call.readOnly) {
+      const read = (meta: ContextMeta) => this.run(meta, call).then((result) => conclude(meta, result));
+      return this.locks.run(contextId, false, () => {
+        const got = metaOf();
+        return got instanceof Promise ? got.then(read) : read(got);
       }, call.signal);
-      if (!('stamp' in shared)) return shared;
-      attempt = shared;
     }
-    // --- exclusive: a write (or a read-only call under the shared lock)
-    return this.locks.run(contextId, !call.readOnly, async () => {
-      const got = metaOf();
-      const meta = got instanceof Promise ? await got : got;
-      // no writer since the shared attempt: its outcome was computed against this very state
-      if (attempt && this.locks.stamp(contextId) === attempt.stamp) return conclude(meta, attempt.result);
-      return conclude(meta, await this.run(meta, call));
-    }, call.signal);
+    const write = async () => {
+      // --- read-path.ts: a method seen changing nothing runs under the shared lock first
+      let attempt: { stamp: number; result: CallResult } | undefined;
+      if (this.hints.tryShared(contextId, call.method)) {
+        const shared = await this.locks.run(contextId, false, async () => {
+          const stamp = this.locks.stamp(contextId);
+          const meta = await metaOf();
+          const result = await this.run(meta, call);
+          return changedSomething(result) ? { stamp, result } : await conclude(meta, result);
+        }, call.signal);
+        if (!('stamp' in shared)) return shared;
+        attempt = shared;
+      }
+      // --- exclusive
+      return this.locks.run(contextId, true, async () => {
+        const got = metaOf();
+        const meta = got instanceof Promise ? await got : got;
+        // no writer since the shared attempt: its outcome was computed against this very state
+        if (attempt && this.locks.stamp(contextId) === attempt.stamp) return conclude(meta, attempt.result);
+        return conclude(meta, await this.run(meta, call));
+      }, call.signal);
+    };
+    return write();
   }
 }
 
