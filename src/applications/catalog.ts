@@ -59,4 +59,11 @@ export interface ApplicationCatalog {
   abiOfVersion?(bundleBlobId: string, service?: string): Promise<unknown | null>;
   /** `readOnlyMethods` of one installed version. Unknown → notFound. */
   readOnlyMethodsOfVersion?(bundleBlobId: string, service?: string): Promise<Set<string>>;
+  /**
+   * Without waiting, when the answer is in memory (issue #33: a method call's lookups): whether the
+   * application is installed (as `get` answering non-null), and the version's read-only methods (as
+   * `readOnlyMethodsOfVersion`); undefined when the async method must be asked.
+   */
+  installedNow?(applicationId: string): boolean | undefined;
+  readOnlyMethodsOfVersionNow?(bundleBlobId: string, service?: string): Set<string> | undefined;
 }

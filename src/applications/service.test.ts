@@ -36,6 +36,27 @@ beforeEach(async () => {
 });
 afterEach(async () => rm(dir, { recursive: true, force: true }));
 
+describe('answers without waiting (a method call\'s lookups, issue #33)', () => {
+  it('knows an application and a version\'s read-only methods once read, and forgets them when the applications change', async () => {
+    const apps = service();
+    const b = await makeBundle({ wasm: tinyWasm(), abi: testAbi(['get', 'set'], ['get']), dir });
+    await apps.installDev(b.path);
+    expect(apps.installedNow(b.applicationId)).toBeUndefined(); // not read yet
+    expect(apps.installedNow('not an id')).toBe(false);
+    const { bundleBlobId } = (await apps.get(b.applicationId))!;
+    expect(apps.installedNow(b.applicationId)).toBe(true);
+    expect(apps.readOnlyMethodsOfVersionNow(bundleBlobId)).toBeUndefined();
+    expect([...(await apps.readOnlyMethodsOfVersion(bundleBlobId))]).toEqual(['get']);
+    expect([...apps.readOnlyMethodsOfVersionNow(bundleBlobId)!]).toEqual(['get']);
+    expect(apps.readOnlyMethodsOfVersionNow(bundleBlobId, 'other')).toBeUndefined();
+    await apps.uninstall(b.applicationId);
+    expect(apps.readOnlyMethodsOfVersionNow(bundleBlobId)).toBeUndefined();
+    expect(apps.installedNow(b.applicationId)).toBeUndefined();
+    expect(await apps.get(b.applicationId)).toBeNull();
+    expect(apps.installedNow(b.applicationId)).toBe(false);
+  });
+});
+
 describe('dev install', () => {
   it('installs a signed bundle, stores it as one blob, and serves its wasm and ABI', async () => {
     const apps = service();

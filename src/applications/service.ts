@@ -27,7 +27,7 @@ import { verifyBundle, type VerifiedBundle } from './bundle.ts';
 import { metadataJson } from './manifest.ts';
 import type { ApplicationRegistry } from './registry.ts';
 import { compareVersions } from './semver.ts';
-import { ApplicationStore, blobsOf, type AppRecord, type VersionRecord } from './store.ts';
+import { APPLICATIONS_SPACE, ApplicationStore, blobsOf, type AppRecord, type VersionRecord } from './store.ts';
 import { embeddedAbi, readOnlyMethodsOf } from './wasm.ts';
 import type { ApplicationVersionEntry, LatestVersion } from '../wire/applications.ts';
 
@@ -63,9 +63,23 @@ export class ApplicationService implements ApplicationCatalog {
   private readonly now: () => number;
   private readonly installed = new Set<(release: InstalledRelease) => void>();
 
+  /**
+   * Read-only methods per installed version and service (`blobId|service`), for the calls' lookup
+   * without waiting. A version's ABI is fixed by its bundle's content; what may change is whether
+   * it is installed, so any write of the applications space forgets them all, and an answer read
+   * while such a write began or ended is not kept (`appWrites` moved).
+   */
+  private readonly readOnlyKept = new Map<string, Set<string>>();
+  private appWrites = 0;
+
   constructor(private readonly deps: ApplicationServiceDeps) {
     this.apps = new ApplicationStore(deps.store);
     this.now = deps.now ?? Date.now;
+    deps.store.observe((ops) => {
+      if (!ops.some((op) => op.space === APPLICATIONS_SPACE)) return;
+      this.appWrites++;
+      this.readOnlyKept.clear();
+    });
   }
 
   /** Hears of every version installed, once its record is durable (upgrades waiting for it resume). */
@@ -275,8 +289,22 @@ export class ApplicationService implements ApplicationCatalog {
   }
 
   async readOnlyMethodsOfVersion(bundleBlobId: string, service?: string): Promise<Set<string>> {
+    const writes = this.appWrites;
     const { bundle, key } = await this.bundleOfVersion(bundleBlobId, service);
-    return this.readOnlyOf(bundle, key);
+    const methods = this.readOnlyOf(bundle, key);
+    if (writes === this.appWrites && this.readOnlyKept.size < BUNDLE_CACHE_SIZE * 4) this.readOnlyKept.set(`${bundleBlobId}|${service ?? ''}`, methods);
+    return methods;
+  }
+
+  readOnlyMethodsOfVersionNow(bundleBlobId: string, service?: string): Set<string> | undefined {
+    return this.readOnlyKept.get(`${bundleBlobId}|${service ?? ''}`);
+  }
+
+  installedNow(applicationId: string): boolean | undefined {
+    const id = parseId(applicationId);
+    if (!id) return false;
+    const kept = this.apps.getNow(id);
+    return kept && kept.value !== undefined;
   }
 
   private async findVersion(bundleBlobId: string): Promise<{ version: VersionRecord; release: InstalledRelease } | undefined> {

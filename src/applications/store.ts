@@ -38,6 +38,8 @@ export interface AppRecord {
 /** applications whose records are kept in memory at most */
 const APPS_KEPT = 1_000;
 const ALL = '';
+/** the store space of the application records */
+export const APPLICATIONS_SPACE = 'applications';
 
 export class ApplicationStore {
   private readonly apps: Space<AppRecord>;
@@ -46,14 +48,19 @@ export class ApplicationStore {
   private readonly listing: KeyedCache<AppRecord[]>;
 
   constructor(store: Store) {
-    this.apps = store.space<AppRecord>('applications');
-    this.records = new KeyedCache(store, { spaces: ['applications'], keyOf: (op) => op.key, max: APPS_KEPT });
-    this.listing = new KeyedCache(store, { spaces: ['applications'], keyOf: () => ALL, max: 1 });
+    this.apps = store.space<AppRecord>(APPLICATIONS_SPACE);
+    this.records = new KeyedCache(store, { spaces: [APPLICATIONS_SPACE], keyOf: (op) => op.key, max: APPS_KEPT });
+    this.listing = new KeyedCache(store, { spaces: [APPLICATIONS_SPACE], keyOf: () => ALL, max: 1 });
   }
 
   /** Records are frozen (shared by every reader): a change is a new record written with `put`. */
   get(id: string): Promise<AppRecord | undefined> {
     return this.records.get(id, async (k) => deepFreeze(await this.apps.get(k)));
+  }
+
+  /** `get` without waiting when the record is kept in memory ({value: undefined}: not installed); undefined when it must be read. */
+  getNow(id: string): { value: AppRecord | undefined } | undefined {
+    return this.records.peek(id);
   }
 
   put(record: AppRecord): Promise<void> {

@@ -16,7 +16,7 @@ import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { isMember } from '../governance/index.ts';
 import type { CallResult } from '../runtime/index.ts';
 import { ContextGone, type ContextExecutor } from './executor.ts';
-import { readOnlyOf } from './releases.ts';
+import { readOnlyNow, readOnlyOf } from './releases.ts';
 import { RpcMethodError } from './rpc-methods.ts';
 import type { ContextService } from './service.ts';
 import type { ContextStore } from './store.ts';
@@ -95,8 +95,11 @@ export class ContextCalls {
     const input = encodeArgs(p.argsJson);
     if (typeof input === 'string') throw new RpcMethodError('ParseError', `params.${input}`);
 
-    const meta = await this.rpcMeta(contextId, principal);
-    if (!(await this.d.applications.get(meta.applicationId))) {
+    // each lookup answers from memory without waiting when it can (issue #33), else reads
+    const kept = this.d.store.metaNow(contextId);
+    const meta = kept ? this.rpcAllowed(contextId, principal, kept.value) : await this.rpcMeta(contextId, principal);
+    const apps = this.d.applications;
+    if (!(apps.installedNow?.(meta.applicationId) ?? !!(await apps.get(meta.applicationId)))) {
       // the reference's `{application_id}`, and hearth's `message` saying what this node is doing about it
       const problem = this.d.contexts.applicationProblem(contextId);
       const message =
@@ -105,9 +108,10 @@ export class ContextCalls {
           : (problem?.detail ?? `application ${meta.applicationId} is not installed on this node: install it with hearth app install-dev <bundle.mpk>`);
       throw new RpcMethodError('ApplicationNotInstalled', { application_id: meta.applicationId, message });
     }
-    const deviceId = await this.d.contexts.executorKey(contextId);
+    const keptKey = this.d.contexts.executorKeyNow(contextId);
+    const deviceId = keptKey === null ? await this.d.contexts.executorKey(contextId) : keptKey;
     if (!deviceId) throw new RpcMethodError('FunctionCallError', 'No owned identity found for this context');
-    const readOnly = (await readOnlyOf(this.d.applications, meta)).has(method);
+    const readOnly = (readOnlyNow(apps, meta) ?? (await readOnlyOf(apps, meta))).has(method);
 
     const result = await this.call(contextId, { method, input, executorId: this.d.identity.accountId, deviceId, readOnly, signal }, () => {
       throw new RpcMethodError('ContextNotFound', undefined);
@@ -167,7 +171,10 @@ export class ContextCalls {
    * its binding (auth spec): the context id is in the body, so the guard could not check it.
    */
   private async rpcMeta(contextId: string, principal: Principal): Promise<ContextMeta> {
-    const meta = await this.d.store.getMeta(contextId);
+    return this.rpcAllowed(contextId, principal, await this.d.store.getMeta(contextId));
+  }
+
+  private rpcAllowed(contextId: string, principal: Principal, meta: ContextMeta | undefined): ContextMeta {
     if (isBound(principal.binding) && !mayActOn(principal.binding, { kind: 'context', id: contextId }, { contextApplication: meta?.applicationId })) {
       throw forbidden('This client key is bound to other contexts or groups', 'permission_denied');
     }

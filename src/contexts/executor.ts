@@ -71,6 +71,19 @@ export interface CallInput {
 
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
+/** ids (context, account, member key) as bytes, made once per id rather than three times per call (issue #33) */
+const IDS_KEPT = 4_096;
+const idBytes = new Map<string, Uint8Array>();
+function idOf(hex: string): Uint8Array {
+  let b = idBytes.get(hex);
+  if (b === undefined) {
+    if (idBytes.size >= IDS_KEPT) idBytes.delete(idBytes.keys().next().value!);
+    b = bytes(hex);
+    idBytes.set(hex, b);
+  }
+  return b;
+}
+
 /** `SHA-256(parent ids in order ‖ artifact)`: the delta id (runtime.md §5 `compute_id`, hearth's encoding). */
 export function deltaIdOf(parents: readonly string[], artifact: Uint8Array): string {
   const h = createHash('sha256');
@@ -98,22 +111,29 @@ export class ContextExecutor {
   }
 
   /** Runs the call against the context's stored state; nothing is persisted. */
-  async run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
+  run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
+    // a context pinned to its version (most) knows its module key without waiting (issue #33)
+    if (meta.bundleBlobId != null) return this.runAs(meta.bundleBlobId, meta, call);
+    return this.d.applications.get(meta.applicationId).then((app) => this.runAs(app?.bundleBlobId ?? meta.applicationId, meta, call));
+  }
+
+  private runAs(bundle: string, meta: ContextMeta, call: CallInput): Promise<CallResult> {
     const { store, runtime, applications } = this.d;
+    const views = store.viewsOf(meta.id);
     // The runtime caches compiled modules by this key: the bundle's blob id changes with each
     // version (the application id does not), and a multi-service bundle holds one module per service.
-    const bundle = meta.bundleBlobId ?? (await applications.get(meta.applicationId))?.bundleBlobId ?? meta.applicationId;
     return runtime.call({
       applicationId: meta.serviceName ? `${bundle}:${meta.serviceName}` : bundle,
       wasm: () => wasmOf(applications, meta),
       method: call.method,
       input: call.input,
-      contextId: bytes(meta.id),
-      executorId: bytes(call.executorId),
-      deviceId: bytes(call.deviceId),
-      state: store.view('state', meta.id),
-      privateState: store.view('private', meta.id),
-      index: store.view('index', meta.id),
+      // shared between calls: the runtime only reads them (and copies them into the job)
+      contextId: idOf(meta.id),
+      executorId: idOf(call.executorId),
+      deviceId: idOf(call.deviceId),
+      state: views.state,
+      privateState: views.private,
+      index: views.index,
       readOnly: call.readOnly,
       stateVersion: store.stateVersion(meta.id),
       // the runtime bounds the call's run by this, and its wait for a worker too
@@ -209,16 +229,20 @@ export class ContextExecutor {
     }
   }
 
-  private async callAdmitted(
+  private callAdmitted(
     contextId: string,
     call: CallInput,
     prepare: (meta: ContextMeta) => void,
   ): Promise<{ meta: ContextMeta; result: CallResult }> {
-    const metaOf = async () => {
-      const meta = await this.d.store.getMeta(contextId);
+    const checked = (meta: ContextMeta | undefined) => {
       if (!meta) throw new ContextGone(contextId);
       prepare(meta);
       return meta;
+    };
+    /** the meta as the store has it now: from memory without waiting when it is kept (issue #33) */
+    const metaOf = (): ContextMeta | Promise<ContextMeta> => {
+      const kept = this.d.store.metaNow(contextId);
+      return kept ? checked(kept.value) : this.d.store.getMeta(contextId).then(checked);
     };
     /** the call's outcome persisted: its extra ops alone when it failed or changed nothing */
     const conclude = async (meta: ContextMeta, result: CallResult) => {
@@ -230,25 +254,37 @@ export class ContextExecutor {
       this.d.mayCommit?.(meta);
       return { meta: await this.commit(meta, result, call.deviceId, call.extra, call.delegation), result };
     };
-    // --- read-path.ts: a method seen changing nothing runs under the shared lock first
-    let attempt: { stamp: number; result: CallResult } | undefined;
-    if (!call.readOnly && this.hints.tryShared(contextId, call.method)) {
-      const shared = await this.locks.run(contextId, false, async () => {
-        const stamp = this.locks.stamp(contextId);
-        const meta = await metaOf();
-        const result = await this.run(meta, call);
-        return changedSomething(result) ? { stamp, result } : await conclude(meta, result);
+    // --- a read-only call: the shared lock, nothing to commit (no promise of its own beyond the run's)
+    if (call.readOnly) {
+      const read = (meta: ContextMeta) => this.run(meta, call).then((result) => conclude(meta, result));
+      return this.locks.run(contextId, false, () => {
+        const got = metaOf();
+        return got instanceof Promise ? got.then(read) : read(got);
       }, call.signal);
-      if (!('stamp' in shared)) return shared;
-      attempt = shared;
     }
-    // --- exclusive: a write (or a read-only call under the shared lock)
-    return this.locks.run(contextId, !call.readOnly, async () => {
-      const meta = await metaOf();
-      // no writer since the shared attempt: its outcome was computed against this very state
-      if (attempt && this.locks.stamp(contextId) === attempt.stamp) return conclude(meta, attempt.result);
-      return conclude(meta, await this.run(meta, call));
-    }, call.signal);
+    const write = async () => {
+      // --- read-path.ts: a method seen changing nothing runs under the shared lock first
+      let attempt: { stamp: number; result: CallResult } | undefined;
+      if (this.hints.tryShared(contextId, call.method)) {
+        const shared = await this.locks.run(contextId, false, async () => {
+          const stamp = this.locks.stamp(contextId);
+          const meta = await metaOf();
+          const result = await this.run(meta, call);
+          return changedSomething(result) ? { stamp, result } : await conclude(meta, result);
+        }, call.signal);
+        if (!('stamp' in shared)) return shared;
+        attempt = shared;
+      }
+      // --- exclusive
+      return this.locks.run(contextId, true, async () => {
+        const got = metaOf();
+        const meta = got instanceof Promise ? await got : got;
+        // no writer since the shared attempt: its outcome was computed against this very state
+        if (attempt && this.locks.stamp(contextId) === attempt.stamp) return conclude(meta, attempt.result);
+        return conclude(meta, await this.run(meta, call));
+      }, call.signal);
+    };
+    return write();
   }
 }
 

@@ -69,3 +69,32 @@ it('a waiter whose signal aborts leaves the queue: it never runs, and the reader
   await busy;
   expect(log).toEqual(['r1', 'r2']);
 });
+
+it('runs a call on a free lock at once, before any microtask, and a waiting one only when its turn comes', async () => {
+  const locks = new ContextLocks();
+  const log: string[] = [];
+  let open!: () => void;
+  const writing = locks.run('c', true, () => (log.push('w'), new Promise<void>((r) => (open = r))));
+  expect(log).toEqual(['w']); // taken synchronously
+  const read = locks.run('c', false, async () => log.push('r'));
+  await tick();
+  expect(log).toEqual(['w']);
+  open();
+  await Promise.all([writing, read]);
+  expect(log).toEqual(['w', 'r']);
+  // a free lock again: a read and a read share it at once
+  const both: string[] = [];
+  const x = locks.run('c', false, () => (both.push('x'), new Promise<void>((r) => setTimeout(r, 5))));
+  const y = locks.run('c', false, async () => both.push('y'));
+  expect(both).toEqual(['x', 'y']);
+  await Promise.all([x, y]);
+});
+
+it('releases the lock when the critical section throws before returning a promise', async () => {
+  const locks = new ContextLocks();
+  const bad = (() => {
+    throw new Error('sync boom');
+  }) as unknown as () => Promise<void>;
+  await expect(locks.run('c', true, bad)).rejects.toThrow('sync boom');
+  expect(await locks.run('c', true, async () => 'next')).toBe('next');
+});

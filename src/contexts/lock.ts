@@ -6,6 +6,7 @@
  * waiter whose caller went away (its AbortSignal) leaves the queue (issue #23 §4: it no longer
  * holds a pending place until its turn).
  */
+import { onAbort } from '../abort-watch.ts';
 
 /** The caller went away while waiting for the lock: nothing ran. */
 export class LockWaitAborted extends Error {
@@ -29,29 +30,34 @@ class RwLock {
     return this.readers === 0 && !this.writer && this.queue.length === 0;
   }
 
+  /** Takes the lock now when it is free for this kind (true), or leaves it as it is (false). */
+  tryAcquire(write: boolean): boolean {
+    if (this.queue.length > 0 || this.writer || (write && this.readers > 0)) return false;
+    this.take(write);
+    return true;
+  }
+
   acquire(write: boolean, signal?: AbortSignal): Promise<void> {
-    if (this.queue.length === 0 && !this.writer && (!write || this.readers === 0)) {
-      this.take(write);
-      return Promise.resolve();
-    }
+    if (this.tryAcquire(write)) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(new LockWaitAborted());
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        const i = this.queue.indexOf(waiter);
-        if (i < 0) return;
-        this.queue.splice(i, 1);
-        // a writer leaving the head of the queue may let the readers behind it in
-        this.pump();
-        reject(new LockWaitAborted());
-      };
       const waiter: Waiter = {
         write,
         grant: () => {
-          signal?.removeEventListener('abort', onAbort);
+          unwatch?.();
           resolve();
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unwatch =
+        signal &&
+        onAbort(signal, () => {
+          const i = this.queue.indexOf(waiter);
+          if (i < 0) return;
+          this.queue.splice(i, 1);
+          // a writer leaving the head of the queue may let the readers behind it in
+          this.pump();
+          reject(new LockWaitAborted());
+        });
       this.queue.push(waiter);
     });
   }
@@ -90,25 +96,48 @@ export class ContextLocks {
    * aborts while the call waits (its client went away), it leaves the queue and rejects with
    * {@link LockWaitAborted}; `fn` never runs.
    */
-  async run<T>(contextId: string, write: boolean, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  run<T>(contextId: string, write: boolean, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     let lock = this.locks.get(contextId);
     if (!lock) {
       lock = new RwLock();
       this.locks.set(contextId, lock);
     }
-    try {
-      await lock.acquire(write, signal);
-    } catch (err) {
-      if (lock.idle && this.locks.get(contextId) === lock) this.locks.delete(contextId);
-      throw err;
-    }
-    try {
-      return await fn();
-    } finally {
+    // a free lock is taken at once: no promise to wait on (issue #33, the common case of a read)
+    if (lock.tryAcquire(write)) return this.holding(contextId, lock, write, fn);
+    const held = lock;
+    return held.acquire(write, signal).then(
+      () => this.holding(contextId, held, write, fn),
+      (err: unknown) => {
+        if (held.idle && this.locks.get(contextId) === held) this.locks.delete(contextId);
+        throw err;
+      },
+    );
+  }
+
+  /** Runs `fn` on the lock taken, and releases it once `fn` settles (or throws). */
+  private holding<T>(contextId: string, lock: RwLock, write: boolean, fn: () => Promise<T>): Promise<T> {
+    const release = () => {
       if (write) this.stamps.set(contextId, ++this.released);
       lock.release(write);
       if (lock.idle) this.locks.delete(contextId);
+    };
+    let running: Promise<T>;
+    try {
+      running = fn();
+    } catch (err) {
+      release();
+      return Promise.reject(err);
     }
+    return running.then(
+      (value) => {
+        release();
+        return value;
+      },
+      (err: unknown) => {
+        release();
+        throw err;
+      },
+    );
   }
 
   /**

@@ -43,6 +43,11 @@ export function wasmOf(apps: ApplicationCatalog, meta: ContextMeta): Promise<Uin
   return meta.bundleBlobId && apps.wasmOfVersion ? apps.wasmOfVersion(meta.bundleBlobId, meta.serviceName) : apps.wasm(meta.applicationId, meta.serviceName);
 }
 
+/** `readOnlyOf` without waiting when the catalog has the answer in memory; undefined otherwise. */
+export function readOnlyNow(apps: ApplicationCatalog, meta: ContextMeta): Set<string> | undefined {
+  return meta.bundleBlobId && apps.readOnlyMethodsOfVersion ? apps.readOnlyMethodsOfVersionNow?.(meta.bundleBlobId, meta.serviceName) : undefined;
+}
+
 /** The methods the ABI of the context's version marks read-only. */
 export function readOnlyOf(apps: ApplicationCatalog, meta: ContextMeta): Promise<Set<string>> {
   return meta.bundleBlobId && apps.readOnlyMethodsOfVersion

@@ -20,7 +20,7 @@ import type { AppProblem, AppProblemReason } from './app-fetch.ts';
 import { namedBundle } from './app-fetch.ts';
 import { releaseForGroup, releaseOf } from './releases.ts';
 import type { ContextStore } from './store.ts';
-import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMeta } from './types.ts';
+import { MAX_INIT_PARAMS_BYTES, UNINITIALIZED_HASH, type ContextMember, type ContextMeta } from './types.ts';
 
 import type { BehindReason, SyncStatusFields } from '../wire/sync.ts';
 import type { Context } from '../wire/contexts.ts';
@@ -181,8 +181,23 @@ export class ContextService {
 
   /** The member key this node executes with: its own signing key when a member, else the first owned one. */
   async executorKey(contextId: string): Promise<string | undefined> {
-    const owned = (await this.d.store.listMembers(contextId)).filter((m) => m.owned);
-    return owned.find((m) => m.publicKey === this.d.identity.publicKey)?.publicKey ?? owned[0]?.publicKey;
+    return this.executorOf(await this.d.store.listMembers(contextId));
+  }
+
+  /** `executorKey` without waiting when the context's members are kept in memory; null when they must be read. */
+  executorKeyNow(contextId: string): string | undefined | null {
+    const members = this.d.store.membersNow(contextId);
+    return members === undefined ? null : this.executorOf(members);
+  }
+
+  private executorOf(members: readonly ContextMember[]): string | undefined {
+    let first: string | undefined;
+    for (const m of members) {
+      if (!m.owned) continue;
+      if (m.publicKey === this.d.identity.publicKey) return m.publicKey;
+      first ??= m.publicKey;
+    }
+    return first;
   }
 
   /** This node's identity in a context and the context's application (presence, `set_ephemeral`); null when it has none. */

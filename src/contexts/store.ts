@@ -43,6 +43,7 @@ export class ContextStore {
   private readonly metas: KeyedCache<ContextMeta | undefined>;
   private readonly memberLists: KeyedCache<ContextMember[]>;
   private readonly versions = new Map<string, number>();
+  private readonly views = new Map<string, Readonly<Record<StateSpaceName, IndexView>>>();
   private versionSeq = 0;
 
   constructor(readonly store: Store) {
@@ -76,6 +77,16 @@ export class ContextStore {
     return this.metas.get(contextId, (id) => this.meta.get(id));
   }
 
+  /** `getMeta` without waiting when the meta is kept in memory; undefined when it must be read. */
+  metaNow(contextId: string): { value: ContextMeta | undefined } | undefined {
+    return this.metas.peek(contextId);
+  }
+
+  /** `listMembers` without waiting when the list is kept in memory; undefined when it must be read. */
+  membersNow(contextId: string): ContextMember[] | undefined {
+    return this.memberLists.peek(contextId)?.value;
+  }
+
   /**
    * A value that changes whenever a batch writes the context's state, private state or index (at
    * its start and at its end): equal values mean the state read under both is the same.
@@ -101,6 +112,20 @@ export class ContextStore {
   }
 
   /** A read view of one keyspace of a context, as the runtime reads it. */
+  /**
+   * The context's views, made once and shared (they hold nothing but the context's key prefix):
+   * a call asked for three fresh ones each time (issue #33).
+   */
+  viewsOf(contextId: string): Readonly<Record<StateSpaceName, IndexView>> {
+    let views = this.views.get(contextId);
+    if (views === undefined) {
+      if (this.views.size >= CONTEXTS_KEPT) this.views.delete(this.views.keys().next().value!);
+      views = { state: this.view('state', contextId), private: this.view('private', contextId), index: this.view('index', contextId) };
+      this.views.set(contextId, views);
+    }
+    return views;
+  }
+
   view(space: StateSpaceName, contextId: string): IndexView {
     const s = this.kv[space];
     const prefix = `${contextId}/`;

@@ -43,11 +43,13 @@ import {
   type VMLimits,
 } from './limits.ts';
 import { availableParallelism } from 'node:os';
+import { onAbort as watchAbort } from '../abort-watch.ts';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
 import type { CallJob, JobDone, LoadJob } from './protocol.ts';
 import type { Space } from './host-state.ts';
 import { Trap } from './trap.ts';
+import { Deadlines } from './deadlines.ts';
 import { FairShare, type FairWaiter } from './fair-share.ts';
 import { DEFAULT_IDLE_RETIRE_MS, DEFAULT_KEEP_WORKERS, IdleRetirement } from './worker-retire.ts';
 import { ModuleCache } from './module-cache.ts';
@@ -110,6 +112,8 @@ export class WasmRuntime implements Runtime {
   private readonly fair: FairShare;
   private readonly queueLimit: number;
   private running = false;
+  /** every call's deadline, of its wait for a worker and of its run, under one timer */
+  private readonly deadlines = new Deadlines();
 
   constructor(opts: WasmRuntimeOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -329,20 +333,19 @@ export class WasmRuntime implements Runtime {
         context,
         since: performance.now(),
         grant: (slot) => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
+          cancel();
+          unwatch?.();
           resolve(slot);
         },
       };
       const leave = (why: null | 'timeout') => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        cancel();
+        unwatch?.();
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve(why);
       };
-      const onAbort = () => leave(null);
-      const timer = setTimeout(() => leave('timeout'), waitMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const cancel = this.deadlines.add(waitMs, () => leave('timeout'));
+      const unwatch = signal && watchAbort(signal, () => leave(null));
       this.waiters.push(waiter);
     });
   }
@@ -419,14 +422,14 @@ export class WasmRuntime implements Runtime {
       const answer = (result: CallResult) => {
         if (answered) return;
         answered = true;
-        req.signal?.removeEventListener('abort', onAbort);
+        unwatch?.();
         resolve(result);
       };
       const free = (replace: false | keyof RuntimeStats['replaced']) => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
-        req.signal?.removeEventListener('abort', onAbort);
+        cancel();
+        unwatch?.();
         if (slot.call === handlers) slot.call = undefined;
         served.close();
         if (slot.server === served) slot.server = undefined;
@@ -457,11 +460,11 @@ export class WasmRuntime implements Runtime {
         this.stats.abandoned++;
         answer(failure('Aborted', 'execution aborted'));
       };
-      const timer = setTimeout(() => {
+      const cancel = this.deadlines.add(deadlineMs, () => {
         answer(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`));
         free('deadline');
-      }, deadlineMs);
-      req.signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      const unwatch = req.signal && watchAbort(req.signal, onAbort);
       const handlers = { message: onMessage, error: onError, exit: onExit };
       slot.call = handlers;
       try {

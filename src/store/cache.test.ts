@@ -69,4 +69,22 @@ describe('KeyedCache', () => {
     await cache.get('c', async () => ({ list: [] }));
     expect(cache.size).toBe(2);
   });
+
+  it('peeks at what get would answer from memory, a copy, and at nothing once a batch touched the key', async () => {
+    const { store, tell } = handStore();
+    const cache = new KeyedCache<{ list: number[] } | undefined>(store, { spaces: ['things'], keyOf: (op) => op.key, max: 10, copy: (v) => v && { list: [...v.list] } });
+    expect(cache.peek('a')).toBeUndefined();
+    await cache.get('a', async () => ({ list: [1] }));
+    await cache.get('gone', async () => undefined);
+    const seen = cache.peek('a')!;
+    expect(seen).toEqual({ value: { list: [1] } });
+    seen.value!.list.push(2);
+    expect(cache.peek('a')).toEqual({ value: { list: [1] } });
+    expect(cache.peek('gone')).toEqual({ value: undefined }); // kept as absent: not the same as not kept
+    tell([put('a')], 'start');
+    expect(cache.peek('a')).toBeUndefined();
+    tell([put('a')], 'end');
+    expect(cache.peek('a')).toBeUndefined();
+    expect(cache.peek('gone')).toEqual({ value: undefined });
+  });
 });

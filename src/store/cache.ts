@@ -62,6 +62,15 @@ export class KeyedCache<T> {
     }
   }
 
+  /**
+   * The value of `key` when it is kept, as `get` would answer it, without waiting (issue #33: a
+   * call's lookups of records it finds kept need not each cost a promise); undefined when it is
+   * not kept, and `get` must load it.
+   */
+  peek(key: string): { value: T } | undefined {
+    return this.values.has(key) ? { value: this.out(this.values.get(key)!) } : undefined;
+  }
+
   /** Forgets everything (and stops observing the store). */
   close(): void {
     this.unsubscribe();
