@@ -7,7 +7,8 @@
  *
  * AB_ROOTS (comma-separated checkouts holding a built `bin/hearth.js` + `dist/`; default: a copy of
  * main's build in /tmp/hearth-base and this checkout), AB_ROUNDS (3), AB_SECS (4), AB_METHOD
- * (get | set), AB_FLAGS (Node.js flags per root, `|`-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
+ * (get | set), AB_CONNECTIONS (32; 1 for issue #33's `set` goal), AB_FLAGS (Node.js flags per root,
+ * `|`-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
  * `npx tsx bench/rpc-ab.ts`
  */
 import { rm } from 'node:fs/promises';
@@ -32,13 +33,13 @@ const rounds = Number(process.env.AB_ROUNDS ?? 3);
 const secs = Number(process.env.AB_SECS ?? 4);
 const flags = (process.env.AB_FLAGS ?? '').split('|');
 const keys = 200;
-const nodes = [] as { n: BenchNode; spec: LoadSpec; res: { main: number; all: number; rps: number; p50: number; p99: number; err: number }[] }[];
+const nodes = [] as { n: BenchNode; spec: LoadSpec; res: { main: number; all: number; rps: number; mean: number; p50: number; p50x: number; p99: number; err: number }[] }[];
 try {
   for (const [i, r] of roots.entries()) {
     const n = await start(r, flags[i] ?? '');
     const contextId = await kvContext(n, 'kv_store');
     await fillTo(n, 'kv_store', contextId, keys);
-    nodes.push({ n, spec: { url: `${n.url}/jsonrpc`, headers: { authorization: `Bearer ${n.token}` }, check: 'jsonrpc', rpc: { contextId, method: (process.env.AB_METHOD ?? 'get') as 'get', keyPrefix: PREFIX, keys }, connections: 32 }, res: [] });
+    nodes.push({ n, spec: { url: `${n.url}/jsonrpc`, headers: { authorization: `Bearer ${n.token}` }, check: 'jsonrpc', rpc: { contextId, method: (process.env.AB_METHOD ?? 'get') as 'get', keyPrefix: PREFIX, keys }, connections: Number(process.env.AB_CONNECTIONS ?? 32) }, res: [] });
     await loadgen({ ...nodes.at(-1)!.spec, durationSecs: 2 });
   }
   for (let k = 0; k < rounds; k++) {
@@ -47,13 +48,13 @@ try {
       const l = await loadgen({ ...x.spec, durationSecs: secs });
       const m1 = await threadCpuSecs(x.n.pid), p1 = await cpuSecs(x.n.pid);
       const per = (s: number) => (s * 1e6) / Math.max(1, l.requests);
-      x.res.push({ main: per(m1 - m0), all: per(p1 - p0), rps: l.rps, p50: l.p50ms, p99: l.p99ms, err: l.errors });
-      console.log(`round ${k} ${roots[nodes.indexOf(x)]}: main ${per(m1 - m0).toFixed(0)} µs, all ${per(p1 - p0).toFixed(0)} µs, ${l.rps.toFixed(0)} req/s, p50 ${l.p50ms} p99 ${l.p99ms}, errors ${l.errors} (load ${loadavg()[0].toFixed(1)})`);
+      x.res.push({ main: per(m1 - m0), all: per(p1 - p0), rps: l.rps, mean: l.meanMs, p50: l.p50ms, p50x: l.p50exactMs, p99: l.p99ms, err: l.errors });
+      console.log(`round ${k} ${roots[nodes.indexOf(x)]}: main ${per(m1 - m0).toFixed(0)} µs, all ${per(p1 - p0).toFixed(0)} µs, ${l.rps.toFixed(0)} req/s, mean ${l.meanMs.toFixed(2)} ms, p50 ${l.p50ms} (${l.p50exactMs.toFixed(2)}) p99 ${l.p99ms}, errors ${l.errors} (load ${loadavg()[0].toFixed(1)})`);
     }
   }
   for (const [i, x] of nodes.entries()) {
     const med = (f: (r: (typeof x.res)[0]) => number) => [...x.res.map(f)].sort((a, b) => a - b)[Math.floor(x.res.length / 2)]!;
-    console.log(`MEDIAN ${roots[i]}: main ${med((r) => r.main).toFixed(0)} µs, all ${med((r) => r.all).toFixed(0)} µs, ${med((r) => r.rps).toFixed(0)} req/s, p50 ${med((r) => r.p50)} p99 ${med((r) => r.p99)}`);
+    console.log(`MEDIAN ${roots[i]}: main ${med((r) => r.main).toFixed(0)} µs, all ${med((r) => r.all).toFixed(0)} µs, ${med((r) => r.rps).toFixed(0)} req/s, mean ${med((r) => r.mean).toFixed(2)} ms, p50 ${med((r) => r.p50)} (${med((r) => r.p50x).toFixed(2)}) p99 ${med((r) => r.p99)}`);
   }
 } finally {
   for (const x of nodes) await x.n.stop();

@@ -116,6 +116,7 @@ export class ContextExecutor {
       index: store.view('index', meta.id),
       readOnly: call.readOnly,
       stateVersion: store.stateVersion(meta.id),
+      changedSince: (version) => store.changedSince(meta.id, version),
       // the runtime bounds the call's run by this, and its wait for a worker too
       deadlineMs: this.d.callDeadlineMs ?? CALL_DEADLINE_MS,
       signal: call.signal,
