@@ -40,6 +40,8 @@ export interface LoadResult {
   /** autocannon's percentiles are whole milliseconds; the mean is not */
   meanMs: number;
   p50ms: number;
+  /** the median answer time, not rounded (bench/loadgen.mjs) */
+  p50exactMs: number;
   p99ms: number;
   errors: number;
 }

@@ -30,12 +30,20 @@ const request = {
   },
 };
 
-const result = await autocannon({
+const instance = autocannon({
   url: spec.url,
   connections: spec.connections ?? 16,
   duration: spec.durationSecs ?? 5,
   requests: [request],
 });
+// autocannon's percentiles are whole milliseconds; the exact median of the answers' times is kept
+// beside them (a goal of "p50 < 2 ms" needs more than the integer part)
+const times = [];
+instance.on('response', (_client, status, _bytes, ms) => {
+  if (status === 200) times.push(ms);
+});
+const result = await instance;
+times.sort((a, b) => a - b);
 
 process.stdout.write(
   `${JSON.stringify({
@@ -43,6 +51,7 @@ process.stdout.write(
     rps: result.requests.total / (spec.durationSecs ?? 5),
     meanMs: result.latency.average,
     p50ms: result.latency.p50,
+    p50exactMs: times.length > 0 ? times[times.length >> 1] : 0,
     p99ms: result.latency.p99,
     errors: result.errors + result.timeouts + bad,
   })}\n`,

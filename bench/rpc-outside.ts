@@ -84,7 +84,7 @@ export async function benchRpcOutside(keys = Number(process.env.BENCH_RPC_KEYS?.
     );
     console.log(`  main thread ${get.main.toFixed(1)} µs/request = ${mainRatio.toFixed(2)} × bare's main thread`);
     console.log(`  all threads ${get.total.toFixed(0)} µs/request (main ${get.main.toFixed(0)}, workers ${get.workers.toFixed(0)}, other ${Math.max(0, get.total - get.main - get.workers).toFixed(0)}) = ${allRatio.toFixed(2)} × (raw guest get ${raw.toFixed(0)} + bare ${b.total.toFixed(0)})`);
-    console.log(`set (1 conn): p50 ${setOne.load.p50ms} ms, mean ${setOne.load.meanMs.toFixed(2)} ms, p99 ${setOne.load.p99ms} ms, errors ${setOne.load.errors}; main ${setOne.main.toFixed(0)} µs, all ${setOne.total.toFixed(0)} µs per call`);
+    console.log(`set (1 conn): p50 ${setOne.load.p50ms} ms (exact median ${setOne.load.p50exactMs.toFixed(2)} ms), mean ${setOne.load.meanMs.toFixed(2)} ms, p99 ${setOne.load.p99ms} ms, errors ${setOne.load.errors}; main ${setOne.main.toFixed(0)} µs, all ${setOne.total.toFixed(0)} µs per call`);
     console.log('projection of get calls/s from these per-call costs (workers = cores - 1):');
     let saturates: number | undefined;
     for (const cores of [2, 4, 8, 16, 32, 64]) {

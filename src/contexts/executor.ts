@@ -136,6 +136,7 @@ export class ContextExecutor {
       index: views.index,
       readOnly: call.readOnly,
       stateVersion: store.stateVersion(meta.id),
+      changedSince: (version) => store.changedSince(meta.id, version),
       // the runtime bounds the call's run by this, and its wait for a worker too
       deadlineMs: this.d.callDeadlineMs ?? CALL_DEADLINE_MS,
       signal: call.signal,

@@ -16,12 +16,14 @@
  * Every call reads its context's meta and members: both are cached (store/cache.ts), invalidated
  * by the store's batches whoever writes them. `stateVersion` changes whenever a batch writes a
  * context's state, private state or index: the runtime's workers keep what a context's calls read
- * under that version (issue #14).
+ * under that version (issue #14), and carry it to the next version but for the rows written in
+ * between (`changedSince`, state-journal.ts; issue #33).
  */
 import { toHex as hex } from '../crypto/ids.ts';
 import type { IndexView, Writes } from '../runtime/index.ts';
 import { KeyedCache } from '../store/cache.ts';
 import { collect, type BatchOp, type Space, type Store } from '../store/store.ts';
+import { StateJournal, type ChangedRow } from './state-journal.ts';
 import type { ContextMember, ContextMeta, DeltaRecord } from './types.ts';
 
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
@@ -30,7 +32,6 @@ export type StateSpaceName = 'state' | 'private' | 'index';
 
 /** contexts whose meta and members are kept in memory at most */
 const CONTEXTS_KEPT = 10_000;
-const STATE_SPACES = new Set(['ctx.state', 'ctx.private', 'ctx.index']);
 /** the context a record of a `<ctx>/...` space belongs to */
 const contextOf = (key: string) => key.slice(0, key.indexOf('/'));
 
@@ -42,9 +43,9 @@ export class ContextStore {
   private readonly kv: Record<StateSpaceName, Space<Uint8Array>>;
   private readonly metas: KeyedCache<ContextMeta | undefined>;
   private readonly memberLists: KeyedCache<ContextMember[]>;
-  private readonly versions = new Map<string, number>();
   private readonly views = new Map<string, Readonly<Record<StateSpaceName, IndexView>>>();
-  private versionSeq = 0;
+  /** state versions, and which rows each move wrote (state-journal.ts) */
+  private readonly journal = new StateJournal();
 
   constructor(readonly store: Store) {
     this.meta = store.space<ContextMeta>('ctx.meta');
@@ -68,9 +69,7 @@ export class ContextStore {
       max: CONTEXTS_KEPT,
       copy: (list) => list.map((m) => ({ ...m })),
     });
-    store.observe((ops) => {
-      for (const op of ops) if (STATE_SPACES.has(op.space)) this.versions.set(contextOf(op.key), ++this.versionSeq);
-    });
+    store.observe((ops) => this.journal.record(ops));
   }
 
   getMeta(contextId: string): Promise<ContextMeta | undefined> {
@@ -92,7 +91,15 @@ export class ContextStore {
    * its start and at its end): equal values mean the state read under both is the same.
    */
   stateVersion(contextId: string): number {
-    return this.versions.get(contextId) ?? 0;
+    return this.journal.version(contextId);
+  }
+
+  /**
+   * The rows of the context's state, private state and index written since `version` (an earlier
+   * `stateVersion`), each once; undefined when no longer known (state-journal.ts).
+   */
+  changedSince(contextId: string, version: number): ChangedRow[] | undefined {
+    return this.journal.changedSince(contextId, version);
   }
 
   async listMeta(): Promise<ContextMeta[]> {

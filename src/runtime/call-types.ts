@@ -49,6 +49,12 @@ export interface CallRequest {
    * later calls under the same version from memory; without it, every read asks the views.
    */
   stateVersion?: number;
+  /**
+   * The rows of the context written since an earlier `stateVersion`, each once (undefined: not
+   * known any more). With it, a worker coming back to the context under a new version keeps what
+   * it holds but for these rows, which are read again and sent with the job (issue #33).
+   */
+  changedSince?: (version: number) => Array<['state' | 'private' | 'index', Uint8Array]> | undefined;
   /** 32 bytes: the calling context when this call was dispatched by an `xcall` (`xcall_origin`) */
   xcallOrigin?: Uint8Array;
   /** wall-clock budget of the call; the host terminates the guest when it passes */

@@ -6,7 +6,7 @@ import { HotRows } from './hot-rows.ts';
 import { rowId, rowOf } from './protocol.ts';
 
 const k = (s: string) => new TextEncoder().encode(s);
-const names = (rows: Array<[string, Uint8Array]> | undefined) => rows?.map(([space, key]) => `${space}:${new TextDecoder().decode(key)}`);
+const names = (stale: { rows: Array<[string, Uint8Array]> } | undefined) => stale?.rows.map(([space, key]) => `${space}:${new TextDecoder().decode(key)}`);
 /** the worker sends the ids of the rows a call read (protocol.ts) */
 const note = (h: HotRows, c: string, v: number | undefined, rows: Array<[Space, Uint8Array]>, res: CallResult) => h.note(c, v, rows.map(([space, key]) => rowId(space, key)), res);
 const failed: CallResult = { ok: false, kind: 'WasmTrap', message: 'x', logs: [] };
@@ -39,8 +39,27 @@ describe('HotRows', () => {
     expect(names(h.stale('c', 3))).toEqual(['index:x']);
     // the same bytes in another space are another row; bytes that are not UTF-8 stay distinct
     note(h, 'c', 2, [['state', k('x')], ['state', Uint8Array.of(0xff)], ['state', Uint8Array.of(0xfe)]], failed);
-    expect(h.stale('c', 3)).toHaveLength(4);
-    expect(h.stale('c', 3)).toContainEqual(['state', Uint8Array.of(0xff)]); // the key's bytes come back exact
+    expect(h.stale('c', 3)?.rows).toHaveLength(4);
+    expect(h.stale('c', 3)?.rows).toContainEqual(['state', Uint8Array.of(0xff)]); // the key's bytes come back exact
+  });
+
+  it('with the store\'s journal, asks only for the rows written since the worker\'s version and carries the rest; without an answer, as before', () => {
+    const h = new HotRows(3);
+    note(h, 'c', 1, [['state', k('a')], ['state', k('b')]], failed);
+    const asked: number[] = [];
+    const journal = (rows: Array<['state' | 'private' | 'index', Uint8Array]> | undefined) => (since: number) => (asked.push(since), rows);
+    const carried = h.stale('c', 4, journal([['state', k('w')]]));
+    expect(asked).toEqual([1]); // from the version the worker's cache holds
+    expect(carried?.carry).toBe(1);
+    expect(names(carried)).toEqual(['state:w']); // a row the worker never read, written since: sent too
+    expect(h.stale('c', 1, journal([]))).toBeUndefined(); // same version: nothing asked
+    expect(asked).toEqual([1]);
+    // the journal no longer reaches back, or names more rows than are sent at most: the worker's rows, no carry
+    for (const answer of [undefined, ['a', 'b', 'c', 'd'].map((s) => ['state', k(s)] as ['state', Uint8Array])]) {
+      const fallback = h.stale('c', 4, journal(answer));
+      expect(fallback?.carry).toBeUndefined();
+      expect(names(fallback)).toEqual(['state:a', 'state:b']);
+    }
   });
 
   it('ids keep a key exactly, whatever its bytes', () => {

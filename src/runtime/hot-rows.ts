@@ -3,7 +3,9 @@
  * side is state-cache.ts): per context, the state version of the worker's last call there and the
  * rows (at most HOT_ROWS) that call and earlier calls under the same version read or wrote. When
  * the context's version has moved at the worker's next call there, those rows are read on the main
- * thread and sent with the job, so the worker's cache carries over instead of starting empty.
+ * thread and sent with the job, so the worker's cache carries over instead of starting empty. When
+ * the context store can say which rows were written since the worker's version (its journal,
+ * `CallRequest.changedSince`), only those are read and the worker keeps all else it holds.
  *
  * Kept apart from runtime.ts because it runs once per call on the main thread: a row is known by
  * its id (protocol.ts `rowId`: a latin1 string of its key, no hex encoding), which the worker
@@ -33,11 +35,18 @@ export class HotRows {
     return this.contexts.has(context);
   }
 
-  /** The rows to read again for a call of `context` under `version`; undefined when none need it. */
-  stale(context: string, version: number | undefined): Row[] | undefined {
+  /**
+   * The rows to read again for a call of `context` under `version`; undefined when none need it.
+   * With `changedSince` (the context store's journal) and a short enough answer, they are the rows
+   * written since the worker's version, and `carry` names that version: the worker keeps the rest
+   * of what it holds. Otherwise they are the rows the worker last read, and it drops the rest.
+   */
+  stale(context: string, version: number | undefined, changedSince?: (since: number) => Row[] | undefined): { rows: Row[]; carry?: number } | undefined {
     const hot = this.contexts.get(context);
     if (!hot || version === undefined || hot.version === version) return undefined;
-    return [...hot.rows].map(rowOf);
+    const changed = changedSince?.(hot.version);
+    if (changed && changed.length <= this.maxRows) return { rows: changed, carry: hot.version };
+    return { rows: [...hot.rows].map(rowOf) };
   }
 
   /**

@@ -51,6 +51,12 @@ export interface CallJob {
    * `stateVersion` instead of starting the context over (issue #22).
    */
   refresh?: Array<[Space, Uint8Array, Uint8Array | null]>;
+  /**
+   * With `refresh`: the version the worker's cache of this context must hold for the refresh to
+   * bring it up to date — `refresh` then holds every row written since, and the worker keeps the
+   * rest of what it holds under `stateVersion` (issue #33). Absent: it keeps only `refresh`.
+   */
+  carryFrom?: number;
   hasIndexMeta: boolean;
   hasBlobs: boolean;
   /** the node can open envelopes (`open_sealed`); absent = the runtime has no sealing access */

@@ -194,15 +194,14 @@ export class WasmRuntime implements Runtime {
     }
     if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
     try {
-      // the context holds the worker until the worker is done, which an abandoned call outlives
-      const stale = slot.hot.stale(context, req.stateVersion);
-      const refresh = stale ? await this.refreshFor(stale, req) : undefined;
+      const stale = slot.hot.stale(context, req.stateVersion, req.changedSince);
+      const refresh = stale ? await this.refreshFor(stale.rows, req) : undefined;
       if (req.signal?.aborted) {
         this.unhold(context);
         this.release(slot, false);
         return failure('Aborted', 'execution aborted');
       }
-      return await this.run(slot, compiled, req, () => this.unhold(context), context, refresh);
+      return await this.run(slot, compiled, req, () => this.unhold(context), context, refresh, stale?.carry);
     } catch (e) {
       this.unhold(context);
       this.release(slot, false);
@@ -390,7 +389,7 @@ export class WasmRuntime implements Runtime {
    * is abandoned, and the worker is freed (`freed`, then back to the pool) when it finishes the
    * call or, at the deadline, terminated and replaced as any runaway.
    */
-  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void, context: string, refresh?: CallJob['refresh']): Promise<CallResult> {
+  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void, context: string, refresh?: CallJob['refresh'], carryFrom?: number): Promise<CallResult> {
     const deadlineMs = req.deadlineMs ?? this.deadlineMs;
     const started = performance.now();
     const seq = ++slot.seq;
@@ -401,7 +400,8 @@ export class WasmRuntime implements Runtime {
       seq,
       ...this.modules.forWorker(slot.modules, req.applicationId, compiled),
       ...(req.stateVersion !== undefined ? { stateVersion: req.stateVersion } : {}),
-      ...(refresh ? { refresh } : {}),
+      // no refresh (its read failed), no carry: the worker then keeps nothing of the old version
+      ...(refresh ? { refresh, ...(carryFrom !== undefined ? { carryFrom } : {}) } : {}),
       req: {
         method: req.method,
         input: req.input,

@@ -79,6 +79,26 @@ describe('StateCache', () => {
     expect(asked).toEqual(['state:a', 'state:b', 'state:b', 'private:c']);
     expect(read.rows.map((id) => { const [space, k] = rowOf(id); return `${space}:${Buffer.from(k).toString()}`; })).toEqual(['state:a', 'state:-x']); // distinct, at most `max`
   });
+
+  it('carries the context to the new version when it holds the version the refresh starts from, and only then', () => {
+    const cache = new StateCache();
+    const { b, asked } = backend();
+    cache.wrap(b, 'c1', 1).get('state', key('a'));
+    cache.wrap(b, 'c1', 1).get('state', key('b'));
+    const fresh = new TextEncoder().encode('fresh');
+    // version 1 → 2: `a` was written in between (its new value refreshed), `b` was not
+    const next = cache.wrap(b, 'c1', 2, [['state', key('a'), fresh]], undefined, 1);
+    expect(text(next.get('state', key('a')))).toBe('fresh');
+    expect(text(next.get('state', key('b')))).toBe('v:b');
+    expect(asked).toEqual(['state:a', 'state:b']); // nothing asked again
+    // a carry from a version the cache does not hold (it holds 2) drops the rest, as without one
+    const other = cache.wrap(b, 'c1', 4, [['state', key('a'), fresh]], undefined, 3);
+    expect(text(other.get('state', key('b')))).toBe('v:b');
+    expect(asked).toEqual(['state:a', 'state:b', 'state:b']);
+    // no refresh: no carry, whatever `carryFrom` says
+    cache.wrap(b, 'c1', 5, undefined, undefined, 4).get('state', key('b'));
+    expect(asked).toEqual(['state:a', 'state:b', 'state:b', 'state:b']);
+  });
 });
 
 describe('StateCache default bound (issue #22: 32 → 8 MiB per worker)', () => {

@@ -7,7 +7,9 @@
  * entries first — unless the main thread sent the current values of the rows this worker last
  * read for the context (`refresh`, issue #22: after a write, the next call found the cache empty
  * and asked again for every row, most of them rows that write had just written): those are kept
- * under the new version. Only base values are kept (absent keys too); a call's own writes stay in
+ * under the new version. When the refresh holds every row written since the version the cache
+ * holds (`carryFrom`: the context store's journal said which, issue #33), the context's other
+ * entries are kept too. Only base values are kept (absent keys too); a call's own writes stay in
  * its overlay and never reach the cache.
  *
  * Bounded per worker: at most `maxContexts` contexts (the least recently used is dropped) and
@@ -50,8 +52,10 @@ export class StateCache {
   /**
    * `inner` with its `get` answered from the cache for `context` at `version` (unchanged without a
    * version). `refresh` (rows read by the main thread under `version`) replaces what the context
-   * held under another version, rather than starting it empty. `read` collects the ids of the
-   * distinct kept rows the call reads (protocol.ts `rowId`), up to `max`.
+   * held under another version, rather than starting it empty — or, when the context is held under
+   * `carryFrom` (the refresh then holds every row written since), is written over what it holds,
+   * which is kept. `read` collects the ids of the distinct kept rows the call reads (protocol.ts
+   * `rowId`), up to `max`.
    */
   wrap(
     inner: SyncBackend,
@@ -59,9 +63,10 @@ export class StateCache {
     version: number | undefined,
     refresh?: Array<[Space, Uint8Array, Uint8Array | null]>,
     read?: { rows: string[]; max: number },
+    carryFrom?: number,
   ): SyncBackend {
     if (version === undefined) return inner;
-    const entries = this.entriesOf(context, version);
+    const entries = this.entriesOf(context, version, refresh ? carryFrom : undefined);
     if (refresh) for (const [space, key, value] of refresh) if (KEPT.has(space)) this.keep(entries, idOf(space, key), value);
     const seen = read ? new Set<string>() : undefined;
     const get = (space: Space, key: Uint8Array): Uint8Array | undefined => {
@@ -88,11 +93,12 @@ export class StateCache {
     return { contexts: this.contexts.size, bytes: this.bytes };
   }
 
-  private entriesOf(context: string, version: number): ContextEntries {
+  private entriesOf(context: string, version: number, carryFrom: number | undefined): ContextEntries {
     let e = this.contexts.get(context);
     if (e) {
       this.contexts.delete(context); // most recently used last
-      if (e.version !== version) {
+      if (e.version === carryFrom) e.version = version; // the refresh brings the rest up to date
+      else if (e.version !== version) {
         this.bytes -= e.bytes;
         e = undefined;
       }

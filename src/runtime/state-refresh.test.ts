@@ -3,6 +3,8 @@
  * a write commits, the next call of the context on the same worker finds the rows that write read
  * and wrote already cached — fresh values, read by the main thread in one go — and a context's
  * calls go to the worker that holds its rows while it is free, never past the context's share.
+ * With the context store's journal (`changedSince`, issue #33) the worker keeps every row it holds
+ * but those written since its version, which come fresh with the job.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test/helpers/wasm-apps.ts';
@@ -77,6 +79,49 @@ describe('the worker’s cache after a write', () => {
       expect(output(await ctx.call('get', { key: 'a' }))).toBe(`v${i}`);
     }
     expect(trips()).toBe(before);
+  });
+
+  it('with a journal of the rows each version wrote, keeps every row but those: writes of other keys ask nothing', async () => {
+    const rt = await runtime(1);
+    const v = newViews();
+    let version = 1;
+    /** the rows each version move wrote; `lost`: the journal no longer reaches back */
+    const moves: Array<{ version: number; rows: Array<['state', Uint8Array]> }> = [];
+    let lost = false;
+    const changedSince = (since: number) => (lost ? undefined : moves.filter((m) => m.version > since).flatMap((m) => m.rows));
+    const call = async (method: string, args?: unknown) => {
+      const r = await rt.call(request('kv_store', kvStore, method, args, v, { stateVersion: version, changedSince, contextId: new Uint8Array(32).fill(0xc2) }));
+      if (!r.ok) throw new Error(`${method}: ${r.message}`);
+      if (r.writes.length > 0) {
+        v.state.apply(r.writes);
+        moves.push({ version: ++version, rows: r.writes.map(([k]) => ['state', k]) });
+      }
+      return r;
+    };
+    await call('init');
+    const values = new Map<string, string>();
+    const set = async (key: string, value: string) => (await call('set', { key, value }), values.set(key, value));
+    for (const key of ['a', 'b', 'c', 'd']) await set(key, 'first');
+    // every key's rows were read once (the writes above): from here on, nothing is asked for
+    const t0 = rt.stats.roundTrips;
+    for (let i = 0; i < 12; i++) {
+      await set('abcd'[(i * 3) % 4], `v${i}`);
+      const other = 'abcd'[(i + 1) % 4];
+      expect(output(await call('get', { key: other }))).toBe(values.get(other));
+    }
+    expect(rt.stats.roundTrips).toBe(t0);
+    // a row written behind the worker's back and recorded in the journal is read fresh
+    v.state.put('kv:item:b', 'from elsewhere');
+    moves.push({ version: ++version, rows: [['state', new TextEncoder().encode('kv:item:b')]] });
+    expect(output(await call('get', { key: 'b' }))).toBe('from elsewhere');
+    expect(rt.stats.roundTrips).toBe(t0);
+    // the journal cannot say what changed: the worker keeps only the rows its last call read, and
+    // asks for the rest (here the row changed behind its back)
+    v.state.put('kv:item:c', 'unrecorded');
+    version++;
+    lost = true;
+    expect(output(await call('get', { key: 'c' }))).toBe('unrecorded');
+    expect(rt.stats.roundTrips).toBeGreaterThan(t0);
   });
 
   it('a context’s calls go to the worker holding its rows while it is free; another worker when it is busy', async () => {

@@ -76,7 +76,7 @@ function run(job: CallJob): JobDone {
   }
   const context = Buffer.from(job.req.contextId).toString('hex');
   const read = { rows: [] as string[], max: HOT_ROWS };
-  const backend = states.wrap(bridge(job), context, job.stateVersion, job.refresh, job.stateVersion !== undefined ? read : undefined);
+  const backend = states.wrap(bridge(job), context, job.stateVersion, job.refresh, job.stateVersion !== undefined ? read : undefined, job.carryFrom);
   const [created, asked] = [compiled.instances.created, asks];
   const result = execute(compiled.instances, compiled.exportTypes, job.req, backend, limits);
   return { type: 'result', seq: job.seq, result, created: compiled.instances.created - created, asks: asks - asked, ...(read.rows.length > 0 ? { read: read.rows } : {}) };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { collect, type Store } from './store.ts';
 import { MemoryStore } from './memory.ts';
 import { LevelStore } from './level.ts';
+import { chainedBatchPrototype } from '../../test/helpers/level.ts';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -82,14 +83,14 @@ describe('level store', () => {
 describe('level store durability (issue #17 finding 9)', () => {
   it('syncs every write: batches, puts and deletes', async () => {
     const s = await level();
-    const spy = vi.spyOn(ClassicLevel.prototype, 'batch');
+    const spy = vi.spyOn(await chainedBatchPrototype(), 'write');
     try {
       const sp = s.space<string>('keys');
       await sp.put('a', '1');
       await sp.del('a');
       await s.batch([sp.putOp('b', '2')]);
       expect(spy).toHaveBeenCalledTimes(3);
-      for (const call of spy.mock.calls as unknown[][]) expect(call[1]).toMatchObject({ sync: true });
+      for (const call of spy.mock.calls as unknown[][]) expect(call[0]).toMatchObject({ sync: true });
     } finally {
       spy.mockRestore();
       await s.close();
@@ -117,7 +118,7 @@ describe('level store failure (issue #17 finding 1)', () => {
     await sp.put('kept', 'yes');
     const told: string[] = [];
     s.onFailure((cause) => told.push(cause));
-    const spy = vi.spyOn(ClassicLevel.prototype, 'batch').mockRejectedValueOnce(ioError());
+    const spy = vi.spyOn(await chainedBatchPrototype(), 'write').mockRejectedValueOnce(ioError());
     const err = await sp.put('k', 'v').catch((e: unknown) => e);
     spy.mockRestore();
     expect(err).toBeInstanceOf(HearthError);
@@ -159,7 +160,7 @@ describe('level store failure (issue #17 finding 1)', () => {
     vi.restoreAllMocks();
     expect(s.status()).toEqual({ ok: true });
     // an IO error of any operation shows without a probe
-    const batch = vi.spyOn(ClassicLevel.prototype, 'batch').mockRejectedValueOnce(ioError());
+    const batch = vi.spyOn(await chainedBatchPrototype(), 'write').mockRejectedValueOnce(ioError());
     await s.space<string>('keys').put('k', 'v').catch(() => undefined);
     batch.mockRestore();
     expect(s.status()).toEqual({ ok: false, reason: 'IO error: data/000123.ldb: Too many open files' });

@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { ClassicLevel } from 'classic-level';
+import { chainedBatchPrototype } from '../../helpers/level.ts';
 import { clientIdOf, createClient, MemoryTokenStore, type Client } from '../../../src/client/index.ts';
 import { makeBundle } from '../../helpers/bundles.ts';
 import { makeHome, spawnNode, startTestNode, type SpawnedNode } from '../../helpers/node.ts';
@@ -170,7 +170,7 @@ describe('store IO error (finding 1)', () => {
     const node = await startTestNode();
     try {
       const c = await loggedIn(node.url);
-      const spy = vi.spyOn(ClassicLevel.prototype, 'batch').mockRejectedValueOnce(Object.assign(new Error('IO error: 000042.log: Too many open files'), { code: 'LEVEL_IO_ERROR' }));
+      const spy = vi.spyOn(await chainedBatchPrototype(), 'write').mockRejectedValueOnce(Object.assign(new Error('IO error: 000042.log: Too many open files'), { code: 'LEVEL_IO_ERROR' }));
       const failed = await fetch(`${node.url}/admin/client-key`, {
         method: 'POST',
         headers: { authorization: `Bearer ${(await c.tokenStore.get())!.accessToken}`, 'content-type': 'application/json' },
