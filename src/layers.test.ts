@@ -33,6 +33,7 @@ const FLOORS: Record<string, number> = {
   'schedule.ts': 0,
   'serial.ts': 0,
   'abort.ts': 0,
+  'abort-watch.ts': 0,
   'bus.ts': 0,
   config: 0,
   dashboard: 0,
