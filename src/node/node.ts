@@ -33,7 +33,7 @@ import { createSync, type SyncDomain } from '../sync/index.ts';
 import { createTee } from '../tee/index.ts';
 import { createUpgrades, GroupUpgradeStatus, type UpgradesDomain } from '../upgrades/index.ts';
 import { AdminMissingError, type AdminCredentials } from './credentials.ts';
-import { domainsReady, quiesceDomains, startDomains, stopDomains, type Domain } from './domain.ts';
+import { domainsReady, quiesceDomains, startAfterListen, startDomains, stopDomains, type Domain } from './domain.ts';
 import { nodeAppliers } from './ops.ts';
 import { PREPARE_BUDGET_MS, prepareModules } from './prepare.ts';
 import { registerRoutes, type RouteTableDeps } from './routes.ts';
@@ -273,8 +273,10 @@ export class HearthNode {
     this.network = net;
     this.sync = sync.sync;
     // The start order: the runtime warms its workers first and the contexts' modules are prepared
-    // while the rest starts; event streams are open before peers connect; the network starts
-    // before what serves on it (blobs, governance replication, sync); upgrades last, once sync runs.
+    // while the rest starts; event streams are open before peers connect; upgrades last, once sync
+    // runs. The network starts after HTTP listens (`startAfterListen`): what serves on it (blobs,
+    // governance replication, sync) registers its topics, protocols and peer listeners before, and
+    // the network takes them up when it starts.
     // Each stops before the ones listed ahead of it. The route table mounts every domain's routes
     // from this list (routes.ts); domains without a lifecycle are listed for their routes and metrics,
     // so that each domain of the node is one line here.
@@ -337,6 +339,8 @@ export class HearthNode {
       const addr = this.app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
       this.listening = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      // the network loads and starts while HTTP answers: readiness says `starting` until it has
+      await startAfterListen(this.domains);
       this.state = 'ready';
     } catch (err) {
       // a start that failed leaves nothing running: every domain is stopped, its failures ignored
