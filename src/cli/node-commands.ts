@@ -9,6 +9,7 @@
  * writes `<home>/listening.json` (its address and process), so `--node <name>` finds it on the port
  * it really listens on, `--port` overrides included.
  */
+import { dropPrestartedWorker, prestartWorker } from '../runtime/worker-slot.ts';
 import { randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -127,6 +128,8 @@ async function runNode(paths: HomePaths, opts: CommonOpts & { port?: number; hos
 }
 
 async function runLocked(paths: HomePaths, opts: CommonOpts & { port?: number; host?: string; swarmPort?: number }, admin: { credentials?: AdminCredentials; note?: AdminNote; onUnused?: () => Promise<void> }, lock: HomeLock): Promise<void> {
+  // the runtime's first worker starts on another core while the node's code loads (worker-slot.ts)
+  prestartWorker();
   const { HearthNode, createLogger } = await nodeModules();
   const config = await loadConfig(paths.config, opts.node ?? DEFAULT_NODE_NAME);
   if (opts.swarmPort !== undefined) config.swarm.port = opts.swarmPort;
@@ -157,6 +160,9 @@ async function runLocked(paths: HomePaths, opts: CommonOpts & { port?: number; h
   } catch (err) {
     await admin.onUnused?.();
     throw listenFailure(err, host, port, config.swarm.port);
+  } finally {
+    // a node whose start prepared no context's module took no worker: none runs until a call needs one
+    dropPrestartedWorker();
   }
   if (!node.provisionedAdmin) await admin.onUnused?.();
   const listening = join(paths.dir, LISTENING_FILE);

@@ -105,12 +105,6 @@ export function gossipValidator(admits: (topic: string, from: PeerKey) => boolea
   };
 }
 
-/** Peers in this node's mesh for `topic` (the interface libp2p exports does not name the class's `getMeshPeers`). */
-export function meshSize(pubsub: unknown, topic: string): number {
-  const getMeshPeers = (pubsub as { getMeshPeers?: (topic: string) => string[] } | undefined)?.getMeshPeers;
-  return typeof getMeshPeers === 'function' ? getMeshPeers.call(pubsub, topic).length : 0;
-}
-
 /**
  * Gives gossipsub an outbound stream to `peer` again after one of its connections closed while
  * others stay open. gossipsub sends to a peer on one outbound stream, opened on the connection

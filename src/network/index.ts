@@ -72,7 +72,7 @@ export interface NetworkDomain {
   /** `GET /admin-api/network/status` */
   routes: RouteGroups;
   metrics(): Iterable<GaugeSource>;
-  start(): Promise<void>;
+  startAfterListen(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -93,7 +93,9 @@ export async function createNetwork(d: NetworkDeps): Promise<NetworkDomain> {
       network: (app) => registerNetworkRoutes(app, { status: () => net?.status(), peerId: libp2pPeerIdOf(d.publicKey), replication: net ? d.replication : undefined }),
     },
     metrics: () => (net ? networkSeries(() => net.status()) : []),
-    start: async () => {
+    // after HTTP listens (src/node/domain.ts): the libp2p stack loads when the network starts, and
+    // what the domains registered on it meanwhile (topics, protocols, listeners) is taken up then
+    startAfterListen: async () => {
       await net?.start();
       router?.serve();
     },

@@ -4,21 +4,17 @@
  * hearth's own protocol — and the readings of connections and addresses the status and the
  * dial-back probe need (relayed or direct, a direct connection's remote IP, the TCP ports listened
  * on, the relays this node holds a reservation on), and the public address the probe proved
- * dialable (a port forward's), advertised so peers and DCUtR dial it. libp2p-node.ts wires the
- * services in, libp2p-internet.ts runs the rest.
+ * dialable (a port forward's), advertised so peers and DCUtR dial it. The services themselves are
+ * internet-services.ts (loaded with the libp2p stack when the network starts), libp2p-internet.ts
+ * runs the rest.
  */
 import './polyfill.ts';
-import { circuitRelayServer } from '@libp2p/circuit-relay-v2';
-import { dcutr } from '@libp2p/dcutr';
 import type { Connection } from '@libp2p/interface';
-import { kadDHT, passthroughMapper } from '@libp2p/kad-dht';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
 import { NETWORK_DEFAULTS, type NetworkConfig } from '../config/config.ts';
 import type { InternetStatus } from './network-port.ts';
 import type { AutonatStatus, Reachability } from './reachability.ts';
-import type { RelayGuard } from './relay-guard.ts';
 export { RelayGuard } from './relay-guard.ts';
-export { boundedRelayTransport } from './relay-search.ts';
 
 /** the `[network]` config section, whose keys and defaults config.ts documents */
 export type InternetOptions = NetworkConfig;
@@ -26,8 +22,6 @@ export const DEFAULT_INTERNET: InternetOptions = NETWORK_DEFAULTS;
 
 /** hearth networks keep a DHT of their own: peers of other libp2p networks never join its table */
 export const DHT_PROTOCOL = '/hearth/kad/1.0.0';
-
-type ServiceFactory = (components: never) => unknown;
 
 /** the parts of libp2p's (internal) components the network uses */
 export interface InternetComponents {
@@ -37,47 +31,6 @@ export interface InternetComponents {
     confirmObservedAddr(addr: Multiaddr, options?: { type?: 'observed'; ttl?: number }): void;
     removeObservedAddr(addr: Multiaddr): void;
   };
-}
-
-/**
- * The services of the internet half, as configured. `onComponents` receives libp2p's transport and
- * address managers (through a pseudo-service), so the node can listen on `/p2p-circuit` once it
- * finds itself private, and advertise the address the dial-back probe proved.
- */
-export function internetServices(o: InternetOptions, onComponents: (components: InternetComponents) => void, guard?: RelayGuard): Record<string, ServiceFactory> {
-  const services: Record<string, ServiceFactory> = {};
-  if (o.relayServer) {
-    // the relay sees libp2p's components through the guard: it counts and bounds what each peer asks
-    const relay = circuitRelayServer({
-      reservations: {
-        maxReservations: o.relayMaxReservations,
-        applyDefaultLimit: o.relayDataLimitBytes > 0 || o.relayDurationLimitSecs > 0,
-        ...(o.relayDataLimitBytes > 0 ? { defaultDataLimit: BigInt(o.relayDataLimitBytes) } : {}),
-        ...(o.relayDurationLimitSecs > 0 ? { defaultDurationLimit: o.relayDurationLimitSecs * 1000 } : {}),
-      },
-    });
-    services.relay = ((components: object) => {
-      const server = relay((guard ? guard.wrap(components) : components) as never);
-      guard?.serve(server.reservations);
-      return server;
-    }) as never;
-  }
-  // no @libp2p/autonat: hearth's dial-back probe (reachability.ts) decides reachability. In the NAT
-  // lab, with public-looking addresses, its server side cut a forwarded home node off its only peer
-  // (docs/decisions.md)
-  services.transports = ((components: InternetComponents) => {
-    onComponents(components);
-    return {};
-  }) as never;
-  if (o.holePunching && o.relayClient) services.dcutr = dcutr() as never;
-  if (o.dht) {
-    // private addresses stay in the table: hearth networks live on LANs and loopback too. Queries
-    // wait for a first peer (allowQueryWithZeroPeers: true makes libp2p's random walk spin on an
-    // empty table and starve the event loop)
-    // `dht_client`: query and announce only, never answer queries nor enter others' routing tables
-    services.dht = kadDHT({ protocol: DHT_PROTOCOL, clientMode: o.dhtClient, peerInfoMapper: passthroughMapper }) as never;
-  }
-  return services;
 }
 
 /** a connection through a circuit relay (limited, or its remote address names `/p2p-circuit`) */

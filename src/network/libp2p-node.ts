@@ -4,6 +4,11 @@
  * the connection gater, the connection manager's dial policy, mDNS, and the services (identify,
  * ping, the internet ones of internet.ts, gossipsub). The adapter keeps what it decides per peer
  * (bans, penalties, counters) and hands it in as `NodeHooks`; nothing here holds state of its own.
+ *
+ * This module and what it imports (libp2p, gossipsub, the DHT, circuit relay, Noise, yamux …) are
+ * the larger part of the node's code: libp2p.ts loads it with `import()` when the network starts,
+ * which the node does after it listens (issue #33, docs/performance.md "Listening before the
+ * peer-to-peer stack loads"), so the bundler gives it chunks of its own.
  */
 import './polyfill.ts';
 import type { KeyObject } from 'node:crypto';
@@ -22,17 +27,20 @@ import { createLibp2p } from 'libp2p';
 import type { PeerKey, PenaltyReason } from './network-port.ts';
 import type { NetworkCounters } from './counters.ts';
 import { gossipService } from './gossip-service.ts';
-import { boundedRelayTransport, internetServices, type InternetComponents, type InternetOptions, type RelayGuard } from './internet.ts';
+import type { InternetComponents, InternetOptions, RelayGuard } from './internet.ts';
+import { internetServices } from './internet-services.ts';
 import { libp2pPrivateKey, peerKeyOf } from './peer-id.ts';
 import { quicFirstSorter, type loadQuicTransport } from './quic.ts';
-import { STREAM_WINDOW_BYTES } from './stream-io.ts';
+import { boundedRelayTransport } from './relay-search.ts';
+import { MAX_STREAMS_PER_CONNECTION, STREAM_WINDOW_BYTES } from './stream-io.ts';
 import { trafficMuxer } from './traffic.ts';
 
 /** how long one address of a peer may take to connect before libp2p tries its next one */
 export const ADDRESS_DIAL_TIMEOUT_MS = 2_000;
 
-/** yamux streams per connection (domain.md §1.1: 256, as the reference). */
-export const MAX_STREAMS_PER_CONNECTION = 256;
+// what libp2p.ts takes of the stack once loaded: the gossip validator and stream recovery need
+// gossipsub's values, so they come with it
+export { gossipValidator, regainGossipStream } from './gossip-service.ts';
 
 /** The libp2p node with the services the adapter reads. */
 export type Libp2pNode = Libp2p<{ pubsub: GossipSub; relay?: CircuitRelayService; dht?: KadDHT }>;

@@ -17,7 +17,8 @@ import './polyfill.ts';
 import { isIP } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import type { Message } from '@libp2p/gossipsub';
-import { gossipValidator, meshSize, regainGossipStream } from './gossip-service.ts';
+import type { TopicValidatorFn } from '@libp2p/gossipsub';
+import { meshSize } from './gossip-mesh.ts';
 import { AddressBans } from './address-bans.ts';
 import type { Connection, PeerId, PeerInfo } from '@libp2p/interface';
 import { multiaddr, type Multiaddr } from '@multiformats/multiaddr';
@@ -51,7 +52,8 @@ import { DhtContentRouting } from './content-routing.ts';
 import { dialProtocolRetrying } from './dial-retry.ts';
 import { checkPeerAddresses, dialableHere, loadQuicTransport, quicFirstAddresses, quicRequirement } from './quic.ts';
 import { DEFAULT_INTERNET, isRelayed, type InternetOptions } from './internet.ts';
-import { createLibp2pNode, MAX_STREAMS_PER_CONNECTION, type Libp2pNode } from './libp2p-node.ts';
+import type { Libp2pNode } from './libp2p-node.ts';
+import { MAX_STREAMS_PER_CONNECTION } from './stream-io.ts';
 import { Libp2pInternet } from './libp2p-internet.ts';
 
 export interface Libp2pNetworkOptions {
@@ -84,6 +86,10 @@ export function createLibp2pNetwork(opts: Libp2pNetworkOptions): Libp2pNetwork {
 export class Libp2pNetwork implements Network {
   readonly self: PeerKey;
   private node: Libp2pNode | undefined;
+  /** the libp2p stack (libp2p-node.ts), loaded by `start` */
+  private stack?: typeof import('./libp2p-node.ts');
+  /** gossipsub's check of every message (gossip-service.ts), made by `start` with the stack */
+  private validator?: TopicValidatorFn;
   /** relays, hole punching, reachability, QUIC listening (libp2p-internet.ts) */
   private readonly internet: Libp2pInternet;
   private state: 'new' | 'started' | 'stopped' = 'new';
@@ -164,8 +170,11 @@ export class Libp2pNetwork implements Network {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`network: cannot start a network that is ${this.state}`);
     this.state = 'started';
-    const quic = await loadQuicTransport(this.log);
-    const node = await createLibp2pNode(
+    // the libp2p stack (libp2p-node.ts and what it imports) loads here, not with this module
+    const [stack, quic] = await Promise.all([import('./libp2p-node.ts'), loadQuicTransport(this.log)]);
+    this.stack = stack;
+    this.validator = stack.gossipValidator((topic, from) => this.topics.admits(topic, from), (peer, reason, detail) => this.penalize(peer, reason, detail));
+    const node = await stack.createLibp2pNode(
       { privateKey: this.opts.privateKey, listen: this.listen, quic, internet: this.internet.options, mdns: this.opts.mdns, mdnsIntervalMs: this.opts.mdnsIntervalMs },
       {
         counters: this.counters,
@@ -217,11 +226,10 @@ export class Libp2pNetwork implements Network {
   /** Joins a topic's mesh, every message validated before it is delivered or forwarded (issue #37 item 7). */
   private join(topic: string): void {
     const pubsub = this.node && this.state === 'started' ? this.node.services.pubsub : undefined;
-    pubsub?.topicValidators.set(topic, this.validator);
-    pubsub?.subscribe(topic);
+    if (!pubsub || !this.validator) return;
+    pubsub.topicValidators.set(topic, this.validator);
+    pubsub.subscribe(topic);
   }
-
-  private readonly validator = gossipValidator((topic, from) => this.topics.admits(topic, from), (peer, reason, detail) => this.penalize(peer, reason, detail));
 
   async publish(topic: string, data: Uint8Array): Promise<number> {
     if (data.byteLength > MAX_GOSSIP_BYTES) throw new PeerNetworkError('too_large', `gossip message of ${data.byteLength} bytes exceeds ${MAX_GOSSIP_BYTES}`);
@@ -384,7 +392,7 @@ export class Libp2pNetwork implements Network {
   }
 
   private connectionClosed(conn: Connection): void {
-    regainGossipStream(this.node?.services.pubsub, conn.remotePeer, () => this.node?.getConnections(conn.remotePeer) ?? []);
+    this.stack?.regainGossipStream(this.node?.services.pubsub, conn.remotePeer, () => this.node?.getConnections(conn.remotePeer) ?? []);
     this.internet.connectionClosed(conn);
   }
 

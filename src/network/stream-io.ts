@@ -7,6 +7,9 @@ import './polyfill.ts';
 import type { Stream } from '@libp2p/interface';
 import { ByteReader } from './frames.ts';
 
+/** yamux streams per connection (domain.md §1.1: 256, as the reference). */
+export const MAX_STREAMS_PER_CONNECTION = 256;
+
 /**
  * The most a peer may send on one stream ahead of our reading (yamux's window; its default is
  * 16 MiB): a paused stream holds at most this much, however fast the peer writes.

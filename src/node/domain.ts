@@ -23,6 +23,13 @@ export interface Domain {
   /** work the first request should not pay for, begun by `start`: awaited (all together) before HTTP listens */
   ready?(): Promise<unknown>;
   /**
+   * starts what no request needs at once, after HTTP listens, in list order (the peer-to-peer
+   * network: its code is the larger part of the node's, and loading it before the listen was a
+   * third of a cold start, issue #33). Readiness answers `starting` until every one has started;
+   * liveness answers meanwhile. Stopped by `stop`, as the rest is.
+   */
+  startAfterListen?(): Promise<void>;
+  /**
    * ends what must not outlive the HTTP drain, in list order, before requests drain: open event
    * streams would hold the drain, and the store's watcher must not reopen a store that is closing
    */
@@ -34,6 +41,11 @@ export interface Domain {
 /** Starts each domain in list order (a domain may use every one before it). */
 export async function startDomains(domains: readonly Domain[]): Promise<void> {
   for (const d of domains) await d.start?.();
+}
+
+/** Each domain's `startAfterListen`, in list order. */
+export async function startAfterListen(domains: readonly Domain[]): Promise<void> {
+  for (const d of domains) await d.startAfterListen?.();
 }
 
 /** Every domain's `ready`, together. */

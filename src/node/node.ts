@@ -33,7 +33,8 @@ import { createSync, type SyncDomain } from '../sync/index.ts';
 import { createTee } from '../tee/index.ts';
 import { createUpgrades, GroupUpgradeStatus, type UpgradesDomain } from '../upgrades/index.ts';
 import { AdminMissingError, type AdminCredentials } from './credentials.ts';
-import { domainsReady, quiesceDomains, startDomains, stopDomains, type Domain } from './domain.ts';
+import { domainsReady, quiesceDomains, startAfterListen, startDomains, stopDomains, type Domain } from './domain.ts';
+import { whenQuiet } from './http-quiet.ts';
 import { nodeAppliers } from './ops.ts';
 import { PREPARE_BUDGET_MS, prepareModules } from './prepare.ts';
 import { registerRoutes, type RouteTableDeps } from './routes.ts';
@@ -58,6 +59,13 @@ export interface NodeOptions {
    */
   onFatal?: (message: string) => void;
 }
+
+/**
+ * The network starts after the listen once no request has been in flight for 50 ms, 1 s after it
+ * at the latest (http-quiet.ts): its code's load holds the main thread ~100 ms, which the first
+ * calls after a start (< 20 ms, issue #33) should not wait for.
+ */
+const START_QUIET = { quietMs: 50, maxMs: 1_000 };
 
 /** how long a stopping node waits for requests in flight before closing every connection */
 const DRAIN_DEADLINE_MS = 5_000;
@@ -273,8 +281,10 @@ export class HearthNode {
     this.network = net;
     this.sync = sync.sync;
     // The start order: the runtime warms its workers first and the contexts' modules are prepared
-    // while the rest starts; event streams are open before peers connect; the network starts
-    // before what serves on it (blobs, governance replication, sync); upgrades last, once sync runs.
+    // while the rest starts; event streams are open before peers connect; upgrades last, once sync
+    // runs. The network starts after HTTP listens (`startAfterListen`): what serves on it (blobs,
+    // governance replication, sync) registers its topics, protocols and peer listeners before, and
+    // the network takes them up when it starts.
     // Each stops before the ones listed ahead of it. The route table mounts every domain's routes
     // from this list (routes.ts); domains without a lifecycle are listed for their routes and metrics,
     // so that each domain of the node is one line here.
@@ -337,6 +347,11 @@ export class HearthNode {
       const addr = this.app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.server.port;
       this.listening = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      // the network loads and starts while HTTP answers, once the first requests have been
+      // answered (http-quiet.ts): readiness says `starting` until it has
+      await whenQuiet(this.app.server, START_QUIET);
+      if (this.state !== 'starting') return; // stopped meanwhile: nothing more to start
+      await startAfterListen(this.domains);
       this.state = 'ready';
     } catch (err) {
       // a start that failed leaves nothing running: every domain is stopped, its failures ignored

@@ -45,12 +45,59 @@ export interface SlotEvents {
   idleError(slot: Slot): void;
 }
 
+/** A worker thread starting up: `booted` resolves with its Linux thread id once its module loaded (its `ready` message). */
+interface Booting {
+  worker: Worker;
+  booted: Promise<number | undefined>;
+}
+
+function bootWorker(): Booting {
+  const worker = new Worker(WORKER_URL, { resourceLimits: WORKER_RESOURCE_LIMITS });
+  // listened for from the start: a worker started ahead (prestartWorker) may be ready before a slot takes it
+  const booted = new Promise<number | undefined>((resolve, reject) => {
+    const onReady = (msg: { type?: string; tid?: number }) => {
+      if (msg?.type !== 'ready') return;
+      worker.off('message', onReady);
+      worker.off('error', reject);
+      resolve(msg.tid);
+    };
+    worker.on('message', onReady);
+    worker.once('error', reject);
+  });
+  // a prestarted worker no slot took fails unobserved; a slot's own failure is in its `ready`
+  booted.catch(() => undefined);
+  return { worker, booted };
+}
+
+/** a worker started ahead of the pool, for its first spawn to take */
+let prestarted: Booting | undefined;
+
 /**
- * A new worker; it is usable once its module has loaded (its `ready` message): until then the
- * slot counts as busy, so a call never pays the worker's start-up against its deadline.
+ * Starts a worker now, for the pool's first spawn (issue #33): `hearth run` calls it before it loads
+ * the node's code, so the worker's start (~80 ms: a thread, its Node.js, its module) runs on
+ * another core beside that load rather than in the wait for the contexts' modules before the
+ * node listens. The worker takes its limits when a slot takes it.
+ */
+export function prestartWorker(): Worker {
+  prestarted ??= bootWorker();
+  return prestarted.worker;
+}
+
+/** Ends the prestarted worker if no pool took it (a node with no contexts starts none until a call needs one). */
+export function dropPrestartedWorker(): void {
+  const left = prestarted;
+  prestarted = undefined;
+  void left?.worker.terminate();
+}
+
+/**
+ * A new worker (the prestarted one when there is one); it is usable once its module has loaded
+ * (its `ready` message): until then the slot counts as busy, so a call never pays the worker's
+ * start-up against its deadline.
  */
 export function spawnSlot(limits: VMLimits, on: SlotEvents): Slot {
-  const worker = new Worker(WORKER_URL, { resourceLimits: WORKER_RESOURCE_LIMITS });
+  const { worker, booted } = prestarted ?? bootWorker();
+  prestarted = undefined;
   const { port1, port2 } = new MessageChannel();
   const shared = new SharedArrayBuffer(4);
   worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
@@ -58,16 +105,8 @@ export function spawnSlot(limits: VMLimits, on: SlotEvents): Slot {
   port1.on('message', (msg: AskedRequest) => void slot.server?.answer(msg));
   // the bridge must not keep the process alive on its own (the worker's own handle decides)
   port1.unref();
-  slot.ready = new Promise<void>((resolve, reject) => {
-    const onReady = (msg: { type?: string; tid?: number }) => {
-      if (msg?.type !== 'ready') return;
-      slot.tid = msg.tid;
-      worker.off('message', onReady);
-      worker.off('error', reject);
-      resolve();
-    };
-    worker.on('message', onReady);
-    worker.once('error', reject);
+  slot.ready = booted.then((tid) => {
+    slot.tid = tid;
   });
   // the running call's (run), if any
   worker.on('message', (msg: JobDone) => {
