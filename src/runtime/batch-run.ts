@@ -170,6 +170,10 @@ export function runOn(host: RunHost, slot: Slot, calls: Queued[], refresh?: Call
   slot.call = handlers;
   slot.server = router;
   for (let k = 1; k <= n; k++) Atomics.store(slot.flag, k, 0);
+  if (n > 1) {
+    host.stats.batched.calls += n;
+    host.stats.batched.batches++;
+  }
   arm();
   try {
     slot.worker.postMessage(n === 1 ? jobs[0] : ({ type: 'batch', jobs } satisfies BatchJob));

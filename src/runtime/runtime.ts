@@ -100,6 +100,8 @@ const BUSY_RETRY_AFTER_SECS = 5;
 /** A call waits for a worker at most its deadline and this much more, then fails with `Deadline`. */
 const WAIT_GRACE_MS = 1_000;
 
+/** A call that commits nothing it changes (a view call, or one run under the context's shared lock) may go in a batch. */
+const batchable = (req: CallRequest): boolean => req.readOnly || req.shared === true;
 /** Read-only calls of one context a freed worker takes at most (issue #33: one job message for them all). */
 const DEFAULT_BATCH = 8;
 export class WasmRuntime implements Runtime {
@@ -423,7 +425,8 @@ export class WasmRuntime implements Runtime {
 
   /**
    * Hands free workers to waiting calls, fairly across contexts (fair-share.ts; issue #23). A
-   * read-only call takes with it up to `batchMax - 1` more read-only calls of its context waiting
+   * read-only call (`batchable`: a view call, or one under the context's shared lock) takes with
+   * it up to `batchMax - 1` more such calls of its context waiting
    * (in their order) under the same module and state version: one message to the worker for them
    * all (batch-run.ts). The batch holds one worker; fair-share charges each call its own run.
    */
@@ -434,11 +437,11 @@ export class WasmRuntime implements Runtime {
       if (!slot || !lead) return;
       const batch = [lead];
       const { req } = lead.call;
-      if (req.readOnly && this.batchMax > 1) {
+      if (batchable(req) && this.batchMax > 1) {
         for (const w of this.waiters) {
           if (batch.length >= this.batchMax) break;
           const other = w.call.req;
-          if (w !== lead && w.context === lead.context && other.readOnly && other.applicationId === req.applicationId && other.stateVersion === req.stateVersion) batch.push(w);
+          if (w !== lead && w.context === lead.context && batchable(other) && other.applicationId === req.applicationId && other.stateVersion === req.stateVersion) batch.push(w);
         }
       }
       this.waiters = batch.length === 1 ? this.waiters.filter((w) => w !== lead) : this.waiters.filter((w) => !batch.includes(w));
