@@ -18,7 +18,8 @@
  *   the bound is refused at once with 503 and Retry-After rather than queued without end. A freed
  *   worker goes to the waiting call whose context holds the fewest workers, then has used the
  *   least worker time recently, then has waited longest (issue #23: fair across contexts, so N
- *   runaway contexts cannot starve a healthy one).
+ *   runaway contexts cannot starve a healthy one). A call that commits nothing it changes takes
+ *   with it up to `batchMax - 1` more of its context waiting, in one message (batch-run.ts).
  * - The guest's storage and blob reads are synchronous, the node's views are not: the worker
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
  *   (protocol.ts), over one channel per worker. A call that names its context's state version
