@@ -9,6 +9,7 @@ import { WasmRuntime } from './runtime.ts';
 import { bytes, newViews, output, request } from './test-support.ts';
 
 let spin: Uint8Array;
+let kv: Uint8Array;
 let rt: WasmRuntime;
 const X = bytes(32, 0x0a);
 const Y = bytes(32, 0x0b);
@@ -18,7 +19,7 @@ const block = (ms: number) => call('busy', { ms }, { contextId: X });
 const grow = (pages: number, extra: Partial<CallRequest> = {}) => call('grow_past_limit', { pages }, { contextId: Y, readOnly: true, ...extra });
 
 beforeAll(async () => {
-  spin = await buildTestApp('spin');
+  [spin, kv] = await Promise.all([buildTestApp('spin'), buildTestApp('kv')]);
 });
 
 describe('batches of read-only calls', () => {
@@ -39,6 +40,28 @@ describe('batches of read-only calls', () => {
     expect(answers).toEqual([1, 2, 3, 4, 5].map((pages) => ({ grow: start, pages: start + pages })));
     expect(rt.stats.batched.calls - before.batched.calls).toBe(5);
     expect(rt.stats.batched.batches - before.batched.batches).toBe(1);
+  });
+
+  it("each call of a batch reads its own views over the bridge (the reads are routed by the call's seq)", async () => {
+    const before = structuredClone(rt.stats);
+    // each call of context Y is given its own views, holding its own value under the same key
+    const calls = Array.from({ length: 8 }, (_, i) => {
+      const views = newViews();
+      return { i, views };
+    });
+    for (const { i, views } of calls) {
+      for (const [method, args] of [['init', undefined], ['set', { key: 'k', value: `v${i}` }]] as const) {
+        const r = await rt.call(request('kv', kv, method, args, views, { contextId: Y }));
+        if (!r.ok) throw new Error(r.message);
+        views.state.apply(r.writes);
+      }
+    }
+    const blocker = block(300);
+    const got = await Promise.all(calls.map(({ views }) => rt.call(request('kv', kv, 'get', { key: 'k' }, views, { contextId: Y, readOnly: true }))));
+    await blocker;
+    expect(got.map(output)).toEqual(calls.map(({ i }) => `v${i}`));
+    expect(rt.stats.batched.calls - before.batched.calls).toBe(8);
+    expect(rt.stats.roundTrips - before.roundTrips).toBeGreaterThanOrEqual(8);
   });
 
   it('a call past its deadline in a batch fails alone: the worker is replaced and the calls behind it still answer', async () => {
