@@ -195,6 +195,8 @@ export class WasmRuntime implements Runtime {
     const waitMs = (req.deadlineMs ?? this.deadlineMs) + WAIT_GRACE_MS;
     for (let again = false; ; again = true) {
       if (!this.running) return failure('Aborted', 'runtime stopped');
+      // a call handed back may have lost its caller meanwhile (its wait would not hear of it)
+      if (again && req.signal?.aborted) return failure('Aborted', 'execution aborted');
       const got = await this.acquire(call, waitMs, again);
       if (got === 'timeout') {
         // a busy node answers 503 with Retry-After (the back-pressure contract), never a failed call
