@@ -57,6 +57,10 @@ try {
     }
   }
   for (const [i, x] of nodes.entries()) {
+    // how many calls went to a worker in batches (a build without batching has no such series)
+    const metrics = await fetch(`${x.n.url}/metrics`, { headers: { authorization: `Bearer ${x.n.token}` } }).then((r) => r.text(), () => '');
+    const batched = metrics.split('\n').filter((l) => /^hearth_runtime_(batched_calls|batches|calls)_total /.test(l));
+    if (batched.length > 0) console.log(`${roots[i]}: ${batched.join(', ')}`);
     const med = (f: (r: (typeof x.res)[0]) => number) => [...x.res.map(f)].sort((a, b) => a - b)[Math.floor(x.res.length / 2)]!;
     console.log(`MEDIAN ${roots[i]}: main ${med((r) => r.main).toFixed(0)} µs, workers ${med((r) => r.workers).toFixed(0)} µs, round trips ${med((r) => r.trips).toFixed(2)}/call, all ${med((r) => r.all).toFixed(0)} µs, ${med((r) => r.rps).toFixed(0)} req/s, mean ${med((r) => r.mean).toFixed(2)} ms, p50 ${med((r) => r.p50)} (${med((r) => r.p50x).toFixed(2)}) p99 ${med((r) => r.p99)}`);
   }

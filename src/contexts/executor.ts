@@ -110,14 +110,17 @@ export class ContextExecutor {
     return () => this.committed.delete(listener);
   }
 
-  /** Runs the call against the context's stored state; nothing is persisted. */
-  run(meta: ContextMeta, call: CallInput): Promise<CallResult> {
+  /**
+   * Runs the call against the context's stored state; nothing is persisted. `shared`: the caller
+   * holds the context's shared lock (the runtime may then batch the call with others: runtime.ts).
+   */
+  run(meta: ContextMeta, call: CallInput, shared = call.readOnly): Promise<CallResult> {
     // a context pinned to its version (most) knows its module key without waiting (issue #33)
-    if (meta.bundleBlobId != null) return this.runAs(meta.bundleBlobId, meta, call);
-    return this.d.applications.get(meta.applicationId).then((app) => this.runAs(app?.bundleBlobId ?? meta.applicationId, meta, call));
+    if (meta.bundleBlobId != null) return this.runAs(meta.bundleBlobId, meta, call, shared);
+    return this.d.applications.get(meta.applicationId).then((app) => this.runAs(app?.bundleBlobId ?? meta.applicationId, meta, call, shared));
   }
 
-  private runAs(bundle: string, meta: ContextMeta, call: CallInput): Promise<CallResult> {
+  private runAs(bundle: string, meta: ContextMeta, call: CallInput, shared: boolean): Promise<CallResult> {
     const { store, runtime, applications } = this.d;
     const views = store.viewsOf(meta.id);
     // The runtime caches compiled modules by this key: the bundle's blob id changes with each
@@ -135,6 +138,7 @@ export class ContextExecutor {
       privateState: views.private,
       index: views.index,
       readOnly: call.readOnly,
+      ...(shared ? { shared } : {}),
       stateVersion: store.stateVersion(meta.id),
       changedSince: (version) => store.changedSince(meta.id, version),
       // the runtime bounds the call's run by this, and its wait for a worker too
@@ -270,7 +274,7 @@ export class ContextExecutor {
         const shared = await this.locks.run(contextId, false, async () => {
           const stamp = this.locks.stamp(contextId);
           const meta = await metaOf();
-          const result = await this.run(meta, call);
+          const result = await this.run(meta, call, true);
           return changedSomething(result) ? { stamp, result } : await conclude(meta, result);
         }, call.signal);
         if (!('stamp' in shared)) return shared;

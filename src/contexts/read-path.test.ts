@@ -22,14 +22,17 @@ async function scripted() {
   const contextId = (await w.contexts.create({ groupId: w.namespaceId, initializationParams: new Uint8Array() })).contextId;
   const state = { mode: 'read' as 'read' | 'write' };
   const counts = new Map<string, number>();
+  /** per method, whether each call reached the runtime marked `shared` (the runtime may batch it) */
+  const shared = new Map<string, boolean[]>();
   const call = w.runtime.call.bind(w.runtime);
   w.runtime.call = (req: CallRequest) => {
     counts.set(req.method, (counts.get(req.method) ?? 0) + 1);
+    shared.set(req.method, [...(shared.get(req.method) ?? []), req.shared === true]);
     if (req.method === 'peek') return call({ ...req, method: 'slow_get' });
     if (req.method === 'maybe') return call({ ...req, method: state.mode === 'read' ? 'slow_get' : 'slow_set' });
     return call(req);
   };
-  return { w, contextId, state, counts };
+  return { w, contextId, state, counts, shared };
 }
 
 async function chain(w: World, contextId: string): Promise<DeltaRecord[]> {
@@ -48,10 +51,11 @@ async function chain(w: World, contextId: string): Promise<DeltaRecord[]> {
 
 describe('reads of one context', () => {
   it('run together once the method is seen changing nothing, and write nothing to the store', async () => {
-    const { w, contextId } = await scripted();
+    const { w, contextId, shared } = await scripted();
     await exec(w, contextId, 'set', { key: 'x', value: '1' });
     // first call: exclusive, as any method not yet seen
     expect(await exec(w, contextId, 'peek', { key: 'x' })).toEqual({ output: '1' });
+    expect(shared.get('peek')).toEqual([false]);
 
     const batch = vi.spyOn(w.store, 'batch');
     let release!: () => void;
@@ -63,6 +67,9 @@ describe('reads of one context', () => {
     release();
     expect(await Promise.all(reads)).toEqual([{ output: '1' }, { output: '1' }, { output: '1' }]);
     expect(batch).not.toHaveBeenCalled();
+    // the tries under the shared lock are marked so (the runtime may hand them to a worker together); writes never
+    expect(shared.get('peek')).toEqual([false, true, true, true]);
+    expect(shared.get('set')).toEqual([false]);
   });
 
   it('waits for a writer, and a writer waits for the readers in flight', async () => {

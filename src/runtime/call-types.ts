@@ -44,6 +44,12 @@ export interface CallRequest {
   /** view calls: writes are dropped and a `commit` is refused */
   readOnly: boolean;
   /**
+   * The caller runs the call under its context's shared lock and commits nothing it changed (a view
+   * call, or the try of a method seen changing nothing: read-path.ts), as for `readOnly`: the
+   * runtime may hand it to a worker in one message with other such calls of the context.
+   */
+  shared?: boolean;
+  /**
    * A value that changes whenever the context's state, private state or index changes (equal
    * values: equal contents). With it, a worker may keep what calls of the context read and answer
    * later calls under the same version from memory; without it, every read asks the views.

@@ -26,7 +26,10 @@ export interface CallRequestData {
 export interface WorkerInit {
   type: 'init';
   port: MessagePort;
-  /** Int32Array(1) over a SharedArrayBuffer: 0 = waiting, 1 = answer posted */
+  /**
+   * Int32Array(1 + MAX_BATCH) over a SharedArrayBuffer: [0] the bridge (0 = waiting, 1 = answer
+   * posted), [1 + k] set when the batch's call k is to be skipped (its caller went away)
+   */
   flag: SharedArrayBuffer;
   /** the runtime's limits, the same for every call */
   limits: VMLimits;
@@ -63,6 +66,19 @@ export interface CallJob {
   hasSealing?: boolean;
 }
 
+/**
+ * Read-only calls of one context run one after the other by one worker (batch-run.ts): each as a
+ * `CallJob` alone, answered each as it is done. Position k may be skipped: the runtime sets
+ * `flag[1 + k]` (the worker's flag, protocol's `WorkerInit`) when its caller went away.
+ */
+export interface BatchJob {
+  type: 'batch';
+  jobs: CallJob[];
+}
+
+/** Calls one batch holds at most (the worker's flag has a skip place for each). */
+export const MAX_BATCH = 16;
+
 /** Readies a module in a worker ahead of its first call there (`WasmRuntime.prepare`): kept, and its instance made. */
 export interface LoadJob {
   type: 'load';
@@ -80,8 +96,11 @@ export type BridgeRequest =
   | { op: 'blobPut'; bytes: Uint8Array }
   | { op: 'openSealed'; envelope: Uint8Array };
 
-/** A bridge request as posted: `id` numbers the worker's asks (its answer carries it back). */
-export type AskedRequest = BridgeRequest & { id: number };
+/**
+ * A bridge request as posted: `id` numbers the worker's asks (its answer carries it back), `seq` is
+ * the asking call's (a batch's calls each read their own views).
+ */
+export type AskedRequest = BridgeRequest & { id: number; seq: number };
 
 /** `seq` is the call's, `id` the ask's: a worker drops an answer that matches neither. */
 export type BridgeResponse = ({ ok: true; value: unknown } | { ok: false; error: string }) & { seq: number; id: number };
@@ -94,6 +113,8 @@ export interface JobDone {
   created?: number;
   /** blocking reads this call asked the main thread for */
   asks?: number;
+  /** the call did not run: its caller went away while it waited in its batch */
+  skipped?: boolean;
   /**
    * rows the call read (at most HOT_ROWS), each as its row id (`rowId`): what the main thread
    * refreshes for this worker under the next version. Strings, not byte arrays: a string clones

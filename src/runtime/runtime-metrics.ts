@@ -14,11 +14,13 @@ export interface RuntimeStats {
   roundTrips: number;
   /** calls whose caller went away (client disconnected) while a worker ran them: answered `Aborted`, the worker let finish */
   abandoned: number;
+  /** calls a worker took with others of their context in one message (batch-run.ts), and those messages */
+  batched: { calls: number; batches: number };
   /** workers terminated and replaced, by why */
   replaced: Record<'deadline' | 'error' | 'exit', number>;
 }
 
-export const newRuntimeStats = (): RuntimeStats => ({ calls: 0, instancesCreated: 0, roundTrips: 0, abandoned: 0, replaced: { deadline: 0, error: 0, exit: 0 } });
+export const newRuntimeStats = (): RuntimeStats => ({ calls: 0, instancesCreated: 0, roundTrips: 0, abandoned: 0, batched: { calls: 0, batches: 0 }, replaced: { deadline: 0, error: 0, exit: 0 } });
 
 export interface MetricSeries {
   name: string;
@@ -42,6 +44,8 @@ export function runtimeSeries(st: RuntimeStats, pool: PoolGauges): MetricSeries[
     { name: 'hearth_runtime_instances_created_total', help: 'WebAssembly instances created (a kept instance serves many calls)', type: 'counter', read: () => [{ value: st.instancesCreated }] },
     { name: 'hearth_runtime_round_trips_total', help: 'Blocking reads a worker asked the main thread for', type: 'counter', read: () => [{ value: st.roundTrips }] },
     { name: 'hearth_runtime_calls_abandoned_total', help: 'Calls whose caller went away while running (the worker was let finish)', type: 'counter', read: () => [{ value: st.abandoned }] },
+    { name: 'hearth_runtime_batched_calls_total', help: 'Read-only calls a worker took with others of their context in one message', type: 'counter', read: () => [{ value: st.batched.calls }] },
+    { name: 'hearth_runtime_batches_total', help: 'Messages that handed a worker more than one call', type: 'counter', read: () => [{ value: st.batched.batches }] },
     {
       name: 'hearth_runtime_workers_replaced_total',
       help: 'Runtime workers terminated and replaced, by reason',

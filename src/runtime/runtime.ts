@@ -18,7 +18,8 @@
  *   the bound is refused at once with 503 and Retry-After rather than queued without end. A freed
  *   worker goes to the waiting call whose context holds the fewest workers, then has used the
  *   least worker time recently, then has waited longest (issue #23: fair across contexts, so N
- *   runaway contexts cannot starve a healthy one).
+ *   runaway contexts cannot starve a healthy one). A call that commits nothing it changes takes
+ *   with it up to `batchMax - 1` more of its context waiting, in one message (batch-run.ts).
  * - The guest's storage and blob reads are synchronous, the node's views are not: the worker
  *   blocks on a shared flag while this side answers from `StateView` / `IndexView` / blobs
  *   (protocol.ts), over one channel per worker. A call that names its context's state version
@@ -30,10 +31,9 @@
  *   the result.
  */
 import type { RuntimeBlobs } from './blob-access.ts';
-import { BridgeServer } from './bridge-server.ts';
 import type { RuntimeSealing } from './sealing.ts';
 import type { CompiledGuest } from './compile.ts';
-import type { CallFailure, CallRequest, CallResult, FailureKind, Runtime } from './call-types.ts';
+import type { CallRequest, CallResult, Runtime } from './call-types.ts';
 import {
   DEFAULT_DEADLINE_MS,
   DEFAULT_LIMITS,
@@ -46,7 +46,8 @@ import { availableParallelism } from 'node:os';
 import { onAbort as watchAbort } from '../abort-watch.ts';
 import { toHex } from '../crypto/ids.ts';
 import { unavailable } from '../errors.ts';
-import type { CallJob, JobDone, LoadJob } from './protocol.ts';
+import { MAX_BATCH, type CallJob, type LoadJob } from './protocol.ts';
+import { failure, runOn, type Outcome, type Queued, type RunHost } from './batch-run.ts';
 import type { Space } from './host-state.ts';
 import { Trap } from './trap.ts';
 import { Deadlines } from './deadlines.ts';
@@ -74,10 +75,14 @@ export interface WasmRuntimeOptions {
   idleRetireMs?: number;
   /** workers kept when idle ones retire (default 1) */
   keepWorkers?: number;
+  /** read-only calls of one context a worker takes in one message at most (default 8; 1: one at a time) */
+  batchMax?: number;
 }
 
 interface Waiter extends FairWaiter {
-  grant: (slot: Slot | null) => void;
+  call: Queued;
+  /** its outcome once it runs (it got a worker); null: the runtime stopped */
+  grant: (got: Promise<Outcome> | null) => void;
 }
 
 /**
@@ -96,7 +101,10 @@ const BUSY_RETRY_AFTER_SECS = 5;
 /** A call waits for a worker at most its deadline and this much more, then fails with `Deadline`. */
 const WAIT_GRACE_MS = 1_000;
 
-const failure = (kind: FailureKind, message: string, logs: string[] = []): CallFailure => ({ ok: false, kind, message, logs });
+/** A call that commits nothing it changes (a view call, or one run under the context's shared lock) may go in a batch. */
+const batchable = (req: CallRequest): boolean => req.readOnly || req.shared === true;
+/** Read-only calls of one context a freed worker takes at most (issue #33: one job message for them all). */
+const DEFAULT_BATCH = 8;
 export class WasmRuntime implements Runtime {
   readonly limits: VMLimits;
   private readonly poolSize: number;
@@ -111,6 +119,7 @@ export class WasmRuntime implements Runtime {
   /** which waiting call a freed worker goes to (fair-share.ts) */
   private readonly fair: FairShare;
   private readonly queueLimit: number;
+  private readonly batchMax: number;
   private running = false;
   /** every call's deadline, of its wait for a worker and of its run, under one timer */
   private readonly deadlines = new Deadlines();
@@ -119,6 +128,7 @@ export class WasmRuntime implements Runtime {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.poolSize = Math.max(1, opts.poolSize || defaultPoolSize());
     this.queueLimit = Math.max(1, opts.queueLimit ?? DEFAULT_QUEUE_LIMIT);
+    this.batchMax = Math.min(MAX_BATCH, Math.max(1, opts.batchMax ?? DEFAULT_BATCH));
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     // a context's recent worker time halves every deadline
     this.fair = new FairShare(this.deadlineMs);
@@ -181,33 +191,77 @@ export class WasmRuntime implements Runtime {
       if (e instanceof Trap) return failure(e.kind, e.message);
       throw e;
     }
-    const context = toHex(req.contextId);
+    const call: Queued = { req, compiled, context: toHex(req.contextId) };
     const waitMs = (req.deadlineMs ?? this.deadlineMs) + WAIT_GRACE_MS;
-    const got = this.acquire(context, req.signal, waitMs);
-    const slot = got instanceof Promise ? await got : got;
-    if (slot === 'timeout') {
-      // a busy node answers 503 with Retry-After (the back-pressure contract), never a failed call
-      // carried by a 200 (issue #37 item 3): the call did not run, so the client may retry it
-      const e = unavailable(`No worker was free within ${waitMs} ms (every worker is busy: ${this.poolSize} workers, ${this.waiters.length} calls waiting); retry later`);
-      e.extra.retryAfterSecs = BUSY_RETRY_AFTER_SECS;
-      throw e;
-    }
-    if (!slot) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
-    try {
-      const stale = slot.hot.stale(context, req.stateVersion, req.changedSince);
-      const refresh = stale ? await this.refreshFor(stale.rows, req) : undefined;
-      if (req.signal?.aborted) {
-        this.unhold(context);
-        this.release(slot, false);
-        return failure('Aborted', 'execution aborted');
+    for (let again = false; ; again = true) {
+      if (!this.running) return failure('Aborted', 'runtime stopped');
+      // a call handed back may have lost its caller meanwhile (its wait would not hear of it)
+      if (again && req.signal?.aborted) return failure('Aborted', 'execution aborted');
+      const got = await this.acquire(call, waitMs, again);
+      if (got === 'timeout') {
+        // a busy node answers 503 with Retry-After (the back-pressure contract), never a failed call
+        // carried by a 200 (issue #37 item 3): the call did not run, so the client may retry it
+        const e = unavailable(`No worker was free within ${waitMs} ms (every worker is busy: ${this.poolSize} workers, ${this.waiters.length} calls waiting); retry later`);
+        e.extra.retryAfterSecs = BUSY_RETRY_AFTER_SECS;
+        throw e;
       }
-      return await this.run(slot, compiled, req, () => this.unhold(context), context, refresh, stale?.carry);
-    } catch (e) {
-      this.unhold(context);
-      this.release(slot, false);
-      throw e;
+      if (got === null) return failure('Aborted', req.signal?.aborted ? 'execution aborted' : 'runtime stopped');
+      // 'again': a call before it in its batch failed its worker; it did not run and waits anew
+      if (got !== 'again') return got;
     }
   }
+
+  /**
+   * Runs `calls` (one context's) on `slot`, which the context holds until the worker is through
+   * with them: the rows the worker's cache holds are read again first when the context's version
+   * moved, and a call whose caller went away meanwhile is dropped.
+   */
+  private runCalls(slot: Slot, calls: Queued[]): Array<Promise<Outcome>> {
+    const { context } = calls[0]!;
+    const stale = slot.hot.stale(context, calls[0]!.req.stateVersion, calls[0]!.req.changedSince);
+    if (!stale) return this.runLive(slot, calls);
+    const ran = this.refreshFor(stale.rows, calls[0]!.req).then((refresh) => this.runLive(slot, calls, refresh, stale.carry));
+    return calls.map((_, k) => ran.then((outcomes) => outcomes[k]!));
+  }
+
+  private runLive(slot: Slot, calls: Queued[], refresh?: CallJob['refresh'], carryFrom?: number): Array<Promise<Outcome>> {
+    const live = calls.filter((c) => !c.req.signal?.aborted);
+    const first = live[0] === calls[0];
+    const outcomes = live.length > 0 ? runOn(this.host, slot, live, first ? refresh : undefined, first ? carryFrom : undefined) : (this.host.done(slot, calls[0]!.context, false), []);
+    return calls.map((c) => (live.includes(c) ? outcomes[live.indexOf(c)]! : Promise.resolve(failure('Aborted', 'execution aborted'))));
+  }
+
+  /** What running calls needs of this pool (batch-run.ts). */
+  private readonly host: RunHost = ((pool: WasmRuntime) => ({
+    get deadlineMs() {
+      return pool.deadlineMs;
+    },
+    get deadlines() {
+      return pool.deadlines;
+    },
+    get stats() {
+      return pool.stats;
+    },
+    get fair() {
+      return pool.fair;
+    },
+    get modules() {
+      return pool.modules;
+    },
+    get blobs() {
+      return pool.blobs;
+    },
+    get sealing() {
+      return pool.sealing;
+    },
+    get running() {
+      return pool.running;
+    },
+    done: (slot: Slot, context: string, replace: boolean) => {
+      pool.unhold(context);
+      pool.release(slot, replace);
+    },
+  }))(this);
 
   /**
    * The current values of the rows `slot`'s worker holds for `context`, when the context's version
@@ -301,11 +355,15 @@ export class WasmRuntime implements Runtime {
   }
 
   /**
-   * A free worker for a call of `context`, now or when one frees up; null when aborted or stopped.
-   * Refuses (503) when the wait list is full, or this context's part of it is.
+   * Runs `call` on a free worker, now or when one frees up (then perhaps with other read-only calls
+   * of its context: dispatch); null when aborted or stopped while waiting, 'timeout' when no worker
+   * freed within `waitMs`. Refuses (503) when the context cools down or the wait list is full, or
+   * this context's part of it is; not a call handed back from a batch (`again`): it was in line
+   * already, and goes back to the front.
    */
-  private acquire(context: string, signal: AbortSignal | undefined, waitMs: number): Slot | Promise<Slot | null | 'timeout'> {
-    const cooling = this.fair.coolingMs(context);
+  private acquire(call: Queued, waitMs: number, again: boolean): Promise<Outcome | null | 'timeout'> {
+    const { context } = call;
+    const cooling = again ? 0 : this.fair.coolingMs(context);
     if (cooling > 0) {
       const e = unavailable(`This context's calls kept running past their deadline: it cools down for ${Math.ceil(cooling / 1000)} s more; retry later`);
       e.extra.retryAfterSecs = Math.ceil(cooling / 1000);
@@ -316,25 +374,28 @@ export class WasmRuntime implements Runtime {
     if (free) {
       free.busy = true;
       this.hold(context);
-      return free;
+      return this.runCalls(free, [call])[0]!;
     }
     let mine = 0;
     for (const w of this.waiters) if (w.context === context) mine++;
-    if (this.waiters.length >= this.queueLimit || mine >= Math.max(1, Math.ceil(this.queueLimit / 4))) {
+    if (!again && (this.waiters.length >= this.queueLimit || mine >= Math.max(1, Math.ceil(this.queueLimit / 4)))) {
       const e = unavailable(`The node is running as many application calls as it can (${this.poolSize} workers, ${this.waiters.length} calls waiting); retry later`);
       e.extra.retryAfterSecs = BUSY_RETRY_AFTER_SECS;
       return Promise.reject(e);
     }
     // one more worker while the pool is not full: it takes the longest waiting call once loaded
     if (this.mayRun(context) && this.slots.length < this.poolSize) this.slots.push(this.spawn());
+    const signal = call.req.signal;
     return new Promise((resolve) => {
       const waiter: Waiter = {
         context,
-        since: performance.now(),
-        grant: (slot) => {
+        // handed back: first in its context's line
+        since: again ? 0 : performance.now(),
+        call,
+        grant: (got) => {
           cancel();
           unwatch?.();
-          resolve(slot);
+          resolve(got);
         },
       };
       const leave = (why: null | 'timeout') => {
@@ -345,7 +406,8 @@ export class WasmRuntime implements Runtime {
       };
       const cancel = this.deadlines.add(waitMs, () => leave('timeout'));
       const unwatch = signal && watchAbort(signal, () => leave(null));
-      this.waiters.push(waiter);
+      if (again) this.waiters.unshift(waiter);
+      else this.waiters.push(waiter);
     });
   }
 
@@ -365,116 +427,37 @@ export class WasmRuntime implements Runtime {
     this.dispatch();
   }
 
-  /** Hands free workers to waiting calls, fairly across contexts (fair-share.ts; issue #23). */
+  /**
+   * Hands free workers to waiting calls, fairly across contexts (fair-share.ts; issue #23). A
+   * read-only call (`batchable`: a view call, or one under the context's shared lock) takes with
+   * it up to `batchMax - 1` more such calls of its context waiting
+   * (in their order) under the same module and state version: one message to the worker for them
+   * all (batch-run.ts). The batch holds one worker; fair-share charges each call its own run.
+   */
   private dispatch(): void {
     for (;;) {
       const slot = this.slots.find((s) => !s.busy);
-      const waiter = slot ? this.fair.pick(this.waiters, (c) => this.holding.get(c) ?? 0, (c) => this.mayRun(c)) : undefined;
-      if (!slot || !waiter) return;
-      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      const lead = slot ? this.fair.pick(this.waiters, (c) => this.holding.get(c) ?? 0, (c) => this.mayRun(c)) : undefined;
+      if (!slot || !lead) return;
+      const batch = [lead];
+      const { req } = lead.call;
+      if (batchable(req) && this.batchMax > 1) {
+        for (const w of this.waiters) {
+          if (batch.length >= this.batchMax) break;
+          const other = w.call.req;
+          if (w !== lead && w.context === lead.context && batchable(other) && other.applicationId === req.applicationId && other.stateVersion === req.stateVersion) batch.push(w);
+        }
+      }
+      this.waiters = batch.length === 1 ? this.waiters.filter((w) => w !== lead) : this.waiters.filter((w) => !batch.includes(w));
       slot.busy = true;
-      // counted before the call resumes, so the next dispatch already sees the context's share
-      this.hold(waiter.context);
-      waiter.grant(slot);
+      // counted before the calls resume, so the next dispatch already sees the context's share
+      this.hold(lead.context);
+      const outcomes = this.runCalls(slot, batch.map((w) => w.call));
+      for (const [k, w] of batch.entries()) w.grant(outcomes[k]!);
     }
   }
 
   private hold(context: string): void {
     this.holding.set(context, (this.holding.get(context) ?? 0) + 1);
   }
-
-  /**
-   * Runs the call on `slot`. The answer comes when the worker answers, the deadline passes, or the
-   * caller aborts; on an abort (a client that disconnected) the worker is not terminated: the call
-   * is abandoned, and the worker is freed (`freed`, then back to the pool) when it finishes the
-   * call or, at the deadline, terminated and replaced as any runaway.
-   */
-  private run(slot: Slot, compiled: CompiledGuest, req: CallRequest, freed: () => void, context: string, refresh?: CallJob['refresh'], carryFrom?: number): Promise<CallResult> {
-    const deadlineMs = req.deadlineMs ?? this.deadlineMs;
-    const started = performance.now();
-    const seq = ++slot.seq;
-    const served = new BridgeServer(req, this.blobs, slot.flag, slot.port, seq, this.sealing);
-    slot.server = served;
-    const job: CallJob = {
-      type: 'call',
-      seq,
-      ...this.modules.forWorker(slot.modules, req.applicationId, compiled),
-      ...(req.stateVersion !== undefined ? { stateVersion: req.stateVersion } : {}),
-      // no refresh (its read failed), no carry: the worker then keeps nothing of the old version
-      ...(refresh ? { refresh, ...(carryFrom !== undefined ? { carryFrom } : {}) } : {}),
-      req: {
-        method: req.method,
-        input: req.input,
-        contextId: req.contextId,
-        executorId: req.executorId,
-        deviceId: req.deviceId,
-        readOnly: req.readOnly,
-        ...(req.xcallOrigin ? { xcallOrigin: req.xcallOrigin } : {}),
-      },
-      hasIndexMeta: req.indexMeta !== undefined,
-      hasBlobs: this.blobs !== undefined,
-      hasSealing: this.sealing !== undefined,
-    };
-
-    return new Promise<CallResult>((resolve) => {
-      let answered = false;
-      let done = false;
-      const answer = (result: CallResult) => {
-        if (answered) return;
-        answered = true;
-        unwatch?.();
-        resolve(result);
-      };
-      const free = (replace: false | keyof RuntimeStats['replaced']) => {
-        if (done) return;
-        done = true;
-        cancel();
-        unwatch?.();
-        if (slot.call === handlers) slot.call = undefined;
-        served.close();
-        if (slot.server === served) slot.server = undefined;
-        this.stats.calls++;
-        if (replace) this.stats.replaced[replace]++;
-        this.fair.charge(context, performance.now() - started, replace === 'deadline' ? 'stopped' : replace === false ? 'done' : undefined);
-        freed();
-        this.release(slot, replace !== false);
-      };
-      const onMessage = (msg: JobDone) => {
-        if (msg.seq !== seq) return;
-        this.stats.instancesCreated += msg.created ?? 0;
-        this.stats.roundTrips += msg.asks ?? 0;
-        slot.hot.note(context, req.stateVersion, msg.read, msg.result);
-        answer(msg.result);
-        free(false);
-      };
-      const onError = (err: Error) => {
-        answer(failure('HostError', `host panicked: ${err.message}`));
-        free('error');
-      };
-      const onExit = () => {
-        answer(this.running ? failure('HostError', 'host panicked: the execution worker exited') : failure('Aborted', 'runtime stopped'));
-        free('exit');
-      };
-      // the caller went away: it gets its answer now, the worker finishes the call (or meets the deadline)
-      const onAbort = () => {
-        this.stats.abandoned++;
-        answer(failure('Aborted', 'execution aborted'));
-      };
-      const cancel = this.deadlines.add(deadlineMs, () => {
-        answer(failure('Deadline', `execution exceeded its deadline of ${deadlineMs} ms`));
-        free('deadline');
-      });
-      const unwatch = req.signal && watchAbort(req.signal, onAbort);
-      const handlers = { message: onMessage, error: onError, exit: onExit };
-      slot.call = handlers;
-      try {
-        slot.worker.postMessage(job);
-      } catch (e) {
-        // nothing reached the worker: the call fails, the worker stays as it was
-        answer(failure('HostError', `host panicked: ${e instanceof Error ? e.message : String(e)}`));
-        free(false);
-      }
-    });
-  }
 }
-

@@ -8,7 +8,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { BridgeServer } from './bridge-server.ts';
 import { HotRows } from './hot-rows.ts';
 import type { VMLimits } from './limits.ts';
-import type { AskedRequest, JobDone, WorkerInit } from './protocol.ts';
+import { MAX_BATCH, type AskedRequest, type JobDone, type WorkerInit } from './protocol.ts';
 import { WORKER_RESOURCE_LIMITS } from './worker-retire.ts';
 
 export interface Slot {
@@ -18,8 +18,8 @@ export interface Slot {
   /** this side of the worker's bridge, and the flag it waits on */
   port: MessagePort;
   flag: Int32Array;
-  /** the call being served on the bridge */
-  server?: BridgeServer;
+  /** answers the bridge requests of the calls on the worker (one call's server, or a batch's by `seq`) */
+  server?: Pick<BridgeServer, 'answer'>;
   /** the running call's handlers of the worker's events (listeners are added once per worker, not per call) */
   call?: { message(msg: JobDone): void; error(err: Error): void; exit(): void };
   seq: number;
@@ -99,7 +99,7 @@ export function spawnSlot(limits: VMLimits, on: SlotEvents): Slot {
   const { worker, booted } = prestarted ?? bootWorker();
   prestarted = undefined;
   const { port1, port2 } = new MessageChannel();
-  const shared = new SharedArrayBuffer(4);
+  const shared = new SharedArrayBuffer(4 * (1 + MAX_BATCH));
   worker.postMessage({ type: 'init', port: port2 as unknown as WorkerInit['port'], flag: shared, limits } satisfies WorkerInit, [port2 as unknown as MessagePort]);
   const slot: Slot = { worker, busy: true, ready: Promise.resolve(), port: port1, flag: new Int32Array(shared), seq: 0, modules: [], hot: new HotRows() };
   port1.on('message', (msg: AskedRequest) => void slot.server?.answer(msg));

@@ -1,5 +1,6 @@
 /**
- * The worker side of the runtime: runs one call at a time with {@link execute}, answering the
+ * The worker side of the runtime: runs one call at a time with {@link execute} (a batch's calls one
+ * after the other, batch-run.ts), answering the
  * guest's synchronous reads from its state cache (state-cache.ts) or by asking the main thread over
  * its port and blocking in `Atomics.wait` until the answer is posted (see protocol.ts). The wait is
  * sliced so that a `worker.terminate()` at the deadline lands promptly even while the guest waits
@@ -10,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { execute } from './execute.ts';
 import type { SyncBackend } from './host-state.ts';
-import { HOT_ROWS, type AskedRequest, type BridgeRequest, type BridgeResponse, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
+import { HOT_ROWS, type AskedRequest, type BatchJob, type BridgeRequest, type BridgeResponse, type CallJob, type JobDone, type LoadJob, type WorkerInit } from './protocol.ts';
 import type { VMLimits } from './limits.ts';
 import { InstancePool } from './instances.ts';
 import { StateCache } from './state-cache.ts';
@@ -33,7 +34,7 @@ function bridge(job: CallJob): SyncBackend {
   const ask = <T>(req: BridgeRequest): T => {
     const id = ++asks;
     Atomics.store(flag, 0, 0);
-    port.postMessage({ ...req, id } satisfies AskedRequest);
+    port.postMessage({ ...req, id, seq: job.seq } satisfies AskedRequest);
     for (;;) {
       const msg = receiveMessageOnPort(port);
       if (msg) {
@@ -95,7 +96,7 @@ function releaseWhenIdle(): void {
   releaseTimer.unref();
 }
 
-parentPort!.on('message', (msg: WorkerInit | CallJob | LoadJob) => {
+parentPort!.on('message', (msg: WorkerInit | CallJob | BatchJob | LoadJob) => {
   releaseWhenIdle();
   if (msg.type === 'init') {
     port = msg.port as unknown as MessagePort;
@@ -112,6 +113,17 @@ parentPort!.on('message', (msg: WorkerInit | CallJob | LoadJob) => {
     } catch {
       // the instance could not be made (its start function traps, a segment does not fit): the
       // module is kept, and each call instantiates it and reports the trap as its own failure
+    }
+    return;
+  }
+  if (msg.type === 'batch') {
+    // each answered as it is done: a call behind a runaway must not lose the answers before it
+    for (const [k, job] of msg.jobs.entries()) {
+      if (Atomics.load(flag, 1 + k) === 1) {
+        parentPort!.postMessage({ type: 'result', seq: job.seq, skipped: true, result: { ok: false, kind: 'Aborted', message: 'execution aborted', logs: [] } } satisfies JobDone);
+        continue;
+      }
+      parentPort!.postMessage(run(job));
     }
     return;
   }
