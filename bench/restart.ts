@@ -21,12 +21,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, MemoryTokenStore, type Client } from '../src/client/index.ts';
 import { ROOT, spawnNode, type SpawnedNode } from '../test/helpers/node.ts';
 import { ADMIN_ENV, CONNECTIONS, installAppsWithContexts, loadNote, loadgen, median, rows, rssMB, startNode } from './harness.ts';
+import { freePort } from './spawned.ts';
 
 const APPS = Number(process.env.BENCH_RESTART_APPS ?? 4);
 const IDLE_SECS = Number(process.env.BENCH_IDLE_SECS ?? 20);
@@ -101,17 +101,6 @@ async function breakdown(pid: number, dir: string): Promise<{ rss: number; line:
     `external ${main ? fmt(main.external) : '?'} (arrayBuffers ${main ? fmt(main.arrayBuffers) : '?'}) [spaces used/size: ${spaces}]; ` +
     `${workers.length} worker(s)${workers.length ? `: heapUsed/heapTotal ${workers.map((w) => `${fmt(w.heapUsed)}/${fmt(w.heapTotal)}`).join(', ')}` : ''}`;
   return { rss, line };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Spawn of a bare node:http server to its first answer (the baseline of the time to listening). */

@@ -14,53 +14,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../test/helpers/node.ts';
 import { ADMIN_ENV, cpuSecs, installAppsWithContexts, median, startNode, threadCpuSecs } from './harness.ts';
+import { freePort, firstOk, timedGet } from './spawned.ts';
 
 const roots = (process.env.AB_ROOTS ?? `/tmp/hstart-base,${ROOT}`).split(',');
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
 const APPS = Number(process.env.AB_APPS ?? 4);
 const NICE = process.env.AB_NICE;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `url` every 2 ms until it answers 200: the milliseconds since `t0`. */
-async function firstOk(url: string, t0: number, child: ChildProcess): Promise<number> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the process exited with ${child.exitCode} before answering`);
-    const ok = await fetch(url).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
-async function timedGet(url: string, token: string, contextId: string): Promise<number> {
-  const t0 = performance.now();
-  const res = await fetch(`${url}/jsonrpc`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'execute', params: { contextId, method: 'get', argsJson: { key: 'k' } } }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: unknown };
-  const ms = performance.now() - t0;
-  if (res.status !== 200 || body.error !== undefined || body.result === undefined) throw new Error(`the first call answered ${res.status} ${JSON.stringify(body)}`);
-  return ms;
-}
 
 interface Start {
   ms: number;

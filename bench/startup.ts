@@ -25,58 +25,20 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { HEARTH_BIN } from '../test/helpers/node.ts';
 import { ADMIN_ENV, cpuSecs, ensureBuilt, installAppsWithContexts, loadNote, median, rows, rssMB, startNode, threadCpuSecs } from './harness.ts';
+import { freePort, firstOk, timedGet } from './spawned.ts';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const CLI_RUNS = Number(process.env.BENCH_CLI_RUNS ?? 10);
 const APPS = Number(process.env.BENCH_START_APPS ?? 4);
 const IDLE_SECS = Number(process.env.BENCH_IDLE_SECS ?? 20);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `url` until it answers 200; the milliseconds since `t0`. */
-async function firstOk(url: string, t0: number, child: ChildProcess): Promise<number> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the process exited with ${child.exitCode} before answering`);
-    const ok = await fetch(url).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
-}
-
-/** `execute` `get` of key `k` through `POST /jsonrpc`, as a client sends it: send to answer in ms. */
-async function timedGet(url: string, token: string, contextId: string): Promise<number> {
-  const t0 = performance.now();
-  const res = await fetch(`${url}/jsonrpc`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'execute', params: { contextId, method: 'get', argsJson: { key: 'k' } } }),
-  });
-  const body = (await res.json()) as { result?: { output?: unknown }; error?: unknown };
-  const ms = performance.now() - t0;
-  if (res.status !== 200 || body.error !== undefined || body.result === undefined) throw new Error(`the first call answered ${res.status} ${JSON.stringify(body)}`);
-  return ms;
 }
 
 interface Start {
