@@ -1,9 +1,11 @@
 /**
  * The node guard over a real app (fastify `inject`): a client's first request takes the path that
  * reads the store, the next ones the synchronous path (issue #14); both answer the same statuses and
- * `X-Auth-Error` reasons, and a revoked key is refused on the very next request.
+ * `X-Auth-Error` reasons, and a revoked key is refused on the very next request — also on a
+ * keep-alive connection, where the guard remembers the connection's last token.
  */
-import type { IncomingMessage } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { authKit } from './testkit.ts';
@@ -98,5 +100,45 @@ describe('the guard', () => {
     expect((await get('/admin-api/peers', token)).status).toBe(200);
     k.clock.advance(3600 + 61);
     expect(await get('/admin-api/peers', token)).toMatchObject({ status: 401, reason: 'token_expired' });
+  });
+
+  it('on one keep-alive connection: refuses a revoked key or an expired token on the next request, and tells tokens apart', async () => {
+    const { k, app } = await guarded();
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ports = new Set<number>();
+    const send = (url: string, token: string) =>
+      new Promise<{ status: number; reason: unknown; body: Record<string, unknown> }>((resolve, reject) => {
+        const req = request({ agent, host: '127.0.0.1', port: (app.server.address() as AddressInfo).port, path: url, headers: { authorization: `Bearer ${token}` } }, (res) => {
+          ports.add(res.socket.localPort!);
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, reason: res.headers['x-auth-error'], body: JSON.parse(text) as Record<string, unknown> }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      const adminToken = (await k.login()).access_token;
+      const admin = await k.principalOf(adminToken);
+      const { pair, clientId } = await k.keys.createClientKey(admin, { permissions: ['application:list'] });
+      for (let i = 0; i < 3; i++) {
+        // two tokens in turn on the same connection: each request answers for its own token
+        expect((await send('/admin-api/applications', pair.access_token)).body).toEqual({ key: clientId });
+        expect(await send('/admin-api/peers', pair.access_token)).toMatchObject({ status: 403, reason: 'permission_denied' });
+        expect((await send('/admin-api/peers', adminToken)).body).toMatchObject({ key: admin.keyId });
+      }
+      expect((await send('/admin-api/applications', pair.access_token)).status).toBe(200);
+      await k.keys.revoke(admin, clientId);
+      expect(await send('/admin-api/applications', pair.access_token)).toMatchObject({ status: 401, reason: 'token_revoked' });
+      expect(await send('/admin-api/peers', 'not-a-jwt')).toMatchObject({ status: 401, reason: 'invalid_token' });
+      expect((await send('/admin-api/peers', adminToken)).status).toBe(200);
+      k.clock.advance(3600 + 61);
+      expect(await send('/admin-api/peers', adminToken)).toMatchObject({ status: 401, reason: 'token_expired' });
+      expect(ports.size).toBe(1); // every request above went over the one connection
+    } finally {
+      agent.destroy();
+      await app.close();
+    }
   });
 });
