@@ -1,8 +1,8 @@
 /**
  * The node guard over a real app (fastify `inject`): a client's first request takes the path that
  * reads the store, the next ones the synchronous path (issue #14); both answer the same statuses and
- * `X-Auth-Error` reasons, and a revoked key is refused on the very next request — also on a
- * keep-alive connection, where the guard remembers the connection's last token.
+ * `X-Auth-Error` reasons, and a revoked key is refused on the very next request — also on one
+ * real keep-alive connection (what a per-connection memo of the last token must keep true).
  */
 import { Agent, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

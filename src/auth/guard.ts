@@ -6,13 +6,11 @@
  * the reason in `X-Auth-Error`.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isBound, mayActOn, type MayActOptions } from './binding.ts';
 import { satisfies } from './permissions.ts';
 import { classifyRoute, type GuardDecision, type RouteOptions } from './route-permissions.ts';
 import type { AuthService, Principal } from './service.ts';
-import type { TokenMemo } from './tokens.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import { bearerOf, originOf, pathOf, queryTokenOf, type RequestOrigin } from '../http/request.ts';
 
@@ -50,16 +48,6 @@ export function registerGuard(app: FastifyInstance, auth: AuthService, options: 
     return decision;
   };
 
-  // each connection's last token (tokens.ts TokenMemo): a keep-alive client sends the same one on
-  // every request. Only the token's verified claims are remembered; the key's state (revocation,
-  // generation) and the expiry are checked on every request as before.
-  const memos = new WeakMap<Socket, TokenMemo>();
-  const memoOf = (socket: Socket): TokenMemo => {
-    let memo = memos.get(socket);
-    if (memo === undefined) memos.set(socket, (memo = { token: '', claims: undefined }));
-    return memo;
-  };
-
   /** The route's permission and binding checks; throws the 403. */
   const check = (decision: GuardedDecision, principal: Principal): void => {
     if (decision.permission && !satisfies(principal.permissions, decision.permission)) {
@@ -85,7 +73,7 @@ export function registerGuard(app: FastifyInstance, auth: AuthService, options: 
       const h = req.headers.authorization;
       const token = h?.startsWith('Bearer ') ? h.slice(7).trim() : '';
       if (!token) return undefined;
-      const principal = auth.authenticateCached(token, { host: req.headers.host || undefined, address: req.socket.remoteAddress }, memoOf(req.socket));
+      const principal = auth.authenticateCached(token, { host: req.headers.host || undefined, address: req.socket.remoteAddress });
       if (principal) check(decision, principal);
       return principal;
     };
@@ -108,7 +96,7 @@ export function registerGuard(app: FastifyInstance, auth: AuthService, options: 
         token = bearerOf(req) ?? (QUERY_TOKEN_PATHS.test(path) ? queryTokenOf(req) : undefined);
         if (!token) throw unauthenticated('Missing bearer token: send Authorization: Bearer <access token>', 'missing_token');
         origin = originOf(req);
-        const principal = auth.authenticateCached(token, origin, memoOf(req.raw.socket));
+        const principal = auth.authenticateCached(token, origin);
         if (principal) admit(req, decision, principal);
         decided = principal !== undefined;
       }

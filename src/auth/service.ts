@@ -14,7 +14,7 @@ import { nodeUrlProblem } from './urls.ts';
 import { identifierOnly, printableAscii } from './sanitize.ts';
 import { Serial } from '../serial.ts';
 import { isValidKey, type KeyRecord, type KeyStore } from './store.ts';
-import { hostMatches, type Claims, type Lifetimes, type TokenIssuer, type TokenMemo, type TokenPair } from './tokens.ts';
+import { hostMatches, type Claims, type Lifetimes, type TokenIssuer, type TokenPair } from './tokens.ts';
 import type { RequestOrigin } from '../http/request.ts';
 
 export interface Principal {
@@ -268,11 +268,10 @@ export class AuthService {
    * guarded request after a client's first): the same principal, or the same error thrown, as
    * `authenticate` would give; undefined when something it needs is not cached, and then the caller
    * calls `authenticate`. A key write replaces the cached record when it completes, so a revoked
-   * key or a bumped generation is refused from the next request on, as by `authenticate`. `memo`:
-   * the connection's last token (TokenIssuer.cached), which saves only the cache lookup.
+   * key or a bumped generation is refused from the next request on, as by `authenticate`.
    */
-  authenticateCached(token: string, origin: RequestOrigin, memo?: TokenMemo): Principal | undefined {
-    const claims = this.d.tokens.cached(token, 'access', memo);
+  authenticateCached(token: string, origin: RequestOrigin): Principal | undefined {
+    const claims = this.d.tokens.cached(token, 'access');
     if (!claims) return undefined;
     if (!this.hostOk(claims.node_url, origin.host)) throw unauthenticated('Token is bound to another node', 'invalid_token');
     const live = this.liveKeyCached(claims, bearerFail);

@@ -45,17 +45,6 @@ export interface MintInput {
 /** verified tokens remembered (an HMAC and a JSON parse saved per guarded request) */
 const VERIFIED_CACHE_SIZE = 10_000;
 
-/**
- * The last token a connection sent and its verified claims (the guard keeps one per connection).
- * A client sends the same token request after request: comparing it with the last one is cheaper
- * than hashing a fresh ~300-character header string for the cache's lookup. Only claims that were
- * verified are kept here (what cannot change); expiry and key state are checked on every request.
- */
-export interface TokenMemo {
-  token: string;
-  claims: Readonly<Claims> | undefined;
-}
-
 export class TokenIssuer {
   private readonly key: Uint8Array;
   /**
@@ -122,15 +111,8 @@ export class TokenIssuer {
    * caller then verifies it with {@link verify}, which gives the reason). The guard's synchronous
    * path: a cache hit answers exactly what `verify` would.
    */
-  cached(token: string, type: TokenType, memo?: TokenMemo): Claims | undefined {
-    let hit = memo !== undefined && memo.token === token ? memo.claims : undefined;
-    if (hit === undefined) {
-      hit = this.verified.get(token);
-      if (memo !== undefined && hit !== undefined) {
-        memo.token = token;
-        memo.claims = hit;
-      }
-    }
+  cached(token: string, type: TokenType): Claims | undefined {
+    const hit = this.verified.get(token);
     // jose's rule: expired once exp <= now - tolerance
     return hit && hit.token_type === type && hit.exp + this.leewaySecs > unixSecs(this.clock) ? hit : undefined;
   }
