@@ -43,6 +43,8 @@ export interface LoadResult {
   /** the median answer time, not rounded (bench/loadgen.mjs) */
   p50exactMs: number;
   p99ms: number;
+  /** the 99th percentile answer time, not rounded (bench/loadgen.mjs) */
+  p99exactMs: number;
   errors: number;
 }
 

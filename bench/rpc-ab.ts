@@ -34,7 +34,7 @@ const rounds = Number(process.env.AB_ROUNDS ?? 3);
 const secs = Number(process.env.AB_SECS ?? 4);
 const flags = (process.env.AB_FLAGS ?? '').split('|');
 const keys = 200;
-const nodes = [] as { n: BenchNode; spec: LoadSpec; res: { main: number; all: number; workers: number; trips: number; rps: number; mean: number; p50: number; p50x: number; p99: number; err: number }[] }[];
+const nodes = [] as { n: BenchNode; spec: LoadSpec; res: { main: number; all: number; workers: number; trips: number; rps: number; mean: number; p50: number; p50x: number; p99: number; p99x: number; err: number }[] }[];
 try {
   for (const [i, r] of roots.entries()) {
     const n = await start(r, flags[i] ?? '');
@@ -52,8 +52,8 @@ try {
       let workers = 0;
       for (const [slot, cpu] of b.workers) workers += Math.max(0, cpu - (a.workers.get(slot) ?? 0));
       const trips = (b.trips - a.trips) / Math.max(1, b.calls - a.calls);
-      x.res.push({ main: per(b.main - a.main), all: per(b.process - a.process), workers: per(workers), trips, rps: l.rps, mean: l.meanMs, p50: l.p50ms, p50x: l.p50exactMs, p99: l.p99ms, err: l.errors });
-      console.log(`round ${k} ${roots[nodes.indexOf(x)]}: main ${per(b.main - a.main).toFixed(0)} µs, workers ${per(workers).toFixed(0)} µs, all ${per(b.process - a.process).toFixed(0)} µs, round trips ${trips.toFixed(2)}/call, ${l.rps.toFixed(0)} req/s, mean ${l.meanMs.toFixed(2)} ms, p50 ${l.p50ms} (${l.p50exactMs.toFixed(2)}) p99 ${l.p99ms}, errors ${l.errors} (load ${loadavg()[0].toFixed(1)})`);
+      x.res.push({ main: per(b.main - a.main), all: per(b.process - a.process), workers: per(workers), trips, rps: l.rps, mean: l.meanMs, p50: l.p50ms, p50x: l.p50exactMs, p99: l.p99ms, p99x: l.p99exactMs, err: l.errors });
+      console.log(`round ${k} ${roots[nodes.indexOf(x)]}: main ${per(b.main - a.main).toFixed(0)} µs, workers ${per(workers).toFixed(0)} µs, all ${per(b.process - a.process).toFixed(0)} µs, round trips ${trips.toFixed(2)}/call, ${l.rps.toFixed(0)} req/s, mean ${l.meanMs.toFixed(2)} ms, p50 ${l.p50ms} (${l.p50exactMs.toFixed(2)}) p99 ${l.p99ms} (${l.p99exactMs.toFixed(2)}, p99/p50 ${(l.p99exactMs / Math.max(1e-9, l.p50exactMs)).toFixed(2)}), errors ${l.errors} (load ${loadavg()[0].toFixed(1)})`);
     }
   }
   for (const [i, x] of nodes.entries()) {
@@ -62,7 +62,7 @@ try {
     const batched = metrics.split('\n').filter((l) => /^hearth_runtime_(batched_calls|batches|calls)_total /.test(l));
     if (batched.length > 0) console.log(`${roots[i]}: ${batched.join(', ')}`);
     const med = (f: (r: (typeof x.res)[0]) => number) => [...x.res.map(f)].sort((a, b) => a - b)[Math.floor(x.res.length / 2)]!;
-    console.log(`MEDIAN ${roots[i]}: main ${med((r) => r.main).toFixed(0)} µs, workers ${med((r) => r.workers).toFixed(0)} µs, round trips ${med((r) => r.trips).toFixed(2)}/call, all ${med((r) => r.all).toFixed(0)} µs, ${med((r) => r.rps).toFixed(0)} req/s, mean ${med((r) => r.mean).toFixed(2)} ms, p50 ${med((r) => r.p50)} (${med((r) => r.p50x).toFixed(2)}) p99 ${med((r) => r.p99)}`);
+    console.log(`MEDIAN ${roots[i]}: main ${med((r) => r.main).toFixed(0)} µs, workers ${med((r) => r.workers).toFixed(0)} µs, round trips ${med((r) => r.trips).toFixed(2)}/call, all ${med((r) => r.all).toFixed(0)} µs, ${med((r) => r.rps).toFixed(0)} req/s, mean ${med((r) => r.mean).toFixed(2)} ms, p50 ${med((r) => r.p50)} (${med((r) => r.p50x).toFixed(2)}) p99 ${med((r) => r.p99)} (${med((r) => r.p99x).toFixed(2)}), p99/p50 exact ${med((r) => r.p99x / Math.max(1e-9, r.p50x)).toFixed(2)}`);
   }
 } finally {
   for (const x of nodes) await x.n.stop();
