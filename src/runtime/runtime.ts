@@ -135,6 +135,24 @@ export class WasmRuntime implements Runtime {
     this.modules = new ModuleCache(this.limits, Math.max(1, opts.moduleCacheSize ?? DEFAULT_MODULE_CACHE_SIZE));
     this.blobs = opts.blobs;
     this.sealing = opts.sealing;
+    const pool = this;
+    this.host = {
+      deadlineMs: this.deadlineMs,
+      deadlines: this.deadlines,
+      stats: this.stats,
+      fair: this.fair,
+      modules: this.modules,
+      blobs: this.blobs,
+      sealing: this.sealing,
+      // the one part that changes: a stop while calls run
+      get running() {
+        return pool.running;
+      },
+      done: (slot, context, replace) => {
+        this.unhold(context);
+        this.release(slot, replace);
+      },
+    };
     this.retirement = new IdleRetirement<Slot>({
       idleMs: opts.idleRetireMs ?? DEFAULT_IDLE_RETIRE_MS,
       keep: opts.keepWorkers ?? DEFAULT_KEEP_WORKERS,
@@ -231,37 +249,8 @@ export class WasmRuntime implements Runtime {
     return calls.map((c) => (live.includes(c) ? outcomes[live.indexOf(c)]! : Promise.resolve(failure('Aborted', 'execution aborted'))));
   }
 
-  /** What running calls needs of this pool (batch-run.ts). */
-  private readonly host: RunHost = ((pool: WasmRuntime) => ({
-    get deadlineMs() {
-      return pool.deadlineMs;
-    },
-    get deadlines() {
-      return pool.deadlines;
-    },
-    get stats() {
-      return pool.stats;
-    },
-    get fair() {
-      return pool.fair;
-    },
-    get modules() {
-      return pool.modules;
-    },
-    get blobs() {
-      return pool.blobs;
-    },
-    get sealing() {
-      return pool.sealing;
-    },
-    get running() {
-      return pool.running;
-    },
-    done: (slot: Slot, context: string, replace: boolean) => {
-      pool.unhold(context);
-      pool.release(slot, replace);
-    },
-  }))(this);
+  /** What running calls needs of this pool (batch-run.ts): made in the constructor, once every part it names exists. */
+  private readonly host: RunHost;
 
   /**
    * The current values of the rows `slot`'s worker holds for `context`, when the context's version
